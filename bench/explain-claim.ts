@@ -1,0 +1,228 @@
+/**
+ * EXPLAIN (ANALYZE, BUFFERS) of the claim path at a million tasks (docs/claiming.md): claim-next
+ * walks tasks_queued_order / tasks_held_order, lapsed leases included; the OR form sorts.
+ *   npx tsx bench/explain-claim.ts   # DATABASE_URL: a superuser URL; default the local PostgreSQL
+ * Creates its own scratch database, applies the migrations, drops it at the end (~1 min).
+ */
+import { TransactionRollbackError } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import { migrateDatabase } from "../db/migrate";
+import * as schema from "../db/schema";
+import { claimNext } from "../lib/tasks/claim-next";
+import { databaseClock } from "../lib/tasks/clock";
+
+const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const SCRATCH = "claimboard_explain";
+const TASKS = 1_000_000;
+const RUNS = 7;
+const AGENT = { id: "11111111-1111-4111-8111-111111111111", name: "bench-agent", kind: "agent" as const };
+const THRESHOLD = 100; // queues.expiry_threshold default
+const WINDOW_SECONDS = 300; // queues.expiry_window_seconds default
+const CLOCK_TOLERANCE_SECONDS = 5; // lib/tasks/breaker.ts
+
+// claimBest's candidates inside claimRows' UPDATE (lib/tasks/claim-next.ts, claim-rows.ts).
+// $1 queue, $2 limit, $3 lapsed limit (min(limit, reclaim budget)), $4 lease override, $5 start, $6 actor.
+const CLAIM_NEXT = `
+WITH candidates AS MATERIALIZED (
+  WITH queued AS MATERIALIZED (
+    SELECT id, status, owner_id, side_effect_recorded, priority, created_at FROM tasks
+    WHERE queue = $1 AND status = 'queued'
+    ORDER BY priority DESC, created_at, id LIMIT $2
+    FOR UPDATE SKIP LOCKED
+  ), lapsed AS MATERIALIZED (
+    SELECT id, status, owner_id, side_effect_recorded, priority, created_at FROM tasks
+    WHERE queue = $1 AND status IN ('claimed', 'started') AND (lease_until <= now()) IS TRUE
+    ORDER BY priority DESC, created_at, id LIMIT $3
+    FOR UPDATE SKIP LOCKED
+  )
+  SELECT * FROM (SELECT * FROM queued UNION ALL SELECT * FROM lapsed) both_sets
+  ORDER BY priority DESC, created_at, id LIMIT $2
+), decided AS (
+  SELECT c.id, c.status AS previous_status, c.owner_id AS previous_owner_id,
+         t.needs_check OR (c.status <> 'queued' AND c.side_effect_recorded) AS needs_check,
+         coalesce($4::int, q.lease_seconds) AS lease_seconds
+  FROM candidates c JOIN tasks t ON t.id = c.id JOIN queues q ON q.name = t.queue
+)
+UPDATE tasks t SET
+  status = CASE WHEN $5::boolean AND NOT d.needs_check THEN 'started' ELSE 'claimed' END::task_status,
+  owner_id = $6::uuid, lease_until = now() + make_interval(secs => d.lease_seconds),
+  lease_seconds = d.lease_seconds, needs_check = d.needs_check, side_effect_recorded = false,
+  version = t.version + CASE WHEN d.previous_status <> 'queued' THEN 1 ELSE 0 END + 1
+    + CASE WHEN $5::boolean AND NOT d.needs_check THEN 1 ELSE 0 END,
+  updated_at = now()
+FROM decided d WHERE t.id = d.id
+RETURNING t.*, d.previous_status, d.previous_owner_id`;
+
+// readQueueState (lib/tasks/breaker.ts): the queue's settings and whether any lease lapsed.
+const QUEUE_STATE = `
+SELECT q.*, EXISTS (SELECT 1 FROM tasks WHERE tasks.queue = q.name
+  AND tasks.status IN ('claimed', 'started') AND tasks.lease_until <= now()) AS has_expired
+FROM queues q WHERE q.name = $1`;
+
+// reclaimBudget (lib/tasks/breaker.ts): expiries in the window, and the clock probe.
+const BUDGET = `
+SELECT
+  (SELECT count(*)::int FROM task_events WHERE queue = $1 AND type = 'lease_expired'
+     AND created_at > now() - make_interval(secs => ${WINDOW_SECONDS}) AND id > $2::bigint) AS recent_expiries,
+  EXISTS (SELECT 1 FROM task_events WHERE queue = $1
+     AND created_at > now() + make_interval(secs => ${CLOCK_TOLERANCE_SECONDS}) AND id > $2::bigint) AS clock_behind`;
+
+// DESIGN.md's trap: one OR predicate over both candidate sets.
+const OR_FORM = `SELECT id FROM tasks WHERE queue = $1
+  AND (status = 'queued' OR (status IN ('claimed', 'started') AND lease_until < now()))
+  ORDER BY priority DESC, created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`;
+
+// 5% queued, 2.5% held with lapsed leases (up to 2 h ago), 20 live leases, the rest done;
+// created over 30 days; one `created` event per task and a lease_expired for 1 in 20
+// (50 of them inside the breaker window: below the threshold, so the budget is 50).
+const LOAD = [
+  `INSERT INTO actors (id, kind, name) VALUES ('${AGENT.id}', 'agent', '${AGENT.name}')`,
+  `SELECT setseed(0.42)`,
+  `INSERT INTO tasks (queue, title, priority, status, owner_id, lease_until, lease_seconds, version,
+                      side_effect_recorded, created_at, updated_at)
+   SELECT 'default', 'task ' || i, p, s, CASE WHEN s <> 'queued' THEN '${AGENT.id}'::uuid END,
+          CASE WHEN s IN ('claimed', 'started') THEN CASE WHEN i <= 20 THEN now() + interval '10 minutes'
+               ELSE now() - (1 + random() * 7200) * interval '1 second' END END,
+          CASE WHEN s IN ('claimed', 'started') THEN 120 END,
+          CASE s WHEN 'queued' THEN 1 WHEN 'claimed' THEN 2 WHEN 'started' THEN 3 ELSE 4 END,
+          s IN ('claimed', 'started') AND random() < 0.3, c, c
+   FROM (SELECT i, (floor(random() * 11) - 5)::int AS p,
+                (CASE WHEN i <= 20 THEN 'started' WHEN i % 40 < 2 THEN 'queued'
+                      WHEN i % 40 = 2 THEN CASE WHEN i % 80 = 2 THEN 'claimed' ELSE 'started' END
+                      ELSE 'done' END)::task_status AS s,
+                now() - interval '30 days' * (1 - i / ${TASKS}.0) - random() * interval '1 hour' AS c
+         FROM generate_series(1, ${TASKS}) i) g`,
+  `INSERT INTO task_events (task_id, queue, type, actor_id, payload, created_at)
+   SELECT id, queue, 'created', '${AGENT.id}', '{"version":1}', created_at FROM tasks ORDER BY id`,
+  `INSERT INTO task_events (task_id, queue, type, actor_id, payload, created_at)
+   SELECT id, queue, 'lease_expired', '00000000-0000-0000-0000-000000000000', '{}',
+          CASE WHEN id > ${TASKS - 1000} THEN now() - random() * interval '4 minutes'
+               ELSE created_at + interval '3 minutes' END
+   FROM tasks WHERE id % 20 = 7 ORDER BY id`,
+  `VACUUM ANALYZE tasks, task_events`,
+];
+
+type Param = string | number | boolean | null;
+const ms = (n: number) => `${n.toFixed(3)} ms`;
+const medians: [string, number][] = [];
+
+/** Runs `fn` RUNS times; records and returns the median wall time. */
+async function timed(label: string, fn: () => Promise<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = performance.now();
+    await fn();
+    times.push(performance.now() - t0);
+  }
+  const median = times.sort((a, b) => a - b)[RUNS >> 1]!;
+  medians.push([label, median]);
+  return median;
+}
+
+/** An index walk: no Seq/Bitmap scan of tasks and no Sort of tasks rows (sorting the ≤ 2n candidates is fine). */
+function verdict(plan: string): string {
+  const bad = plan.split("\n").filter((l) => /(Seq|Bitmap Heap) Scan on tasks|Sort Key: (tasks\w*\.)?priority/.test(l));
+  const walks = ["tasks_queued_order", "tasks_held_order"].filter((i) => plan.includes(`Index Scan using ${i}`));
+  return bad.length === 0
+    ? `VERDICT: index walk (${walks.join(" + ")}); no Seq Scan, no Sort over tasks`
+    : `VERDICT: NOT an index walk:\n  ${bad.map((l) => l.trim()).join("\n  ")}`;
+}
+
+/** Prints the plan once and the median client round trip (parse + plan + execute); writes are rolled back. */
+async function explain(db: postgres.Sql, label: string, text: string, params: Param[], write = false): Promise<void> {
+  const inTx = async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (write) await db.unsafe("BEGIN");
+    try {
+      return await fn();
+    } finally {
+      if (write) await db.unsafe("ROLLBACK");
+    }
+  };
+  const rows = await inTx(() => db.unsafe(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params));
+  const plan = rows.map((r) => r["QUERY PLAN"] as string).join("\n");
+  const median = await timed(label, () => inTx(() => db.unsafe(text, params)));
+  console.log(`\n=== ${label}\n${plan}\n--- median of ${RUNS} runs: ${ms(median)} (client round trip)`);
+  if (text === CLAIM_NEXT) console.log(verdict(plan));
+}
+
+/** The engine's own claimNext (lib/tasks), rolled back: its median, and via auto_explain the plan it ran. */
+async function engineClaimNext(url: string): Promise<void> {
+  const notices: string[] = [];
+  const client = postgres(url, { max: 1, onnotice: (n) => notices.push(String(n.message)), connection: { TimeZone: "UTC" } });
+  const db = drizzle(client, { schema });
+  const once = () =>
+    db
+      .transaction(async (tx) => {
+        const result = await claimNext.run(tx, { queue: "default" }, { actor: AGENT, clock: databaseClock });
+        if (!result.ok || !result.value) throw new Error(`claimNext claimed nothing: ${JSON.stringify(result)}`);
+        tx.rollback();
+      })
+      .catch((e: unknown) => {
+        if (!(e instanceof TransactionRollbackError)) throw e;
+      });
+  const median = await timed("(e) the engine's whole claimNext transaction", once);
+  await client.unsafe(`LOAD 'auto_explain'`);
+  await client.unsafe(`SET auto_explain.log_min_duration = 0; SET auto_explain.log_analyze = on;
+    SET auto_explain.log_buffers = on; SET auto_explain.log_level = notice`);
+  await once();
+  await client.end();
+  const update = notices.find((n) => n.includes("Update on tasks")) ?? "(no UPDATE plan captured)";
+  const plan = update.slice(update.indexOf("Update on tasks"));
+  console.log(`\n=== (e) the engine's claimNext (lib/tasks): auto_explain of its UPDATE\n${plan}`);
+  console.log(`--- median of ${RUNS} whole claimNext transactions (every statement, BEGIN..ROLLBACK): ${ms(median)}`);
+  console.log(verdict(plan));
+}
+
+async function main(): Promise<void> {
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${SCRATCH}`;
+  await admin.unsafe(`DROP DATABASE IF EXISTS ${SCRATCH} WITH (FORCE)`);
+  await admin.unsafe(`CREATE DATABASE ${SCRATCH}`);
+  const db = postgres(url.toString(), { max: 1, onnotice: () => {}, connection: { TimeZone: "UTC" } });
+  try {
+    await migrateDatabase(url.toString());
+    const t0 = performance.now();
+    for (const statement of LOAD) await db.unsafe(statement);
+    const counts = await db.unsafe(`SELECT status, count(*)::int AS n,
+      count(*) FILTER (WHERE lease_until <= now())::int AS lapsed FROM tasks GROUP BY 1 ORDER BY 1`);
+    console.log(`loaded ${TASKS} tasks in ${((performance.now() - t0) / 1000).toFixed(1)} s:`,
+      counts.map((c) => `${c.status} ${c.n}${c.lapsed ? ` (${c.lapsed} lapsed)` : ""}`).join(", "));
+    console.log((await db.unsafe(`SELECT version()`))[0]!.version);
+
+    await explain(db, "(b) readQueueState: EXISTS over lapsed leases", QUEUE_STATE, ["default"]);
+    await explain(db, "(c) reclaimBudget: expiries in the window + clock probe", BUDGET, ["default", "0"]);
+    const [stats] = await db.unsafe(BUDGET, ["default", "0"]);
+    const budget = THRESHOLD - Number(stats!.recent_expiries);
+    for (const limit of [1, 100]) {
+      const lapsedLimit = Math.min(limit, budget);
+      await explain(db, `(a) claim-next, limit ${limit} (lapsed limit ${lapsedLimit}), BEGIN..ROLLBACK`,
+        CLAIM_NEXT, ["default", limit, lapsedLimit, null, false, AGENT.id], true);
+    }
+    await explain(db, "(d) contrast: the one-predicate OR form, limit 1", OR_FORM, ["default"], true);
+    await engineClaimNext(url.toString());
+
+    // In-flight worst case: ~25,000 held tasks, every lease live (the steady state of many
+    // healthy workers), then one lapsed lease ranked below all of them.
+    await db.unsafe(`UPDATE tasks SET lease_until = now() + interval '1 hour' WHERE status IN ('claimed', 'started')`);
+    await db.unsafe(`VACUUM ANALYZE tasks`);
+    console.log("\n##### in-flight worst case: ~25,000 held tasks with live leases");
+    await explain(db, "(b') readQueueState, no lease lapsed", QUEUE_STATE, ["default"]);
+    await db.unsafe(`UPDATE tasks SET lease_until = now() - interval '1 minute' WHERE id = (SELECT id FROM tasks
+      WHERE status IN ('claimed', 'started') ORDER BY priority, created_at DESC, id DESC LIMIT 1)`);
+    await explain(db, "(a') claim-next, limit 1, one lapsed lease ranked last",
+      CLAIM_NEXT, ["default", 1, 1, null, false, AGENT.id], true);
+    console.log("\n##### medians (client round trip)");
+    for (const [label, t] of medians) console.log(`${ms(t).padStart(12)}  ${label}`);
+  } finally {
+    await db.end();
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${SCRATCH} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,1 @@
+CREATE INDEX "tasks_held_lease" ON "tasks" USING btree ("queue","lease_until") WHERE "tasks"."status" IN ('claimed', 'started');

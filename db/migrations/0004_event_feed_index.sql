@@ -1,0 +1,1 @@
+CREATE INDEX "task_events_feed" ON "task_events" USING btree ("tx_id","id");

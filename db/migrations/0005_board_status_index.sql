@@ -1,0 +1,1 @@
+CREATE INDEX "tasks_status_order" ON "tasks" USING btree ("status","priority" DESC NULLS FIRST,"created_at","id");

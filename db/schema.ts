@@ -1,0 +1,225 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  uniqueIndex,
+  boolean,
+  check,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+export const taskStatus = pgEnum("task_status", [
+  "queued",
+  "claimed",
+  "started",
+  "done",
+  "escalated",
+  "cancelled",
+]);
+
+export const actorKind = pgEnum("actor_kind", ["user", "agent", "system"]);
+
+export const eventType = pgEnum("event_type", [
+  "created",
+  "claimed",
+  "claim_rejected",
+  "started",
+  "check_confirmed",
+  "heartbeat",
+  "side_effect",
+  "released",
+  "lease_expired",
+  "failed",
+  "escalated",
+  "requeued",
+  "resolved",
+  "completed",
+  "cancelled",
+  "breaker_tripped",
+  "breaker_reset",
+]);
+
+/** PostgreSQL's 64-bit transaction id; the realtime replay orders by it. */
+const xid8 = customType<{ data: string; driverData: string }>({
+  dataType: () => "xid8",
+});
+
+const timestamps = {
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+};
+
+/** Whoever acts on the board: a person, an agent (one per token), or the system itself. */
+export const actors = pgTable("actors", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  kind: actorKind("kind").notNull(),
+  name: text("name").notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const queues = pgTable(
+  "queues",
+  {
+    name: text("name").primaryKey(),
+    leaseSeconds: integer("lease_seconds").notNull().default(120),
+    maxFailures: integer("max_failures").notNull().default(3),
+    expiryThreshold: integer("expiry_threshold").notNull().default(100),
+    expiryWindowSeconds: integer("expiry_window_seconds").notNull().default(300),
+    breakerTrippedAt: timestamp("breaker_tripped_at", { withTimezone: true }),
+    breakerReason: text("breaker_reason"),
+    /** Events up to this id are ignored by the breaker's checks: a reset starts a fresh window. */
+    breakerResetEventId: bigint("breaker_reset_event_id", { mode: "bigint" }).notNull().default(sql`0`),
+    ...timestamps,
+  },
+  (t) => [
+    check("queues_name_format", sql`${t.name} ~ '^[a-z0-9._-]{1,64}$'`),
+    check("queues_lease_seconds_range", sql`${t.leaseSeconds} BETWEEN 5 AND 3600`),
+    check("queues_max_failures_range", sql`${t.maxFailures} BETWEEN 1 AND 100`),
+    check("queues_expiry_threshold_range", sql`${t.expiryThreshold} BETWEEN 1 AND 1000000`),
+    check("queues_expiry_window_range", sql`${t.expiryWindowSeconds} BETWEEN 1 AND 86400`),
+  ],
+);
+
+export const tasks = pgTable(
+  "tasks",
+  {
+    id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
+    queue: text("queue")
+      .notNull()
+      .references(() => queues.name),
+    title: text("title").notNull(),
+    description: text("description").notNull().default(""),
+    payload: jsonb("payload").notNull().default({}),
+    priority: integer("priority").notNull().default(0),
+    status: taskStatus("status").notNull().default("queued"),
+    ownerId: uuid("owner_id").references(() => actors.id),
+    leaseUntil: timestamp("lease_until", { withTimezone: true }),
+    /** The lease length of the current claim; heartbeats renew by this much. */
+    leaseSeconds: integer("lease_seconds"),
+    version: integer("version").notNull().default(1),
+    failureCount: integer("failure_count").notNull().default(0),
+    needsCheck: boolean("needs_check").notNull().default(false),
+    /** True once the current attempt recorded an external side effect; cleared when the attempt ends. */
+    sideEffectRecorded: boolean("side_effect_recorded").notNull().default(false),
+    ...timestamps,
+  },
+  (t) => [
+    // Claim-next walks one of these two in order and stops after LIMIT rows, at any table size.
+    index("tasks_queued_order")
+      .on(t.queue, t.priority.desc().nullsFirst(), t.createdAt, t.id)
+      .where(sql`${t.status} = 'queued'`),
+    index("tasks_held_order")
+      .on(t.queue, t.priority.desc().nullsFirst(), t.createdAt, t.id)
+      .where(sql`${t.status} IN ('claimed', 'started')`),
+    // "Has any lease in this queue lapsed?" is one probe here, however many tasks are held.
+    index("tasks_held_lease")
+      .on(t.queue, t.leaseUntil)
+      .where(sql`${t.status} IN ('claimed', 'started')`),
+    // The board's columns across all queues: one status in claim order.
+    index("tasks_status_order").on(t.status, t.priority.desc().nullsFirst(), t.createdAt, t.id),
+    index("tasks_owner").on(t.ownerId).where(sql`${t.ownerId} IS NOT NULL`),
+    index("tasks_queue_status").on(t.queue, t.status, t.id),
+    check(
+      "tasks_held_has_owner_and_lease",
+      sql`(${t.status} IN ('claimed', 'started')) = (${t.leaseUntil} IS NOT NULL AND ${t.leaseSeconds} IS NOT NULL)
+          AND (${t.status} NOT IN ('claimed', 'started') OR ${t.ownerId} IS NOT NULL)`,
+    ),
+    check("tasks_queued_has_no_owner", sql`${t.status} <> 'queued' OR ${t.ownerId} IS NULL`),
+    check("tasks_version_positive", sql`${t.version} >= 1`),
+    check("tasks_failure_count_nonnegative", sql`${t.failureCount} >= 0`),
+  ],
+);
+
+/** Append-only: a trigger (see the hand-written migration) refuses UPDATE, DELETE and TRUNCATE. */
+export const taskEvents = pgTable(
+  "task_events",
+  {
+    id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
+    /** Null for queue-level facts (breaker_tripped, breaker_reset). */
+    taskId: bigint("task_id", { mode: "bigint" }).references(() => tasks.id),
+    queue: text("queue")
+      .notNull()
+      .references(() => queues.name),
+    type: eventType("type").notNull(),
+    actorId: uuid("actor_id")
+      .notNull()
+      .references(() => actors.id),
+    payload: jsonb("payload").notNull().default({}),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    txId: xid8("tx_id")
+      .notNull()
+      .default(sql`pg_current_xact_id()`),
+  },
+  (t) => [
+    index("task_events_task").on(t.taskId, t.id),
+    // The realtime feed walks events in (transaction id, event id) order.
+    index("task_events_feed").on(t.txId, t.id),
+    index("task_events_queue_time").on(t.queue, t.createdAt),
+    index("task_events_expiries").on(t.queue, t.createdAt).where(sql`${t.type} = 'lease_expired'`),
+  ],
+);
+
+export const userRole = pgEnum("user_role", ["staff", "supervisor"]);
+// observer: read-only (dashboards, monitors); agent: the agent API; supervisor: that and more.
+export const tokenRole = pgEnum("token_role", ["agent", "observer", "supervisor"]);
+
+/** People who sign in to the board. Their role is re-read on every mutation. */
+export const users = pgTable(
+  "users",
+  {
+    actorId: uuid("actor_id")
+      .primaryKey()
+      .references(() => actors.id),
+    email: text("email").notNull(),
+    role: userRole("role").notNull(),
+    /** Argon2id, encoded with its parameters. */
+    passwordHash: text("password_hash").notNull(),
+    disabled: boolean("disabled").notNull().default(false),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex("users_email_unique").on(sql`lower(${t.email})`)],
+);
+
+/** Bearer tokens: 256 random bits, shown once, stored only as a SHA-256 hash. One agent actor each. */
+export const agentTokens = pgTable(
+  "agent_tokens",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    actorId: uuid("actor_id")
+      .notNull()
+      .references(() => actors.id),
+    name: text("name").notNull(),
+    /** The first characters of the token, for people to tell tokens apart. */
+    prefix: text("prefix").notNull(),
+    /** Hex SHA-256 of the whole token; the lookup key. */
+    tokenHash: text("token_hash").notNull(),
+    role: tokenRole("role").notNull().default("agent"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("agent_tokens_hash_unique").on(t.tokenHash),
+    // A name identifies a live token (the CLI revokes by name); revoked ones keep theirs for history.
+    uniqueIndex("agent_tokens_live_name_unique").on(t.name).where(sql`${t.revokedAt} IS NULL`),
+  ],
+);
+
+export type Actor = typeof actors.$inferSelect;
+export type User = typeof users.$inferSelect;
+export type AgentToken = typeof agentTokens.$inferSelect;
+export type UserRole = (typeof userRole.enumValues)[number];
+export type TokenRole = (typeof tokenRole.enumValues)[number];
+export type Queue = typeof queues.$inferSelect;
+export type TaskRow = typeof tasks.$inferSelect;
+export type TaskEventRow = typeof taskEvents.$inferSelect;
+export type TaskStatus = (typeof taskStatus.enumValues)[number];
+export type EventType = (typeof eventType.enumValues)[number];
+export type ActorKind = (typeof actorKind.enumValues)[number];

@@ -1,0 +1,75 @@
+import { sql } from "drizzle-orm";
+import type { Tx } from "@/db/client";
+import { readQueueState, reclaimBudget } from "./breaker";
+import { CANDIDATE_COLUMNS, claimRows } from "./claim-rows";
+import type { Clock } from "./clock";
+import { defineOperation } from "./engine";
+import { DEFAULT_QUEUE } from "./queues";
+import { claimBatchInput, claimNextInput } from "./schemas";
+import { toTasks } from "./task-row";
+import { ok, type ActorRef, type Task } from "./types";
+
+/**
+ * Hands out the best `limit` claimable tasks of a queue without waiting on any row another
+ * claimer holds (FOR UPDATE SKIP LOCKED). Queued tasks and tasks with a lapsed lease are two
+ * sets, each walked in claim order by its own partial index — never one OR predicate, which
+ * turns into a bitmap scan and a sort — and the best `limit` of both are claimed.
+ */
+async function claimBest(
+  tx: Tx,
+  clock: Clock,
+  actor: ActorRef,
+  input: { queue?: string; leaseSeconds?: number; start?: boolean; skipNeedsCheck?: boolean },
+  limit: number,
+): Promise<Task[]> {
+  const state = await readQueueState(tx, input.queue ?? DEFAULT_QUEUE, clock);
+  if (!state) return [];
+  const expiredLimit = Math.min(limit, await reclaimBudget(tx, state, clock));
+  const queue = state.queue.name;
+  // A lapsed attempt that recorded a side effect comes back needs_check too.
+  const checkFilter = input.skipNeedsCheck ? sql`AND NOT needs_check` : sql``;
+  const lapsedCheckFilter = input.skipNeedsCheck ? sql`AND NOT (needs_check OR side_effect_recorded)` : sql``;
+
+  const candidates = sql`
+    WITH queued AS MATERIALIZED (
+      SELECT ${CANDIDATE_COLUMNS} FROM tasks
+      WHERE queue = ${queue} AND status = 'queued' ${checkFilter}
+      ORDER BY priority DESC, created_at, id
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    ), lapsed AS MATERIALIZED (
+      -- "(…) IS TRUE" keeps this a walk of tasks_held_order in claim order that stops at the
+      -- limit: offered tasks_held_lease, the planner may fetch every lapsed lease and sort
+      -- them (220 ms for a batch in a 25,000-lease storm, against 0.4 ms for the walk).
+      SELECT ${CANDIDATE_COLUMNS} FROM tasks
+      WHERE queue = ${queue} AND status IN ('claimed', 'started') AND (lease_until <= ${clock.now()}) IS TRUE ${lapsedCheckFilter}
+      ORDER BY priority DESC, created_at, id
+      LIMIT ${expiredLimit}
+      FOR UPDATE SKIP LOCKED
+    )
+    SELECT * FROM (SELECT * FROM queued UNION ALL SELECT * FROM lapsed) both_sets
+    ORDER BY priority DESC, created_at, id
+    LIMIT ${limit}`;
+
+  const claimed = await claimRows(tx, clock, candidates, { actor, leaseSeconds: input.leaseSeconds, start: input.start });
+  return toTasks(tx, claimed.map((c) => c.row), actor);
+}
+
+/** Claim the next task of a queue (and start it, when asked and no check is needed); null when none. */
+export const claimNext = defineOperation({
+  name: "claimNext",
+  input: claimNextInput,
+  async run(tx, input, { actor, clock }) {
+    const [task] = await claimBest(tx, clock, actor, input, 1);
+    return ok(task ?? null);
+  },
+});
+
+/** Claim up to `limit` (1..100) tasks in one transaction, for agents that work in batches. */
+export const claimBatch = defineOperation({
+  name: "claimBatch",
+  input: claimBatchInput,
+  async run(tx, input, { actor, clock }) {
+    return ok(await claimBest(tx, clock, actor, input, input.limit));
+  },
+});

@@ -1,0 +1,85 @@
+import { sql } from "drizzle-orm";
+import type { Tx } from "@/db/client";
+import { getQueue } from "./queues";
+import { CANDIDATE_COLUMNS, claimRows } from "./claim-rows";
+import type { Clock } from "./clock";
+import { HELD, leaseLapsed, notFound } from "./conflicts";
+import { defineOperation } from "./engine";
+import { appendEvents } from "./events";
+import { claimInput, type ClaimInput } from "./schemas";
+import { loadTask, toTasks } from "./task-row";
+import { fail, ok, type ActorRef, type Result, type Task } from "./types";
+
+/**
+ * A targeted claim waits at most this long for a row another transaction holds, then
+ * answers busy: a racing claim commits in milliseconds, so waiting briefly turns most
+ * collisions into a definite answer (who won) rather than a retry.
+ */
+export const TARGETED_CLAIM_LOCK_TIMEOUT_MS = 1000;
+
+/** Claim one given task: queued, or held with a lapsed lease; the expected version must match. */
+export const claim = defineOperation({
+  name: "claim",
+  input: claimInput,
+  async run(tx, input, { actor, clock }) {
+    await tx.execute(sql.raw(`SET LOCAL lock_timeout = '${TARGETED_CLAIM_LOCK_TIMEOUT_MS}ms'`));
+    const candidates = sql`
+      SELECT ${CANDIDATE_COLUMNS} FROM tasks
+      WHERE id = ${input.taskId}::bigint AND version = ${input.version}
+        AND (status = 'queued'
+             OR (status IN ('claimed', 'started') AND lease_until <= ${clock.now()}
+                 AND NOT EXISTS (SELECT 1 FROM queues
+                                 WHERE queues.name = tasks.queue AND breaker_tripped_at IS NOT NULL)))
+      FOR UPDATE OF tasks`;
+    const [claimed] = await claimRows(tx, clock, candidates, { actor });
+    if (claimed) return ok((await toTasks(tx, [claimed.row], actor))[0]!);
+    return explainLostClaim(tx, clock, input, actor);
+  },
+});
+
+async function explainLostClaim(tx: Tx, clock: Clock, input: ClaimInput, actor: ActorRef): Promise<Result<Task>> {
+  const task = await loadTask(tx, input.taskId);
+  if (!task) return notFound(input.taskId);
+  const mine = task.owner?.id === actor.id;
+  const held = HELD.includes(task.status);
+  const lapsed = held && (await leaseLapsed(tx, clock, task));
+
+  if (held && mine && !lapsed && task.version > input.version) return ok(task); // a retry that took effect
+  if (held && !lapsed) {
+    await rejectClaim(tx, clock, task, actor, input.version);
+    const by = mine ? "you" : task.owner!.name;
+    return fail({ code: "already_claimed", message: `Task ${task.id} is ${task.status} by ${by} (version ${task.version})`, task });
+  }
+  if (held && lapsed) {
+    const queue = await getQueue(tx, task.queue);
+    if (queue?.breakerTrippedAt) {
+      return fail({
+        code: "invalid_transition",
+        message: `Task ${task.id}'s lease lapsed, but queue ${task.queue}'s breaker is tripped (${queue.breakerReason}); a supervisor must reset it`,
+        task,
+      });
+    }
+  }
+  if (task.status !== "queued" && !held) {
+    return fail({ code: "invalid_transition", message: `Task ${task.id} is ${task.status} (version ${task.version}): cannot claim it`, task });
+  }
+  await rejectClaim(tx, clock, task, actor, input.version);
+  return fail({
+    code: "version_conflict",
+    message: `Task ${task.id} is at version ${task.version}, not ${input.version}`,
+    task,
+  });
+}
+
+/** A targeted claim that lost is a fact of the log too. */
+async function rejectClaim(tx: Tx, clock: Clock, task: Task, actor: ActorRef, expectedVersion: number) {
+  await appendEvents(tx, clock, [
+    {
+      taskId: BigInt(task.id),
+      queue: task.queue,
+      type: "claim_rejected",
+      actorId: actor.id,
+      payload: { version: task.version, expectedVersion, ownerId: task.owner?.id ?? null, status: task.status },
+    },
+  ]);
+}

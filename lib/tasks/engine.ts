@@ -1,0 +1,99 @@
+import type { z } from "zod";
+import type { Db, Tx } from "@/db/client";
+import { databaseClock, type Clock } from "./clock";
+import { loadTask } from "./task-row";
+import { fail, type ActorRef, type EngineError, type Result } from "./types";
+
+export interface OperationContext {
+  actor: ActorRef;
+  clock: Clock;
+}
+
+/** One engine operation: a schema for its input and a body that runs in one transaction. */
+export interface Operation<S extends z.ZodType, O> {
+  name: string;
+  input: S;
+  run(tx: Tx, input: z.infer<S>, ctx: OperationContext): Promise<Result<O>>;
+}
+
+export const defineOperation = <S extends z.ZodType, O>(op: Operation<S, O>) => op;
+
+export interface PerformContext {
+  db: Db;
+  actor: ActorRef;
+  clock?: Clock;
+}
+
+/**
+ * Validates the input, then runs the operation in one transaction. Expected failures
+ * come back as values; a database that cannot be reached becomes `unavailable`; anything
+ * else is a bug and throws. A thrown error rolls the whole transaction back.
+ */
+export async function perform<S extends z.ZodType, O>(
+  op: Operation<S, O>,
+  rawInput: unknown,
+  ctx: PerformContext,
+): Promise<Result<O>> {
+  const parsed = op.input.safeParse(rawInput);
+  if (!parsed.success) return fail(validationError(parsed.error));
+  const clock = ctx.clock ?? databaseClock;
+  try {
+    return await ctx.db.transaction((tx) => op.run(tx, parsed.data, { actor: ctx.actor, clock }));
+  } catch (error) {
+    const classified = classifyDatabaseError(error);
+    if (classified === "busy") {
+      const taskId = (parsed.data as { taskId?: string }).taskId;
+      const task = taskId ? await loadTask(ctx.db, taskId).catch(() => null) : null;
+      return fail({
+        code: "busy",
+        message: taskId
+          ? `Task ${taskId} is being changed by another request; retry shortly`
+          : "Another request holds what this call needs; retry shortly",
+        ...(task ? { task } : {}),
+      });
+    }
+    if (classified === "unavailable") {
+      return fail({ code: "unavailable", message: "The database is unavailable; retry shortly" });
+    }
+    throw error;
+  }
+}
+
+export function validationError(error: z.ZodError): EngineError {
+  const issue = error.issues[0];
+  const field = issue?.path.map(String).join(".") ?? "";
+  const message = issue
+    ? issue.code === "unrecognized_keys"
+      ? `Unknown field${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}`
+      : `${field || "input"} ${issue.message.replace(/^Invalid input: /, "")}`
+    : "Invalid input";
+  return { code: "invalid_request", message, ...(field ? { field } : {}) };
+}
+
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "57P01", // admin_shutdown
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now
+  "53300", // too_many_connections
+]);
+
+/** Walks the cause chain (Drizzle wraps driver errors) for a code we know. */
+export function classifyDatabaseError(error: unknown): "busy" | "unavailable" | null {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code !== "string") continue;
+    if (code === "55P03") return "busy"; // lock_not_available: lock_timeout ran out
+    if (CONNECTION_CODES.has(code) || code.startsWith("08")) return "unavailable";
+  }
+  return null;
+}

@@ -1,0 +1,43 @@
+import { sql } from "drizzle-orm";
+import { explainMiss } from "./conflicts";
+import { defineOperation } from "./engine";
+import { appendEvents, type NewEvent } from "./events";
+import { failInput } from "./schemas";
+import { toTasks } from "./task-row";
+import { endAttempt, transition } from "./transition";
+import { ok } from "./types";
+
+/**
+ * The owner reports a failed attempt: failure_count + 1, and back to queued — or, when
+ * the count reaches the queue's max_failures (default 3), to the supervisors' inbox as
+ * escalated instead of a further try. Like release, a recorded side effect leaves the
+ * task needs_check.
+ */
+export const failTask = defineOperation({
+  name: "fail",
+  input: failInput,
+  async run(tx, input, { actor, clock }) {
+    const changed = await transition(
+      tx,
+      input.taskId,
+      sql`${endAttempt(
+        sql`CASE WHEN t.failure_count + 1 >= q.max_failures THEN 'escalated' ELSE 'queued' END::task_status`,
+        clock.now(),
+      )}, failure_count = t.failure_count + 1`,
+      sql`t.status IN ('claimed', 'started') AND t.owner_id = ${actor.id}::uuid AND t.version = ${input.version}`,
+    );
+    if (!changed) {
+      return explainMiss(tx, clock, {
+        taskId: input.taskId, version: input.version, actor, verb: "fail",
+        from: ["claimed", "started"], doneBy: ["failed", "escalated"],
+      });
+    }
+    const { row } = changed;
+    const event = (type: NewEvent["type"]): NewEvent => ({
+      taskId: row.id, queue: row.queue, type, actorId: actor.id,
+      payload: { version: row.version, status: row.status, reason: input.reason, failureCount: row.failureCount, needsCheck: row.needsCheck },
+    });
+    await appendEvents(tx, clock, row.status === "escalated" ? [event("failed"), event("escalated")] : [event("failed")]);
+    return ok((await toTasks(tx, [row], actor))[0]!);
+  },
+});

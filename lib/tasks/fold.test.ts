@@ -1,0 +1,125 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { TaskRow } from "@/db/schema";
+import { claim, claimNext, foldEvents, recordSideEffect, setQueueSettings, start, taskHistory, type ActorRef, type FoldedTask } from "@/lib/tasks";
+import { engineFixture, type EngineFixture } from "@/test/engine";
+import { queueEvents, taskRow } from "@/test/inspect";
+import {
+  applyStep, CLAIMING, NEEDS_LIVE_LEASE, OWNER_ONLY, stepArbitrary, type Applied, type RunContext,
+} from "@/test/random-steps";
+
+let f: EngineFixture;
+let actors: ActorRef[];
+let supervisor: ActorRef;
+beforeAll(async () => {
+  f = await engineFixture();
+  actors = [await f.actor("Amal"), await f.actor("Bilal"), await f.actor("agent-7", "agent"), await f.actor("Chen")];
+  supervisor = await f.actor("Sara");
+});
+afterAll(async () => {
+  await f?.close();
+});
+
+/** Every field a task's events determine, timestamps as numbers so a mismatch reads plainly. */
+const folded = (t: FoldedTask | TaskRow) => ({
+  queue: t.queue, title: t.title, priority: t.priority, status: t.status, ownerId: t.ownerId,
+  leaseUntil: t.leaseUntil?.getTime() ?? null, leaseSeconds: t.leaseSeconds, version: t.version,
+  failureCount: t.failureCount, needsCheck: t.needsCheck, sideEffectRecorded: t.sideEffectRecorded,
+  createdAt: t.createdAt.getTime(), updatedAt: t.updatedAt.getTime(),
+});
+
+const rowsOf = (queue: string) =>
+  f.db.query.tasks.findMany({ where: (t, { eq }) => eq(t.queue, queue), orderBy: (t, { asc }) => asc(t.id) });
+
+const EXPECTED_CONFLICTS = [
+  "already_claimed", "version_conflict", "not_owner", "lease_expired", "invalid_transition", "check_required",
+];
+
+/** Checks the run's tasks after one step; returns their rows for the next step. */
+async function checkInvariants(ctx: RunContext, applied: Applied, seenVersions: Map<string, number>): Promise<TaskRow[]> {
+  const now = f.clock.time.getTime();
+  const rows = await rowsOf(ctx.queue);
+  const events = await queueEvents(f.db, ctx.queue);
+  const { step, result, actor, taskId } = applied;
+  if (result && !result.ok) expect(EXPECTED_CONFLICTS, result.error.message).toContain(result.error.code);
+
+  for (const row of rows) {
+    const id = row.id.toString();
+    const held = row.status === "claimed" || row.status === "started";
+    // At most one owner: a held task has exactly one owner and a lease; a free one has neither.
+    if (held) expect([row.ownerId, row.leaseUntil, row.leaseSeconds]).not.toContain(null);
+    if (row.status === "queued" || row.status === "escalated") {
+      expect([row.ownerId, row.leaseUntil, row.leaseSeconds, row.sideEffectRecorded]).toEqual([null, null, null, false]);
+    }
+    if (!held) expect(row.leaseUntil).toBeNull();
+    // Nothing is started while a check is owed: no automatic repeat of a side effect.
+    if (row.status === "started") expect(row.needsCheck).toBe(false);
+    // The version only grows.
+    expect(row.version).toBeGreaterThanOrEqual(seenVersions.get(id) ?? 1);
+    seenVersions.set(id, row.version);
+    // Every change has its event: the history replays into the row.
+    expect(folded(foldEvents(events.filter((e) => e.taskId === row.id)))).toEqual(folded(row));
+  }
+
+  if (!result?.ok || !taskId || !applied.before.has(taskId)) return rows;
+  const before = applied.before.get(taskId)!;
+  const after = rows.find((r) => r.id.toString() === taskId)!;
+  const wrote = folded(before).updatedAt !== folded(after).updatedAt || before.version !== after.version ||
+    folded(before).leaseUntil !== folded(after).leaseUntil || before.sideEffectRecorded !== after.sideEffectRecorded;
+  if (!wrote) return rows; // a retry that had already taken effect: ok, and nothing written
+  if (CLAIMING.includes(step.kind)) {
+    // Nobody takes a task whose lease still runs.
+    const free = before.status === "queued" || (before.leaseUntil !== null && before.leaseUntil.getTime() <= now);
+    expect(free, `claimed task ${taskId} from ${before.status}, lease until ${before.leaseUntil?.toISOString()}`).toBe(true);
+    expect(after.ownerId).toBe(actor.id);
+  }
+  // No automatic repeat: only an explicit, confirmed start begins a task that owes a check.
+  // (A side effect of the attempt still running is its owner's own; one of a lapsed attempt is owed.)
+  const ended = CLAIMING.includes(step.kind) && before.status !== "queued";
+  const owedCheck = before.needsCheck || (ended && before.sideEffectRecorded);
+  if (after.status === "started" && before.status !== "started") {
+    expect(owedCheck ? step.kind === "start" && step.flag : true, "started a task that owes a check").toBe(true);
+  }
+  if (OWNER_ONLY.includes(step.kind)) expect(before.ownerId).toBe(actor.id);
+  if (NEEDS_LIVE_LEASE.includes(step.kind)) expect(before.leaseUntil!.getTime()).toBeGreaterThan(now);
+  return rows;
+}
+
+describe("foldEvents", () => {
+  test("random transitions by four actors with random clock moves never break the invariants", async () => {
+    let run = 0;
+    const property = fc.asyncProperty(
+      fc.constantFrom(1, 2, 3),
+      fc.array(stepArbitrary, { minLength: 10, maxLength: 40, size: "max" }),
+      async (maxFailures, steps) => {
+        // A queue per run keeps runs (and fast-check's shrinking re-runs) apart in one database.
+        const ctx: RunContext = { f, queue: `prop-${++run}`, actors, supervisor, taskIds: [] };
+        await f.must(setQueueSettings, { queue: ctx.queue, maxFailures }, supervisor);
+        const seenVersions = new Map<string, number>();
+        let rows: TaskRow[] = [];
+        for (const step of steps) rows = await checkInvariants(ctx, await applyStep(ctx, step, rows), seenVersions);
+      },
+    );
+    await fc.assert(property, { numRuns: 30 });
+  }, 120_000); // ~5 s on an idle machine; the margin is for a loaded CI box and for shrinking a failure
+
+  test("a claim_rejected written between the two events of one transition adds no version", async () => {
+    // Losing targeted claims append without the row lock, so their ids can fall between the
+    // check_confirmed and started (or failed and escalated) rows of a concurrent transition.
+    const [amal, bilal] = actors as [ActorRef, ActorRef];
+    const task = await f.task("interleaved", { queue: "interleave" });
+    await f.must(claim, { taskId: task.id, version: 1 }, amal);
+    await f.must(recordSideEffect, { taskId: task.id, version: 2, description: "sent" }, amal);
+    f.clock.advance(121);
+    await f.must(claimNext, { queue: "interleave" }, bilal);
+    await f.run(claim, { taskId: task.id, version: 1 }, amal); // a claim_rejected to splice in
+    await f.must(start, { taskId: task.id, version: 4, confirmCheck: true }, bilal);
+
+    const history = await taskHistory(f.db, task.id);
+    const types = history.map((e) => e.type);
+    expect(types.slice(-3)).toEqual(["claim_rejected", "check_confirmed", "started"]);
+    const [rejected, confirmed, started] = history.slice(-3);
+    const interleaved = [...history.slice(0, -3), confirmed!, rejected!, started!];
+    expect(folded(foldEvents(interleaved))).toEqual(folded(await taskRow(f.db, task.id)));
+  });
+});

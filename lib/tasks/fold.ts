@@ -1,0 +1,119 @@
+import { asc, eq } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import { taskEvents, type TaskEventRow, type TaskRow } from "@/db/schema";
+
+/** The part of a task row that its events determine. */
+export type FoldedTask = Omit<TaskRow, "id">;
+
+// Events that complete the transition of the event before them, so they add no version.
+const COMPANIONS: Partial<Record<TaskEventRow["type"], TaskEventRow["type"]>> = {
+  escalated: "failed",
+  started: "check_confirmed",
+};
+
+/**
+ * Replays a task's events, oldest first, into the state of its row. It re-derives every
+ * field from the meaning of each event — the version included, one per transition — so
+ * a row that disagrees with its folded history exposes a transition that wrote the
+ * wrong thing or forgot its event.
+ */
+export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payload" | "createdAt" | "queue">[]): FoldedTask {
+  const [first, ...rest] = events;
+  if (!first || first.type !== "created") throw new Error("a task's history starts with its created event");
+  const p = first.payload as Record<string, unknown>;
+  const task: FoldedTask = {
+    queue: first.queue,
+    title: p.title as string,
+    description: p.description as string,
+    payload: p.payload,
+    priority: p.priority as number,
+    status: "queued",
+    ownerId: null,
+    leaseUntil: null,
+    leaseSeconds: null,
+    version: 1,
+    failureCount: 0,
+    needsCheck: false,
+    sideEffectRecorded: false,
+    createdAt: first.createdAt,
+    updatedAt: first.createdAt,
+  };
+
+  const endAttempt = () => {
+    task.status = "queued";
+    task.ownerId = null;
+    task.leaseUntil = null;
+    task.leaseSeconds = null;
+    task.needsCheck = task.needsCheck || task.sideEffectRecorded;
+    task.sideEffectRecorded = false;
+  };
+
+  let previousType: TaskEventRow["type"] = first.type;
+  for (const event of rest) {
+    const payload = event.payload as Record<string, unknown>;
+    const transition = !["claim_rejected", "heartbeat", "side_effect"].includes(event.type);
+    if (transition && COMPANIONS[event.type] !== previousType) task.version += 1;
+    if (event.type !== "claim_rejected") task.updatedAt = event.createdAt;
+    // A losing claim appends without the row lock, so its id may fall between the two rows of
+    // another transition (check_confirmed, started): it must not break that pair apart.
+    if (event.type !== "claim_rejected") previousType = event.type;
+
+    switch (event.type) {
+      case "claimed":
+        task.status = "claimed";
+        task.ownerId = event.actorId;
+        task.leaseUntil = new Date(payload.leaseUntil as string);
+        task.leaseSeconds = payload.leaseSeconds as number;
+        task.sideEffectRecorded = false;
+        break;
+      case "started":
+        task.status = "started";
+        break;
+      case "check_confirmed":
+        task.needsCheck = false;
+        break;
+      case "heartbeat":
+        task.leaseUntil = new Date(payload.leaseUntil as string);
+        break;
+      case "side_effect":
+        task.sideEffectRecorded = true;
+        break;
+      case "released":
+      case "lease_expired":
+        endAttempt();
+        break;
+      case "failed":
+        endAttempt();
+        task.failureCount += 1;
+        break;
+      case "escalated":
+        task.status = "escalated";
+        break;
+      case "requeued":
+        task.status = "queued";
+        task.failureCount = 0;
+        break;
+      case "resolved":
+        task.status = "done";
+        break;
+      case "completed":
+        task.status = "done";
+        task.leaseUntil = null;
+        task.leaseSeconds = null;
+        task.sideEffectRecorded = false;
+        break;
+      case "cancelled":
+        task.status = "cancelled";
+        break;
+      case "claim_rejected":
+        break;
+      default:
+        throw new Error(`unexpected event ${event.type} in a task's history`);
+    }
+  }
+  return task;
+}
+
+export async function taskHistory(db: Executor, taskId: string | bigint): Promise<TaskEventRow[]> {
+  return db.select().from(taskEvents).where(eq(taskEvents.taskId, BigInt(taskId))).orderBy(asc(taskEvents.id));
+}

@@ -1,0 +1,21 @@
+// The claim engine: every transition of DESIGN.md as an operation run by `perform`.
+export { perform, type PerformContext, type Operation } from "./engine";
+export { databaseClock, ManualClock, type Clock } from "./clock";
+export { createTask } from "./create";
+export { claim, TARGETED_CLAIM_LOCK_TIMEOUT_MS } from "./claim";
+export { claimNext, claimBatch } from "./claim-next";
+export { start } from "./start";
+export { renew } from "./renew";
+export { recordSideEffect } from "./side-effect";
+export { release, forceRelease } from "./release";
+export { complete } from "./complete";
+export { failTask } from "./fail";
+export { requeue, resolve, cancel } from "./supervise";
+export { sweepExpiredLeases, type SweepResult } from "./expire";
+export { resetBreaker, CLOCK_TOLERANCE_SECONDS } from "./breaker";
+export { setQueueSettings, DEFAULT_QUEUE } from "./queues";
+export { foldEvents, taskHistory, type FoldedTask } from "./fold";
+export { createActor, findActor, SYSTEM_ACTOR } from "./actors";
+export { loadTask } from "./task-row";
+export { NOTIFY_CHANNEL } from "./events";
+export type { ActorRef, Task, EngineError, EngineErrorCode, ConflictCode, Result } from "./types";

@@ -1,0 +1,63 @@
+import { sql } from "drizzle-orm";
+import { explainMiss } from "./conflicts";
+import { defineOperation } from "./engine";
+import { appendEvents } from "./events";
+import { releaseInput } from "./schemas";
+import { toTasks } from "./task-row";
+import { endAttempt, transition } from "./transition";
+import { ok } from "./types";
+
+/**
+ * The owner gives the task back: queued, owner cleared. If this attempt recorded a side
+ * effect, the task becomes needs_check so the next claimant confirms before repeating it.
+ */
+export const release = defineOperation({
+  name: "release",
+  input: releaseInput,
+  async run(tx, input, { actor, clock }) {
+    const changed = await transition(
+      tx,
+      input.taskId,
+      endAttempt(sql`'queued'`, clock.now()),
+      sql`t.status IN ('claimed', 'started') AND t.owner_id = ${actor.id}::uuid AND t.version = ${input.version}`,
+    );
+    if (!changed) {
+      return explainMiss(tx, clock, {
+        taskId: input.taskId, version: input.version, actor, verb: "release",
+        from: ["claimed", "started"], doneBy: ["released"],
+      });
+    }
+    const { row } = changed;
+    await appendEvents(tx, clock, [{
+      taskId: row.id, queue: row.queue, type: "released", actorId: actor.id,
+      payload: { version: row.version, status: row.status, needsCheck: row.needsCheck },
+    }]);
+    return ok((await toTasks(tx, [row], actor))[0]!);
+  },
+});
+
+/** Supervisor: take a held task away from whoever holds it (the caller checks the role). */
+export const forceRelease = defineOperation({
+  name: "forceRelease",
+  input: releaseInput,
+  async run(tx, input, { actor, clock }) {
+    const changed = await transition(
+      tx,
+      input.taskId,
+      endAttempt(sql`'queued'`, clock.now()),
+      sql`t.status IN ('claimed', 'started') AND t.version = ${input.version}`,
+    );
+    if (!changed) {
+      return explainMiss(tx, clock, {
+        taskId: input.taskId, version: input.version, actor, verb: "release",
+        from: ["claimed", "started"], doneBy: ["released"], ownerOnly: false,
+      });
+    }
+    const { row, previous } = changed;
+    await appendEvents(tx, clock, [{
+      taskId: row.id, queue: row.queue, type: "released", actorId: actor.id,
+      payload: { version: row.version, status: row.status, needsCheck: row.needsCheck, force: true, previousOwnerId: previous.ownerId },
+    }]);
+    return ok((await toTasks(tx, [row], actor))[0]!);
+  },
+});

@@ -1,0 +1,45 @@
+import { sql } from "drizzle-orm";
+import { explainMiss } from "./conflicts";
+import { defineOperation } from "./engine";
+import { appendEvents } from "./events";
+import { heartbeatInput } from "./schemas";
+import { toTasks } from "./task-row";
+import { transition } from "./transition";
+import { ok } from "./types";
+
+/**
+ * Heartbeat: the owner pushes lease_until forward by the claim's lease length. Only while
+ * the lease is still valid — a lapsed lease may already be someone else's. Not a
+ * transition: the version stays.
+ */
+export const renew = defineOperation({
+  name: "renew",
+  input: heartbeatInput,
+  async run(tx, input, { actor, clock }) {
+    const now = clock.now();
+    const changed = await transition(
+      tx,
+      input.taskId,
+      sql`lease_until = ${now} + make_interval(secs => t.lease_seconds), updated_at = ${now}`,
+      sql`t.status IN ('claimed', 'started') AND t.owner_id = ${actor.id}::uuid
+          AND t.version = ${input.version} AND t.lease_until > ${now}`,
+    );
+    if (!changed) {
+      return explainMiss(tx, clock, {
+        taskId: input.taskId, version: input.version, actor, verb: "renew the lease of",
+        from: ["claimed", "started"], doneBy: [], requiresLease: true,
+      });
+    }
+    const { row } = changed;
+    await appendEvents(tx, clock, [{
+      taskId: row.id, queue: row.queue, type: "heartbeat", actorId: actor.id,
+      payload: {
+        version: row.version,
+        status: row.status,
+        leaseUntil: row.leaseUntil?.toISOString(),
+        ...(input.progress !== undefined ? { progress: input.progress } : {}),
+      },
+    }]);
+    return ok((await toTasks(tx, [row], actor))[0]!);
+  },
+});

@@ -1,0 +1,127 @@
+import { z } from "zod";
+
+// One schema per input, shared by the engine, the server actions and the API routes
+// (and the OpenAPI document is generated from them). Bad input stops here, before SQL.
+
+const INT32_MAX = 2_147_483_647;
+const BIGINT_MAX = 9_223_372_036_854_775_807n;
+
+/** No NUL (PostgreSQL text cannot hold it) and no lone UTF-16 surrogate. */
+function isStorableText(value: string): boolean {
+  return !value.includes("\u0000") && value.isWellFormed();
+}
+
+export const text = (max: number, min = 0) =>
+  z
+    .string()
+    .min(min, min === 1 ? "must not be empty" : `must be at least ${min} characters`)
+    .max(max, `must be at most ${max} characters`)
+    .refine(isStorableText, "must not contain NUL characters or invalid UTF-16");
+
+/** Every string and key inside a JSON value must be storable too. */
+function isStorableJson(value: unknown, depth = 0): boolean {
+  if (depth > 32) return false;
+  if (typeof value === "string") return isStorableText(value);
+  if (Array.isArray(value)) return value.every((item) => isStorableJson(item, depth + 1));
+  if (value !== null && typeof value === "object") {
+    return Object.entries(value).every(([key, item]) => isStorableText(key) && isStorableJson(item, depth + 1));
+  }
+  return true;
+}
+
+const MAX_JSON_BYTES = 64 * 1024;
+
+const storableJson = <T extends z.ZodType>(schema: T) =>
+  schema
+  // abort: the size check stringifies, which throws on a cycle that isStorableJson already refused.
+  .refine(isStorableJson, {
+    message: "must not contain NUL characters or invalid UTF-16, nor nest deeper than 32 levels",
+    abort: true,
+  })
+  .refine((value) => Buffer.byteLength(JSON.stringify(value) ?? "") <= MAX_JSON_BYTES, "must be at most 64 KiB of JSON");
+
+export const jsonValue = storableJson(z.json());
+export const jsonObject = storableJson(z.record(z.string(), z.json()));
+
+export const taskId = z
+  .string()
+  // abort: zod runs later checks after a failed one, and BigInt("abc") would throw.
+  .regex(/^[1-9][0-9]{0,18}$/, { message: "must be a task id (a positive whole number as a string)", abort: true })
+  .refine((value) => BigInt(value) <= BIGINT_MAX, "is out of range");
+
+/** A task id in a URL path: `/tasks/{id}`. */
+export const taskPath = z.object({ id: taskId });
+
+export const version = z.number().int("must be a whole number").min(1).max(INT32_MAX);
+
+export const queueName = z
+  .string()
+  .regex(/^[a-z0-9._-]{1,64}$/, "must be 1 to 64 characters of a-z, 0-9, '.', '_' or '-'");
+
+export const priority = z.number().int("must be a whole number").min(-1000).max(1000);
+export const leaseSeconds = z.number().int("must be a whole number").min(5).max(3600);
+
+export const createTaskInput = z.strictObject({
+  title: text(200, 1),
+  description: text(10_000).optional(),
+  queue: queueName.optional(),
+  priority: priority.optional(),
+  payload: jsonObject.optional(),
+});
+
+export const claimNextInput = z.strictObject({
+  queue: queueName.optional(),
+  leaseSeconds: leaseSeconds.optional(),
+  start: z.boolean().optional(),
+  /** For claimers that will not confirm checks: leave needs_check tasks to someone who will. */
+  skipNeedsCheck: z.boolean().optional(),
+});
+
+export const claimBatchInput = claimNextInput.extend({
+  limit: z.number().int("must be a whole number").min(1).max(100),
+});
+
+export const claimBody = z.strictObject({ version });
+export const startBody = z.strictObject({ version, confirmCheck: z.boolean().optional() });
+export const heartbeatBody = z.strictObject({ version, progress: jsonValue.optional() });
+export const sideEffectBody = z.strictObject({ version, description: text(2000, 1) });
+export const releaseBody = z.strictObject({ version });
+export const completeBody = z.strictObject({ version, result: jsonValue.optional() });
+export const failBody = z.strictObject({ version, reason: text(2000, 1) });
+export const superviseBody = z.strictObject({ version, reason: text(2000).optional() });
+
+const withTaskId = <T extends z.ZodRawShape>(body: z.ZodObject<T>) => body.extend({ taskId });
+
+export const claimInput = withTaskId(claimBody);
+export const startInput = withTaskId(startBody);
+export const heartbeatInput = withTaskId(heartbeatBody);
+export const sideEffectInput = withTaskId(sideEffectBody);
+export const releaseInput = withTaskId(releaseBody);
+export const completeInput = withTaskId(completeBody);
+export const failInput = withTaskId(failBody);
+export const superviseInput = withTaskId(superviseBody);
+
+export const sweepInput = z.strictObject({ queue: queueName.optional() });
+export const queueInput = z.strictObject({ queue: queueName });
+
+export const queueSettingsInput = z.strictObject({
+  queue: queueName,
+  leaseSeconds: leaseSeconds.optional(),
+  maxFailures: z.number().int("must be a whole number").min(1).max(100).optional(),
+  expiryThreshold: z.number().int("must be a whole number").min(1).max(1_000_000).optional(),
+  expiryWindowSeconds: z.number().int("must be a whole number").min(1).max(86_400).optional(),
+});
+
+export type CreateTaskInput = z.infer<typeof createTaskInput>;
+export type ClaimNextInput = z.infer<typeof claimNextInput>;
+export type ClaimBatchInput = z.infer<typeof claimBatchInput>;
+export type ClaimInput = z.infer<typeof claimInput>;
+export type StartInput = z.infer<typeof startInput>;
+export type HeartbeatInput = z.infer<typeof heartbeatInput>;
+export type SideEffectInput = z.infer<typeof sideEffectInput>;
+export type ReleaseInput = z.infer<typeof releaseInput>;
+export type CompleteInput = z.infer<typeof completeInput>;
+export type FailInput = z.infer<typeof failInput>;
+export type SuperviseInput = z.infer<typeof superviseInput>;
+export type SweepInput = z.infer<typeof sweepInput>;
+export type QueueSettingsInput = z.infer<typeof queueSettingsInput>;

@@ -1,0 +1,51 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { EventType, TaskStatus } from "@/db/schema";
+import { explainMiss } from "./conflicts";
+import { defineOperation } from "./engine";
+import { appendEvents } from "./events";
+import { superviseInput } from "./schemas";
+import { toTasks } from "./task-row";
+import { transition } from "./transition";
+import { ok } from "./types";
+
+// The escalation inbox's decisions. The caller (server action) checks the supervisor role.
+
+function supervisorTransition(name: string, verb: string, from: TaskStatus[], type: EventType, set: SQL) {
+  return defineOperation({
+    name,
+    input: superviseInput,
+    async run(tx, input, { actor, clock }) {
+      const now = clock.now();
+      const changed = await transition(
+        tx,
+        input.taskId,
+        sql`${set}, version = t.version + 1, updated_at = ${now}`,
+        sql`t.status IN (${sql.join(from.map((status) => sql`${status}::task_status`), sql`, `)})
+            AND t.version = ${input.version}`,
+      );
+      if (!changed) {
+        return explainMiss(tx, clock, {
+          taskId: input.taskId, version: input.version, actor, verb, from, doneBy: [type], ownerOnly: false,
+        });
+      }
+      const { row } = changed;
+      await appendEvents(tx, clock, [{
+        taskId: row.id, queue: row.queue, type, actorId: actor.id,
+        payload: { version: row.version, status: row.status, ...(input.reason ? { reason: input.reason } : {}) },
+      }]);
+      return ok((await toTasks(tx, [row], actor))[0]!);
+    },
+  });
+}
+
+/** Back in line with a clean slate: failure_count resets. */
+export const requeue = supervisorTransition("requeue", "requeue", ["escalated"], "requeued",
+  sql`status = 'queued', failure_count = 0`);
+
+/** A supervisor settled it by hand. */
+export const resolve = supervisorTransition("resolve", "resolve", ["escalated"], "resolved",
+  sql`status = 'done'`);
+
+/** Dropped for good; also possible before anyone claimed it. */
+export const cancel = supervisorTransition("cancel", "cancel", ["escalated", "queued"], "cancelled",
+  sql`status = 'cancelled'`);

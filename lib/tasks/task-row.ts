@@ -1,0 +1,81 @@
+import { eq, inArray } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import { actors, tasks, type TaskRow } from "@/db/schema";
+import type { ActorRef, Task } from "./types";
+
+/** PostgreSQL's text form of timestamptz ("2026-11-29 20:00:00.123456+00") as a Date. */
+export function parseTimestamp(value: string | Date): Date {
+  if (value instanceof Date) return value;
+  const match = /^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(\.\d+)?([+-]\d\d)(?::?(\d\d))?$/.exec(value);
+  if (!match) throw new Error(`unexpected timestamp format: ${value}`);
+  const [, date, time, fraction = "", hours, minutes = "00"] = match;
+  return new Date(`${date}T${time}${fraction.slice(0, 4)}${hours}:${minutes}`);
+}
+
+const nullableTimestamp = (value: string | Date | null) => (value === null ? null : parseTimestamp(value));
+
+/** A raw `RETURNING tasks.*` row (snake_case, text timestamps) as a typed TaskRow. */
+export function rawToTaskRow(raw: Record<string, unknown>): TaskRow {
+  return {
+    id: BigInt(raw.id as string),
+    queue: raw.queue as string,
+    title: raw.title as string,
+    description: raw.description as string,
+    payload: raw.payload,
+    priority: Number(raw.priority),
+    status: raw.status as TaskRow["status"],
+    ownerId: (raw.owner_id as string | null) ?? null,
+    leaseUntil: nullableTimestamp(raw.lease_until as string | null),
+    leaseSeconds: raw.lease_seconds === null ? null : Number(raw.lease_seconds),
+    version: Number(raw.version),
+    failureCount: Number(raw.failure_count),
+    needsCheck: Boolean(raw.needs_check),
+    sideEffectRecorded: Boolean(raw.side_effect_recorded),
+    createdAt: parseTimestamp(raw.created_at as string),
+    updatedAt: parseTimestamp(raw.updated_at as string),
+  };
+}
+
+export function toTask(row: TaskRow, owner: ActorRef | null): Task {
+  return {
+    id: row.id.toString(),
+    queue: row.queue,
+    title: row.title,
+    description: row.description,
+    payload: row.payload,
+    priority: row.priority,
+    status: row.status,
+    owner: row.ownerId ? (owner ?? { id: row.ownerId, name: "unknown", kind: "user" }) : null,
+    leaseUntil: row.leaseUntil,
+    version: row.version,
+    failureCount: row.failureCount,
+    needsCheck: row.needsCheck,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** Maps rows whose owner is usually the caller, looking up any other owner once. */
+export async function toTasks(tx: Executor, rows: TaskRow[], caller: ActorRef): Promise<Task[]> {
+  const others = [...new Set(rows.map((r) => r.ownerId).filter((id): id is string => !!id && id !== caller.id))];
+  const known = new Map<string, ActorRef>([[caller.id, caller]]);
+  if (others.length > 0) {
+    const found = await tx
+      .select({ id: actors.id, name: actors.name, kind: actors.kind })
+      .from(actors)
+      .where(inArray(actors.id, others));
+    for (const actor of found) known.set(actor.id, actor);
+  }
+  return rows.map((row) => toTask(row, row.ownerId ? (known.get(row.ownerId) ?? null) : null));
+}
+
+/** The task as it is now, with its owner; null when there is no such task. */
+export async function loadTask(tx: Executor, id: string | bigint): Promise<Task | null> {
+  const [found] = await tx
+    .select({ task: tasks, owner: { id: actors.id, name: actors.name, kind: actors.kind } })
+    .from(tasks)
+    .leftJoin(actors, eq(actors.id, tasks.ownerId))
+    .where(eq(tasks.id, BigInt(id)));
+  if (!found) return null;
+  return toTask(found.task, found.owner?.id ? found.owner : null);
+}

@@ -1,0 +1,52 @@
+import type { ActorKind, TaskStatus } from "@/db/schema";
+
+export interface ActorRef {
+  id: string;
+  name: string;
+  kind: ActorKind;
+}
+
+/** A task as every caller sees it (API.md's task object; Dates serialise to ISO 8601). */
+export interface Task {
+  id: string;
+  queue: string;
+  title: string;
+  description: string;
+  payload: unknown;
+  priority: number;
+  status: TaskStatus;
+  owner: ActorRef | null;
+  leaseUntil: Date | null;
+  version: number;
+  failureCount: number;
+  needsCheck: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const conflictCodes = [
+  "already_claimed",
+  "version_conflict",
+  "not_owner",
+  "lease_expired",
+  "invalid_transition",
+  "check_required",
+  "busy",
+] as const;
+export type ConflictCode = (typeof conflictCodes)[number];
+
+export type EngineErrorCode = ConflictCode | "invalid_request" | "not_found" | "unavailable";
+
+export interface EngineError {
+  code: EngineErrorCode;
+  message: string;
+  /** The task as it is now, where one exists. */
+  task?: Task;
+  /** For invalid_request: the offending field, dotted. */
+  field?: string;
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: EngineError };
+
+export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
+export const fail = (error: EngineError): { ok: false; error: EngineError } => ({ ok: false, error });

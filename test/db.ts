@@ -1,0 +1,39 @@
+import { randomBytes } from "node:crypto";
+import postgres from "postgres";
+import { inject } from "vitest";
+import { connectDatabase, type Database } from "@/db/client";
+import { withDatabase } from "./db-url";
+
+export interface TestDatabase extends Database {
+  url: string;
+  /** Another pool on the same database, e.g. one independent connection per simulated client. */
+  connect(options?: { max?: number }): Database;
+  close(): Promise<void>;
+}
+
+/** A fresh, migrated database of this test file's own (a copy of the run's template). */
+export async function freshDatabase(): Promise<TestDatabase> {
+  const adminUrl = inject("adminUrl");
+  const name = `${inject("databasePrefix")}_${randomBytes(4).toString("hex")}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`CREATE DATABASE "${name}" TEMPLATE "${inject("templateDatabase")}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = withDatabase(adminUrl, name);
+  const main = connectDatabase(url, { max: 10, applicationName: "claimboard-test" });
+  const extra: Database[] = [];
+  return {
+    ...main,
+    url,
+    connect(options) {
+      const pool = connectDatabase(url, { max: options?.max ?? 1, applicationName: "claimboard-test" });
+      extra.push(pool);
+      return pool;
+    },
+    async close() {
+      await Promise.all([main, ...extra].map((d) => d.client.end({ timeout: 5 })));
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import type { z } from "zod";
+import type { Db } from "@/db/client";
+import { createActor, createTask, ManualClock, perform, type ActorRef, type Operation, type Task } from "@/lib/tasks";
+import type { Result } from "@/lib/tasks/types";
+import { freshDatabase, type TestDatabase } from "./db";
+
+export interface EngineFixture {
+  database: TestDatabase;
+  db: Db;
+  clock: ManualClock;
+  actor(name: string, kind?: "user" | "agent"): Promise<ActorRef>;
+  /** Runs an operation as `actor` on the fixture's clock. */
+  run<S extends z.ZodType, O>(op: Operation<S, O>, input: z.input<S>, actor: ActorRef, db?: Db): Promise<Result<O>>;
+  /** Like run, but the result must be ok. */
+  must<S extends z.ZodType, O>(op: Operation<S, O>, input: z.input<S>, actor: ActorRef, db?: Db): Promise<O>;
+  task(title?: string, input?: Omit<z.input<typeof createTask.input>, "title">): Promise<Task>;
+  close(): Promise<void>;
+}
+
+/** A fresh database, a manual clock, and one-line helpers for tasks and actors. */
+export async function engineFixture(): Promise<EngineFixture> {
+  const database = await freshDatabase();
+  const clock = new ManualClock();
+  const creator = await createActor(database.db, "user", "Creator");
+  let count = 0;
+  const fixture: EngineFixture = {
+    database,
+    db: database.db,
+    clock,
+    actor: (name, kind = "user") => createActor(database.db, kind, name),
+    run: (op, input, actor, db = database.db) => perform(op, input, { db, actor, clock }),
+    async must(op, input, actor, db) {
+      const result = await fixture.run(op, input, actor, db);
+      if (!result.ok) throw new Error(`${op.name} failed: ${result.error.code}: ${result.error.message}`);
+      return result.value;
+    },
+    task: (title = `Task ${++count}`, input = {}) => fixture.must(createTask, { title, ...input }, creator),
+    close: () => database.close(),
+  };
+  return fixture;
+}

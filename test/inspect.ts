@@ -1,0 +1,48 @@
+import { and, asc, count, eq } from "drizzle-orm";
+import { expect } from "vitest";
+import type { Executor } from "@/db/client";
+import { queues, taskEvents, tasks, type EventType, type Queue, type TaskEventRow, type TaskRow } from "@/db/schema";
+import type { EngineError, EngineErrorCode, Result } from "@/lib/tasks";
+
+// Read-backs for assertions: tests check what the database holds, not what a call returned.
+
+export async function taskRow(db: Executor, id: string | bigint): Promise<TaskRow> {
+  const [row] = await db.select().from(tasks).where(eq(tasks.id, BigInt(id)));
+  if (!row) throw new Error(`no task ${id}`);
+  return row;
+}
+
+export async function queueRow(db: Executor, name: string): Promise<Queue> {
+  const [row] = await db.select().from(queues).where(eq(queues.name, name));
+  if (!row) throw new Error(`no queue ${name}`);
+  return row;
+}
+
+/** A task's events, oldest first. */
+export async function eventsOf(db: Executor, taskId: string | bigint): Promise<TaskEventRow[]> {
+  return db.select().from(taskEvents).where(eq(taskEvents.taskId, BigInt(taskId))).orderBy(asc(taskEvents.id));
+}
+
+export async function eventTypes(db: Executor, taskId: string | bigint): Promise<EventType[]> {
+  return (await eventsOf(db, taskId)).map((e) => e.type);
+}
+
+/** Every event of a queue (task-level and queue-level), oldest first; optionally one type only. */
+export async function queueEvents(db: Executor, queue: string, type?: EventType): Promise<TaskEventRow[]> {
+  const where = type ? and(eq(taskEvents.queue, queue), eq(taskEvents.type, type)) : eq(taskEvents.queue, queue);
+  return db.select().from(taskEvents).where(where).orderBy(asc(taskEvents.id));
+}
+
+/** Row counts of the two tables every write touches, to prove a call wrote nothing. */
+export async function rowCounts(db: Executor): Promise<{ tasks: number; events: number }> {
+  const [t] = await db.select({ n: count() }).from(tasks);
+  const [e] = await db.select({ n: count() }).from(taskEvents);
+  return { tasks: t!.n, events: e!.n };
+}
+
+/** Asserts the result is a failure with `code` and returns the error. */
+export function failure<T>(result: Result<T>, code: EngineErrorCode): EngineError {
+  if (result.ok) throw new Error(`expected ${code}, but the call succeeded`);
+  expect(result.error.code, result.error.message).toBe(code);
+  return result.error;
+}
