@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { ZodError, type z } from "zod";
 import type { Db, Tx } from "@/db/client";
 import { databaseClock, type Clock } from "./clock";
 import { loadTask } from "./task-row";
@@ -34,7 +34,7 @@ export async function perform<S extends z.ZodType, O>(
   rawInput: unknown,
   ctx: PerformContext,
 ): Promise<Result<O>> {
-  const parsed = op.input.safeParse(rawInput);
+  const parsed = safeParse(op.input, rawInput);
   if (!parsed.success) return fail(validationError(parsed.error));
   const clock = ctx.clock ?? databaseClock;
   try {
@@ -56,6 +56,19 @@ export async function perform<S extends z.ZodType, O>(
       return fail({ code: "unavailable", message: "The database is unavailable; retry shortly" });
     }
     throw error;
+  }
+}
+
+/** Like schema.safeParse, but input nested deep enough to exhaust the stack is refused, not thrown. */
+export function safeParse<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+): { success: true; data: z.infer<S> } | { success: false; error: z.ZodError } {
+  try {
+    return schema.safeParse(input);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return { success: false, error: new ZodError([{ code: "custom", path: [], message: "nests too deeply", input }]) };
   }
 }
 

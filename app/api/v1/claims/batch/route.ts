@@ -1,0 +1,7 @@
+import { endpoints } from "@/lib/http/endpoints";
+import { handle, respond } from "@/lib/http/handler";
+import { claimBatch } from "@/lib/tasks";
+
+export const POST = handle(endpoints.claimBatch, async ({ run, body }) =>
+  respond(await run(claimBatch, body), (tasks) => ({ tasks })),
+);

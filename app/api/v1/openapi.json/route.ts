@@ -1,0 +1,8 @@
+import { endpoints } from "@/lib/http/endpoints";
+import { handle } from "@/lib/http/handler";
+import { buildOpenApiDocument } from "@/lib/http/openapi";
+
+/** The OpenAPI 3.1 document: no auth, the same for every caller, so caches may keep it a minute. */
+export const GET = handle(endpoints.openapi, async () =>
+  Response.json(buildOpenApiDocument(), { headers: { "Cache-Control": "public, max-age=60" } }),
+);

@@ -1,0 +1,100 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db, Executor } from "@/db/client";
+import { actors, agentTokens, type TokenRole } from "@/db/schema";
+import type { ActorRef } from "@/lib/tasks/types";
+
+/** Tokens read `cb_` + 43 base64url characters (256 random bits), so a leaked one is recognisable. */
+export const TOKEN_PREFIX = "cb_";
+const PREFIX_SHOWN = TOKEN_PREFIX.length + 6;
+
+export const tokenName = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, "must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' or '-'");
+
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token, "utf8").digest("hex");
+}
+
+export interface TokenPrincipal {
+  tokenId: string;
+  role: TokenRole;
+  actor: ActorRef;
+}
+
+export interface CreatedToken {
+  /** The secret itself: shown once, never stored. */
+  token: string;
+  id: string;
+  name: string;
+  prefix: string;
+  role: TokenRole;
+}
+
+/** A new token with its own agent actor; only its SHA-256 hash is stored. */
+export async function createAgentToken(db: Db, input: { name: string; role?: TokenRole }): Promise<CreatedToken> {
+  const name = tokenName.parse(input.name);
+  const role = input.role ?? "agent";
+  const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
+  return db.transaction(async (tx) => {
+    const [taken] = await tx
+      .select({ id: agentTokens.id })
+      .from(agentTokens)
+      .where(and(eq(agentTokens.name, name), isNull(agentTokens.revokedAt)));
+    if (taken) throw new Error(`a live token named ${name} already exists; revoke it first or pick another name`);
+    const [actor] = await tx.insert(actors).values({ kind: "agent", name }).returning();
+    const [row] = await tx
+      .insert(agentTokens)
+      .values({ actorId: actor!.id, name, prefix: token.slice(0, PREFIX_SHOWN), tokenHash: hashToken(token), role })
+      .returning();
+    return { token, id: row!.id, name, prefix: row!.prefix, role };
+  });
+}
+
+/** Revokes the live token of that name; false when there is none. Takes effect on the next request. */
+export async function revokeAgentToken(db: Executor, name: string): Promise<boolean> {
+  const revoked = await db
+    .update(agentTokens)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(agentTokens.name, name), isNull(agentTokens.revokedAt)))
+    .returning({ id: agentTokens.id });
+  return revoked.length > 0;
+}
+
+/**
+ * The principal behind a bearer token, or null for a missing, malformed, unknown or
+ * revoked one. The lookup is by hash, so how long it takes says nothing about the secret;
+ * the final comparison is constant-time all the same.
+ */
+export async function authenticateToken(db: Executor, token: string | null): Promise<TokenPrincipal | null> {
+  if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 100) return null;
+  const digest = hashToken(token);
+  const [row] = await db
+    .select({
+      id: agentTokens.id,
+      role: agentTokens.role,
+      tokenHash: agentTokens.tokenHash,
+      actor: { id: actors.id, name: actors.name, kind: actors.kind },
+    })
+    .from(agentTokens)
+    .innerJoin(actors, eq(actors.id, agentTokens.actorId))
+    .where(and(eq(agentTokens.tokenHash, digest), isNull(agentTokens.revokedAt)));
+  if (!row || !timingSafeEqual(Buffer.from(row.tokenHash, "hex"), Buffer.from(digest, "hex"))) return null;
+  await touchToken(db, row.id);
+  return { tokenId: row.id, role: row.role, actor: row.actor };
+}
+
+/** last_used_at, written at most once a minute per token so busy agents cost no extra writes. */
+async function touchToken(db: Executor, id: string): Promise<void> {
+  await db
+    .update(agentTokens)
+    .set({ lastUsedAt: sql`now()` })
+    .where(and(eq(agentTokens.id, id), or(isNull(agentTokens.lastUsedAt), lt(agentTokens.lastUsedAt, sql`now() - interval '1 minute'`))));
+}
+
+/** The token from an `Authorization: Bearer …` header; null when absent or of another scheme. */
+export function bearerToken(header: string | null): string | null {
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match?.[1] ?? null;
+}

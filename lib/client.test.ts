@@ -1,0 +1,158 @@
+import type { z } from "zod";
+import { afterAll, beforeAll, describe, expect, expectTypeOf, test } from "vitest";
+import { freePort } from "@/db/embedded";
+import { createAgentToken } from "@/lib/auth/tokens";
+import { endpoints, type eventObject, type taskObject } from "@/lib/http/endpoints";
+import { holdRowLock } from "@/test/clients";
+import { freshDatabase, type TestDatabase } from "@/test/db";
+import { startServer, type TestServer } from "@/test/server";
+import { ClaimboardApiError, ClaimboardClient, clientRoutes, type Task, type TaskEvent } from "./client";
+
+// The client against the real server (`next start`, real PostgreSQL): every method once,
+// the error shapes, and every request it sends is one of the server's endpoints.
+
+/** Endpoints the client leaves to other tools: the OpenAPI document and the SSE stream. */
+const NOT_JSON = ["openapi", "streamEvents"];
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** The server's endpoint whose method and path template match a request, if any. */
+function endpointFor(method: string, pathname: string) {
+  return Object.values(endpoints).find((e) => {
+    const template = new RegExp(`^/api/v1${e.path.replace("{id}", "[^/]+").replace(/\./g, "\\.")}$`);
+    return e.method === method && template.test(pathname);
+  });
+}
+
+describe("client routes", () => {
+  test("every client route is an endpoint of the server, and every JSON endpoint has a client route", () => {
+    const server = Object.values(endpoints).map((e) => `${e.method} ${e.path}`);
+    const client = Object.values(clientRoutes).map((r) => `${r.method} ${r.path}`);
+    for (const route of client) expect(server).toContain(route);
+    const json = Object.values(endpoints).filter((e) => !NOT_JSON.includes(e.operationId));
+    for (const e of json) expect(client).toContain(`${e.method} ${e.path}`);
+  });
+
+  test("the wire types are the server's", () => {
+    expectTypeOf<Omit<Task, "payload">>().toEqualTypeOf<Omit<z.infer<typeof taskObject>, "payload">>();
+    expectTypeOf<Omit<TaskEvent, "payload">>().toEqualTypeOf<Omit<z.infer<typeof eventObject>, "payload">>();
+  });
+});
+
+describe("ClaimboardClient against a real server", () => {
+  let database: TestDatabase;
+  let server: TestServer;
+  let client: ClaimboardClient;
+  let observer: ClaimboardClient;
+  const requests: string[] = [];
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    const agent = await createAgentToken(database.db, { name: "client-test" });
+    const watcher = await createAgentToken(database.db, { name: "watcher", role: "observer" });
+    server = await startServer(database.url);
+    const recording: typeof fetch = (input, init) => {
+      requests.push(`${init?.method ?? "GET"} ${new URL(input instanceof Request ? input.url : input).pathname}`);
+      return fetch(input, init);
+    };
+    client = new ClaimboardClient({ baseUrl: server.url, token: agent.token, fetch: recording });
+    observer = new ClaimboardClient({ baseUrl: `${server.url}/api/v1/`, token: watcher.token });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await database?.close();
+  });
+
+  test("health, create, get, list", async () => {
+    expect(await client.health()).toEqual({ ok: true, db: "up" });
+    const created = await client.createTask({ title: "one", queue: "client", priority: 3, payload: { n: 1 }, description: "first" });
+    expect(created).toMatchObject({ title: "one", queue: "client", priority: 3, payload: { n: 1 }, description: "first", status: "queued", version: 1, owner: null, leaseUntil: null });
+    expect(created.createdAt).toMatch(ISO);
+    expect(await client.getTask(created.id)).toEqual(created);
+    await client.createTask({ title: "two", queue: "client" });
+
+    const page = await client.listTasks({ queue: "client", limit: 1 });
+    expect(page.tasks.map((t) => t.title)).toEqual(["one"]);
+    expect(page.nextCursor).toBe(created.id);
+    const rest = await observer.listTasks({ queue: "client", cursor: page.nextCursor! });
+    expect(rest).toMatchObject({ tasks: [{ title: "two" }], nextCursor: null });
+  });
+
+  test("claimNext (null on 204), heartbeat, side effect, complete, events", async () => {
+    expect(await client.claimNext({ queue: "nothing-here" })).toBeNull();
+    const claimed = (await client.claimNext({ queue: "client", start: true, leaseSeconds: 30 }))!;
+    expect(claimed).toMatchObject({ title: "one", status: "started", owner: { name: "client-test", kind: "agent" } });
+    expect(claimed.leaseUntil).toMatch(ISO);
+
+    const renewed = await client.heartbeat(claimed, { progress: { pct: 50 } });
+    expect(renewed.version).toBe(claimed.version);
+    expect(Date.parse(renewed.leaseUntil!)).toBeGreaterThanOrEqual(Date.parse(claimed.leaseUntil!));
+    const marked = await client.recordSideEffect(renewed, "sent the report");
+    const done = await client.complete(marked, { result: { ok: true } });
+    expect(done).toMatchObject({ status: "done", version: claimed.version + 1 });
+
+    const { events, nextCursor } = await client.listTaskEvents(done.id);
+    expect(nextCursor).toBeNull();
+    expect(events.map((e) => e.type)).toEqual(["created", "claimed", "started", "heartbeat", "side_effect", "completed"]);
+    expect(events[1]!.actor).toMatchObject({ name: "client-test", kind: "agent" });
+    const first = await client.listTaskEvents(done.id, { limit: 2 });
+    const after = await client.listTaskEvents(done.id, { after: first.nextCursor!, limit: 100 });
+    expect([...first.events, ...after.events]).toEqual(events);
+  });
+
+  test("claimBatch, start, fail, release, claimTask", async () => {
+    await client.createTask({ title: "three", queue: "client" });
+    const batch = await client.claimBatch({ queue: "client", limit: 5 });
+    expect(batch.map((t) => [t.title, t.status])).toEqual([["two", "claimed"], ["three", "claimed"]]);
+
+    const started = await client.start(batch[0]!);
+    expect(started.status).toBe("started");
+    const failed = await client.fail(started, "could not reach the printer");
+    expect(failed).toMatchObject({ status: "queued", failureCount: 1, owner: null });
+
+    const released = await client.release(batch[1]!);
+    expect(released).toMatchObject({ status: "queued", owner: null });
+    const reclaimed = await client.claimTask(released);
+    expect(reclaimed).toMatchObject({ status: "claimed", version: released.version + 1, owner: { name: "client-test" } });
+  });
+
+  test("errors: status, code, message, the current task, Retry-After", async () => {
+    const task = await client.createTask({ title: "errors", queue: "errors" });
+    const error = (promise: Promise<unknown>) => promise.then(() => null, (e: unknown) => e as ClaimboardApiError);
+
+    const notStarted = await error(client.complete(task));
+    expect(notStarted).toBeInstanceOf(ClaimboardApiError);
+    expect(notStarted).toMatchObject({ status: 409, code: "invalid_transition", task: { id: task.id, status: "queued" } });
+
+    const claimed = await client.claimTask(task);
+    expect(await error(client.start({ id: task.id, version: 1 }))).toMatchObject({ status: 409, code: "version_conflict", task: { version: claimed.version } });
+    expect(await error(client.getTask("999999"))).toMatchObject({ status: 404, code: "not_found" });
+    expect(await error(client.getTask("abc"))).toMatchObject({ status: 400, code: "invalid_request" });
+    expect(await error(client.claimNext({ leaseSeconds: 1 }))).toMatchObject({ status: 400, code: "invalid_request", field: "leaseSeconds" });
+    expect(await error(observer.createTask({ title: "no" }))).toMatchObject({ status: 403, code: "forbidden" });
+    const stranger = new ClaimboardClient({ baseUrl: server.url, token: "cb_not-a-real-token" });
+    expect(await error(stranger.listTasks())).toMatchObject({ status: 401, code: "unauthorized" });
+
+    const other = await client.createTask({ title: "locked", queue: "errors" });
+    const lock = await holdRowLock(database.url, other.id);
+    try {
+      const busy = await error(client.claimTask(other));
+      expect(busy).toMatchObject({ status: 409, code: "busy", retryAfter: 1 });
+    } finally {
+      await lock.release();
+    }
+
+    const nowhere = new ClaimboardClient({ baseUrl: `http://127.0.0.1:${await freePort()}`, token: "cb_x" });
+    expect(await error(nowhere.getTask("1"))).toMatchObject({ status: 0, code: "network_error" });
+  });
+
+  test("every request the client sent matches an endpoint of the server", () => {
+    expect(requests.length).toBeGreaterThan(20);
+    for (const request of requests) {
+      const [method, pathname] = request.split(" ") as [string, string];
+      expect(endpointFor(method, pathname), request).toBeDefined();
+    }
+    const used = new Set(requests.map((r) => endpointFor(...(r.split(" ") as [string, string]))!.operationId));
+    const json = Object.values(endpoints).map((e) => e.operationId).filter((id) => !NOT_JSON.includes(id));
+    expect([...used].sort()).toEqual(json.sort());
+  });
+});

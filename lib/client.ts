@@ -1,0 +1,273 @@
+// A typed client for Claimboard's agent API (API.md). It runs anywhere `fetch` does and
+// imports nothing from the server: the wire types are written out here, and a test checks
+// every route below against lib/http/endpoints.ts so the two cannot drift apart.
+
+export type TaskStatus = "queued" | "claimed" | "started" | "done" | "escalated" | "cancelled";
+
+export interface ActorRef {
+  id: string;
+  name: string;
+  kind: "user" | "agent" | "system";
+}
+
+/** API.md's task object; timestamps are ISO 8601 strings from the database clock. */
+export interface Task {
+  id: string;
+  queue: string;
+  title: string;
+  description: string;
+  payload: unknown;
+  priority: number;
+  status: TaskStatus;
+  owner: ActorRef | null;
+  leaseUntil: string | null;
+  version: number;
+  failureCount: number;
+  needsCheck: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TaskEvent {
+  id: string;
+  taskId: string | null;
+  queue: string;
+  type: string;
+  actor: ActorRef;
+  payload: unknown;
+  createdAt: string;
+}
+
+/** What an owner call needs of a task: a Task itself will do. */
+export interface TaskRef {
+  id: string;
+  version: number;
+}
+
+export interface NewTask {
+  title: string;
+  description?: string;
+  queue?: string;
+  priority?: number;
+  payload?: Record<string, unknown>;
+}
+
+export interface ListTasksQuery {
+  status?: TaskStatus;
+  queue?: string;
+  owner?: "me";
+  limit?: number;
+  cursor?: string;
+}
+
+export interface ClaimOptions {
+  queue?: string;
+  leaseSeconds?: number;
+  /** Claim and start in one transaction (a needs_check task comes back claimed, not started). */
+  start?: boolean;
+  /** Leave needs_check tasks to claimers that confirm checks. */
+  skipNeedsCheck?: boolean;
+}
+
+export interface Health {
+  ok: boolean;
+  db: "up" | "down";
+}
+
+/** Every route this client calls, under /api/v1 (checked against the server's endpoint table). */
+export const clientRoutes = {
+  createTask: { method: "POST", path: "/tasks" },
+  listTasks: { method: "GET", path: "/tasks" },
+  getTask: { method: "GET", path: "/tasks/{id}" },
+  listTaskEvents: { method: "GET", path: "/tasks/{id}/events" },
+  claimNext: { method: "POST", path: "/claims" },
+  claimBatch: { method: "POST", path: "/claims/batch" },
+  claimTask: { method: "POST", path: "/tasks/{id}/claim" },
+  start: { method: "POST", path: "/tasks/{id}/start" },
+  heartbeat: { method: "POST", path: "/tasks/{id}/heartbeat" },
+  recordSideEffect: { method: "POST", path: "/tasks/{id}/side-effects" },
+  release: { method: "POST", path: "/tasks/{id}/release" },
+  complete: { method: "POST", path: "/tasks/{id}/complete" },
+  fail: { method: "POST", path: "/tasks/{id}/fail" },
+  health: { method: "GET", path: "/health" },
+} as const satisfies Record<string, { method: "GET" | "POST"; path: string }>;
+
+type RouteName = keyof typeof clientRoutes;
+
+/**
+ * Any answer other than the documented success. `code` is API.md's error code; a request
+ * that never got an answer is status 0, code "network_error".
+ */
+export class ClaimboardApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  /** The task as it is now, where the server sent one (e.g. on version_conflict). */
+  readonly task?: Task;
+  /** The field an invalid_request names, dotted. */
+  readonly field?: string;
+  /** Seconds to wait before retrying, from Retry-After (busy, rate_limited, unavailable). */
+  readonly retryAfter?: number;
+
+  constructor(init: { status: number; code: string; message: string; task?: Task; field?: string; retryAfter?: number; cause?: unknown }) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = "ClaimboardApiError";
+    this.status = init.status;
+    this.code = init.code;
+    if (init.task) this.task = init.task;
+    if (init.field) this.field = init.field;
+    if (init.retryAfter !== undefined) this.retryAfter = init.retryAfter;
+  }
+}
+
+export interface ClientOptions {
+  /** The server, e.g. http://localhost:3000 (with or without /api/v1). */
+  baseUrl: string;
+  /** A bearer token (cb_…); health needs none. */
+  token?: string;
+  fetch?: typeof fetch;
+  /** Per request; default 30 s. */
+  timeoutMs?: number;
+}
+
+type Query = Record<string, string | number | undefined>;
+
+export class ClaimboardClient {
+  private readonly base: string;
+  private readonly token?: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly timeoutMs: number;
+
+  constructor(options: ClientOptions) {
+    this.base = options.baseUrl.replace(/\/+$/, "").replace(/\/api\/v1$/, "") + "/api/v1";
+    this.token = options.token;
+    this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  async createTask(input: NewTask): Promise<Task> {
+    return (await this.call<{ task: Task }>("createTask", { body: input })).task;
+  }
+
+  async listTasks(query: ListTasksQuery = {}): Promise<{ tasks: Task[]; nextCursor: string | null }> {
+    return this.call("listTasks", { query: { ...query } });
+  }
+
+  async getTask(id: string): Promise<Task> {
+    return (await this.call<{ task: Task }>("getTask", { id })).task;
+  }
+
+  async listTaskEvents(id: string, query: { after?: string; limit?: number } = {}): Promise<{ events: TaskEvent[]; nextCursor: string | null }> {
+    return this.call("listTaskEvents", { id, query });
+  }
+
+  /** The next claimable task of the queue, or null when there is none (204). */
+  async claimNext(options: ClaimOptions = {}): Promise<Task | null> {
+    return (await this.call<{ task: Task } | null>("claimNext", { body: options }))?.task ?? null;
+  }
+
+  /** Up to `limit` tasks (1..100) in one transaction; possibly none. */
+  async claimBatch(options: ClaimOptions & { limit: number }): Promise<Task[]> {
+    return (await this.call<{ tasks: Task[] }>("claimBatch", { body: options })).tasks;
+  }
+
+  async claimTask(task: TaskRef): Promise<Task> {
+    return this.ownerCall("claimTask", task, {});
+  }
+
+  async start(task: TaskRef, options: { confirmCheck?: boolean } = {}): Promise<Task> {
+    return this.ownerCall("start", task, options);
+  }
+
+  /** Renews the lease; the version stays the same. */
+  async heartbeat(task: TaskRef, options: { progress?: unknown } = {}): Promise<Task> {
+    return this.ownerCall("heartbeat", task, options);
+  }
+
+  async recordSideEffect(task: TaskRef, description: string): Promise<Task> {
+    return this.ownerCall("recordSideEffect", task, { description });
+  }
+
+  async release(task: TaskRef): Promise<Task> {
+    return this.ownerCall("release", task, {});
+  }
+
+  async complete(task: TaskRef, options: { result?: unknown } = {}): Promise<Task> {
+    return this.ownerCall("complete", task, options);
+  }
+
+  /** Status comes back queued, or escalated on the queue's last strike. */
+  async fail(task: TaskRef, reason: string): Promise<Task> {
+    return this.ownerCall("fail", task, { reason });
+  }
+
+  /** 200 or 503, both with `{ok, db}`: a down database is an answer, not an error. */
+  async health(): Promise<Health> {
+    return this.call("health", { accept: [503] });
+  }
+
+  private async ownerCall(route: RouteName, task: TaskRef, body: object): Promise<Task> {
+    return (await this.call<{ task: Task }>(route, { id: task.id, body: { ...body, version: task.version } })).task;
+  }
+
+  private async call<T>(route: RouteName, options: { id?: string; query?: Query; body?: unknown; accept?: number[] }): Promise<T> {
+    const { method, path } = clientRoutes[route];
+    const url = new URL(this.base + path.replace("{id}", encodeURIComponent(options.id ?? "")));
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const headers: Record<string, string> = { Accept: "application/json" };
+    if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    if (options.body !== undefined) headers["Content-Type"] = "application/json";
+
+    let response: Response;
+    try {
+      response = await this.fetchImpl(url, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (cause) {
+      // undici says "fetch failed" and keeps the reason (ECONNREFUSED, …) one level down.
+      const inner = cause instanceof Error && cause.cause instanceof Error ? cause.cause : cause;
+      const reason = inner instanceof Error ? inner.message : String(inner);
+      throw new ClaimboardApiError({ status: 0, code: "network_error", message: `${method} ${url.pathname}: ${reason}`, cause });
+    }
+    if (response.status === 204) return null as T;
+    const text = await response.text().catch(() => "");
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    if (response.ok || options.accept?.includes(response.status)) {
+      if (json === undefined) {
+        throw new ClaimboardApiError({ status: response.status, code: "unexpected_response", message: `${method} ${url.pathname}: the answer is not JSON` });
+      }
+      return json as T;
+    }
+    throw toApiError(response, json, `${method} ${url.pathname}`);
+  }
+}
+
+function toApiError(response: Response, json: unknown, call: string): ClaimboardApiError {
+  const error = (json as { error?: { code?: unknown; message?: unknown; task?: Task; field?: unknown } } | undefined)?.error;
+  const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
+  return new ClaimboardApiError({
+    status: response.status,
+    code: typeof error?.code === "string" ? error.code : `http_${response.status}`,
+    message: typeof error?.message === "string" ? error.message : `${call} answered ${response.status} ${response.statusText}`.trim(),
+    task: error?.task,
+    field: typeof error?.field === "string" ? error.field : undefined,
+    retryAfter,
+  });
+}
+
+/** Retry-After as seconds: a number of seconds, or an HTTP date. */
+function parseRetryAfter(header: string | null): number | undefined {
+  if (!header) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim());
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+}

@@ -1,0 +1,67 @@
+import type { ApiError } from "./errors";
+
+/** Bodies larger than this are refused with 413 (API.md's documented default). */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+/** Deeper JSON is refused before parsing: recursive validation of it would exhaust the stack. */
+export const MAX_JSON_DEPTH = 64;
+
+/** The deepest bracket nesting of a JSON text, ignoring brackets inside strings. */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "[" || c === "{") deepest = Math.max(deepest, ++depth);
+    else if (c === "]" || c === "}") depth--;
+  }
+  return deepest;
+}
+
+/**
+ * Reads a JSON body of at most MAX_BODY_BYTES: a declared Content-Length over the limit is
+ * refused before reading anything, and a stream that grows past it is cut off there.
+ * An empty body is `{}`; bytes that are not UTF-8 or not JSON are a 400.
+ */
+export async function readJsonBody(request: Request): Promise<{ ok: true; value: unknown } | { ok: false; error: ApiError }> {
+  const tooLarge = { ok: false as const, error: { code: "payload_too_large" as const, message: `Request body exceeds ${MAX_BODY_BYTES} bytes` } };
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) return tooLarge;
+
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        await reader.cancel().catch(() => {});
+        return tooLarge;
+      }
+      chunks.push(value);
+    }
+  }
+  if (size === 0) return { ok: true, value: {} };
+
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    return { ok: false, error: { code: "invalid_request", message: "Request body is not valid UTF-8" } };
+  }
+  if (nestingDepth(text) > MAX_JSON_DEPTH) {
+    return { ok: false, error: { code: "invalid_request", message: `Request body nests deeper than ${MAX_JSON_DEPTH} levels` } };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, error: { code: "invalid_request", message: "Request body is not valid JSON" } };
+  }
+}

@@ -1,0 +1,159 @@
+import { z } from "zod";
+import { taskStatus, type TokenRole } from "@/db/schema";
+import { listEventsQuery, listTasksQuery } from "@/lib/tasks/queries";
+import { eventStreamQuery } from "@/lib/realtime/query";
+import * as input from "@/lib/tasks/schemas";
+
+// Every endpoint of the agent API, once. The route handlers are built from these entries
+// and the OpenAPI document is generated from them, so the two cannot drift apart.
+
+const actorRef = z.object({ id: z.string(), name: z.string(), kind: z.enum(["user", "agent", "system"]) });
+
+export const taskObject = z
+  .object({
+    id: z.string(),
+    queue: z.string(),
+    title: z.string(),
+    description: z.string(),
+    payload: z.json(),
+    priority: z.number().int(),
+    status: z.enum(taskStatus.enumValues),
+    owner: actorRef.nullable(),
+    leaseUntil: z.iso.datetime().nullable(),
+    version: z.number().int(),
+    failureCount: z.number().int(),
+    needsCheck: z.boolean(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: "Task" });
+
+export const eventObject = z
+  .object({
+    id: z.string(),
+    taskId: z.string().nullable(),
+    queue: z.string(),
+    type: z.string(),
+    actor: actorRef,
+    payload: z.json(),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: "TaskEvent" });
+
+export const errorObject = z
+  .object({
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      field: z.string().optional(),
+      task: taskObject.optional(),
+    }),
+  })
+  .meta({ id: "Error" });
+
+const taskResponse = z.object({ task: taskObject });
+const healthBody = z.object({ ok: z.boolean(), db: z.enum(["up", "down"]) });
+
+export interface Endpoint {
+  operationId: string;
+  method: "GET" | "POST";
+  /** OpenAPI form, under /api/v1. */
+  path: string;
+  summary: string;
+  /** Token roles allowed; "public" needs no token. */
+  roles: TokenRole[] | "public";
+  /** Also open to a signed-in person's session cookie (the browser's EventSource). */
+  session?: boolean;
+  body?: z.ZodType;
+  query?: z.ZodType;
+  success: { status: number; description: string; schema?: z.ZodType; contentType?: "application/json" | "text/event-stream" };
+  /** Other answers that are not errors (no schema: no body), e.g. 204 when nothing is claimable. */
+  alsoAnswers?: { status: number; description: string; schema?: z.ZodType }[];
+  /** Error statuses beyond the ones every authenticated endpoint may answer. */
+  errors: number[];
+}
+
+const READ: TokenRole[] = ["observer", "agent", "supervisor"];
+const WORK: TokenRole[] = ["agent", "supervisor"];
+const OWNER_CALL_ERRORS = [400, 404, 409, 413];
+
+const ownerCall = (operationId: string, verb: string, summary: string, body: z.ZodType): Endpoint => ({
+  operationId,
+  method: "POST",
+  path: `/tasks/{id}/${verb}`,
+  summary,
+  roles: WORK,
+  body,
+  success: { status: 200, description: "The task after the call", schema: taskResponse },
+  errors: OWNER_CALL_ERRORS,
+});
+
+export const endpoints = {
+  createTask: {
+    operationId: "createTask", method: "POST", path: "/tasks", summary: "Create a task (queued, version 1)",
+    roles: WORK, body: input.createTaskInput,
+    success: { status: 201, description: "The new task", schema: taskResponse }, errors: [400, 413],
+  },
+  listTasks: {
+    operationId: "listTasks", method: "GET", path: "/tasks", summary: "List tasks, oldest first, keyset-paginated",
+    roles: READ, session: true, query: listTasksQuery,
+    success: { status: 200, description: "A page of tasks", schema: z.object({ tasks: z.array(taskObject), nextCursor: z.string().nullable() }) },
+    errors: [400],
+  },
+  getTask: {
+    operationId: "getTask", method: "GET", path: "/tasks/{id}", summary: "One task",
+    roles: READ, session: true, success: { status: 200, description: "The task", schema: taskResponse }, errors: [400, 404],
+  },
+  listTaskEvents: {
+    operationId: "listTaskEvents", method: "GET", path: "/tasks/{id}/events", summary: "A task's history, oldest first",
+    roles: READ, session: true, query: listEventsQuery,
+    success: { status: 200, description: "A page of events", schema: z.object({ events: z.array(eventObject), nextCursor: z.string().nullable() }) },
+    errors: [400, 404],
+  },
+  claimNext: {
+    operationId: "claimNext", method: "POST", path: "/claims", summary: "Claim the next task of a queue (optionally starting it)",
+    roles: WORK, body: input.claimNextInput,
+    success: { status: 200, description: "The claimed task", schema: taskResponse },
+    alsoAnswers: [{ status: 204, description: "Nothing is claimable (no body)" }],
+    errors: [400, 413],
+  },
+  claimBatch: {
+    operationId: "claimBatch", method: "POST", path: "/claims/batch", summary: "Claim up to `limit` tasks in one transaction",
+    roles: WORK, body: input.claimBatchInput,
+    success: { status: 200, description: "The claimed tasks (possibly none)", schema: z.object({ tasks: z.array(taskObject) }) },
+    errors: [400, 413],
+  },
+  claimTask: ownerCall("claimTask", "claim", "Claim a given task at the expected version", input.claimBody),
+  startTask: ownerCall("startTask", "start", "Start a claimed task (confirmCheck for a needs_check task)", input.startBody),
+  heartbeat: ownerCall("heartbeat", "heartbeat", "Renew the lease (same version)", input.heartbeatBody),
+  recordSideEffect: ownerCall("recordSideEffect", "side-effects", "Record that an external side effect begins", input.sideEffectBody),
+  releaseTask: ownerCall("releaseTask", "release", "Give the task back to the queue", input.releaseBody),
+  completeTask: ownerCall("completeTask", "complete", "Complete a started task", input.completeBody),
+  failTask: ownerCall("failTask", "fail", "Report a failed attempt (escalates on the last strike)", input.failBody),
+  events: {
+    operationId: "streamEvents", method: "GET", path: "/events",
+    summary: "Server-Sent Events: every change, replayed from Last-Event-ID (or ?after=) then live",
+    roles: READ, session: true, query: eventStreamQuery,
+    success: {
+      status: 200, contentType: "text/event-stream",
+      description: "`id:` a resume cursor, `event: task`, `data:` {eventId, taskId, queue, type, actor, version, status, at}; `: keepalive` every 15 s",
+    },
+    errors: [400],
+  },
+  openapi: {
+    operationId: "openapi", method: "GET", path: "/openapi.json", summary: "This document (OpenAPI 3.1)",
+    roles: "public", errors: [],
+    success: {
+      status: 200,
+      description: "The OpenAPI document",
+      schema: z.looseObject({ openapi: z.literal("3.1.0"), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) }),
+    },
+  },
+  health: {
+    operationId: "health", method: "GET", path: "/health", summary: "Liveness: the server and its database",
+    roles: "public",
+    success: { status: 200, description: "Up: the database answers", schema: healthBody },
+    alsoAnswers: [{ status: 503, description: "The database is unreachable", schema: healthBody }],
+    errors: [],
+  },
+} satisfies Record<string, Endpoint>;

@@ -1,0 +1,121 @@
+import "server-only";
+import type { z } from "zod";
+import type { Db } from "@/db/client";
+import { getDatabase } from "@/db";
+import { currentUser } from "@/lib/auth/session";
+import { authenticateToken, bearerToken, type TokenPrincipal } from "@/lib/auth/tokens";
+import { classifyDatabaseError, perform, safeParse, validationError, type Operation } from "@/lib/tasks/engine";
+import type { Result } from "@/lib/tasks/types";
+import { readJsonBody } from "./body";
+import type { Endpoint } from "./endpoints";
+import { errorResponse } from "./errors";
+import { limiters } from "./rate-limit";
+
+type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
+
+export interface Call<E extends Endpoint> {
+  request: Request;
+  principal: TokenPrincipal | null;
+  body: Infer<E["body"]>;
+  query: Infer<E["query"]>;
+  params: Record<string, string>;
+  db: Db;
+  /** Runs an engine operation as the caller. */
+  run<S extends z.ZodType, O>(op: Operation<S, O>, input: unknown): Promise<Result<O>>;
+}
+
+type RouteContext = { params: Promise<Record<string, string | string[]>> };
+
+/** A signed-in person (role re-read from the database) as a read-only caller of a session endpoint. */
+async function sessionPrincipal(): Promise<TokenPrincipal | null> {
+  const user = await currentUser();
+  return user ? { tokenId: `session:${user.actor.id}`, role: "observer", actor: user.actor } : null;
+}
+
+/**
+ * The address failed authentications are counted against. Route handlers cannot see the
+ * socket's address, and clients can forge X-Forwarded-For, so it is trusted only when
+ * TRUST_PROXY=1 says a proxy in front sets it; otherwise all direct callers share one key.
+ */
+function clientAddress(request: Request): string {
+  if (process.env.TRUST_PROXY !== "1") return "direct";
+  const forwarded = request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
+  return forwarded || request.headers.get("x-real-ip") || "direct";
+}
+
+/**
+ * Every route handler of the API: authenticate the token (throttling failures per
+ * address — a valid token is never refused for what others sent), rate-limit per token,
+ * check the role, read and validate the body and query, then the endpoint's own code —
+ * usually one engine call. Errors leave in API.md's shape.
+ */
+export function handle<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Promise<Response>) {
+  return async (request: Request, context: RouteContext): Promise<Response> => {
+    try {
+      let principal: TokenPrincipal | null = null;
+      if (endpoint.roles !== "public") {
+        const { perToken, failedAuth } = limiters();
+        const bearer = bearerToken(request.headers.get("authorization"));
+        principal = bearer || !endpoint.session ? await authenticateToken(getDatabase().db, bearer) : await sessionPrincipal();
+        if (!principal) {
+          const wait = failedAuth.take(clientAddress(request));
+          if (wait > 0) {
+            return errorResponse({ code: "rate_limited", message: "Too many failed authentications; slow down", retryAfterSeconds: wait });
+          }
+          const response = errorResponse({ code: "unauthorized", message: "A valid bearer token is required (Authorization: Bearer cb_…)" });
+          response.headers.set("WWW-Authenticate", 'Bearer realm="claimboard"');
+          return response;
+        }
+        const wait = perToken.take(principal.tokenId);
+        if (wait > 0) return errorResponse({ code: "rate_limited", message: "Rate limit exceeded for this token", retryAfterSeconds: wait });
+        if (!endpoint.roles.includes(principal.role)) {
+          return errorResponse({ code: "forbidden", message: `A ${principal.role} token may not call ${endpoint.operationId}` });
+        }
+      }
+
+      let body: unknown = undefined;
+      if (endpoint.body) {
+        const read = await readJsonBody(request);
+        if (!read.ok) return errorResponse(read.error);
+        const parsed = safeParse(endpoint.body, read.value);
+        if (!parsed.success) return errorResponse(validationError(parsed.error));
+        body = parsed.data;
+      }
+      let query: unknown = undefined;
+      if (endpoint.query) {
+        const parsed = safeParse(endpoint.query, Object.fromEntries(new URL(request.url).searchParams));
+        if (!parsed.success) return errorResponse(validationError(parsed.error));
+        query = parsed.data;
+      }
+      const rawParams = (await context?.params) ?? {};
+      const params = Object.fromEntries(Object.entries(rawParams).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
+      const actor = principal?.actor;
+      return await fn({
+        request,
+        principal,
+        body: body as Infer<E["body"]>,
+        query: query as Infer<E["query"]>,
+        params,
+        get db() {
+          return getDatabase().db; // lazily: public endpoints such as the OpenAPI document need none
+        },
+        run: (op, input) => {
+          if (!actor) throw new Error(`${endpoint.operationId}: engine call without a caller`);
+          return perform(op, input, { db: getDatabase().db, actor });
+        },
+      });
+    } catch (error) {
+      if (classifyDatabaseError(error) === "unavailable") {
+        return errorResponse({ code: "unavailable", message: "The database is unavailable; retry shortly" });
+      }
+      console.error(`[api] ${endpoint.operationId} failed`, error);
+      return Response.json({ error: { code: "internal", message: "Internal error" } }, { status: 500 });
+    }
+  };
+}
+
+/** An engine result as a response: the value wrapped on success, the error shape otherwise. */
+export function respond<T>(result: Result<T>, wrap: (value: T) => unknown, status = 200): Response {
+  if (!result.ok) return errorResponse(result.error);
+  return Response.json(wrap(result.value), { status, headers: { "Cache-Control": "no-store" } });
+}

@@ -1,0 +1,144 @@
+import type { z } from "zod";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { createAgentToken, type CreatedToken } from "@/lib/auth/tokens";
+import { claimNext, createActor, createTask, forceRelease, perform, recordSideEffect, release, setQueueSettings, type ActorRef, type Operation } from "@/lib/tasks";
+import { startAgent, type RunningAgent } from "@/test/cli";
+import { freshDatabase, type TestDatabase } from "@/test/db";
+import { startServer, type TestServer } from "@/test/server";
+
+// The reference agent as a process against the real server: it works a queue dry; a
+// SIGKILLed agent's task is taken over by another once the lease lapses; SIGINT gives the
+// task back before exiting; a heartbeat that finds the task gone stops the work; and
+// needs_check tasks are only taken with --confirm-checks; without it the agent asks the server to skip them.
+
+let database: TestDatabase;
+let server: TestServer;
+let creator: ActorRef;
+const running: RunningAgent[] = [];
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  creator = await createActor(database.db, "user", "test");
+  server = await startServer(database.url);
+});
+afterEach(async () => {
+  for (const agent of running.splice(0)) {
+    if (agent.process.exitCode === null && agent.process.signalCode === null) agent.process.kill("SIGKILL");
+    await agent.exited;
+  }
+});
+afterAll(async () => {
+  await server?.stop();
+  await database?.close();
+});
+
+/** An engine call as the test's own actor, unwrapped. */
+async function as<S extends z.ZodType, O>(op: Operation<S, O>, input: z.input<S>): Promise<O> {
+  const result = await perform(op, input, { db: database.db, actor: creator });
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value;
+}
+
+const newTask = async (queue: string, title: string) => (await as(createTask, { title, queue })).id;
+
+function agent(token: CreatedToken, args: string[]): RunningAgent {
+  const started = startAgent(["--url", server.url, ...args], { CLAIMBOARD_TOKEN: token.token });
+  running.push(started);
+  return started;
+}
+
+async function task(id: string) {
+  const [row] = await database.client`
+    SELECT t.status, a.name AS owner FROM tasks t LEFT JOIN actors a ON a.id = t.owner_id WHERE t.id = ${id}`;
+  return row!;
+}
+
+async function history(id: string): Promise<string[]> {
+  const rows = await database.client`
+    SELECT e.type, a.name FROM task_events e JOIN actors a ON a.id = e.actor_id WHERE e.task_id = ${id} ORDER BY e.id`;
+  return rows.map((r) => `${r.type} ${r.name}`);
+}
+
+describe("the reference agent", () => {
+  test("completes every task of its queue, then stops at --max-tasks", async () => {
+    const token = await createAgentToken(database.db, { name: "worker" });
+    const ids = [await newTask("work", "a"), await newTask("work", "b"), await newTask("work", "c")];
+    const worker = agent(token, ["--queue", "work", "--work-ms", "100", "--max-tasks", "3"]);
+    expect(await worker.exited, worker.output()).toBe(0);
+
+    for (const id of ids) {
+      expect((await task(id)).status).toBe("done");
+      expect(worker.output()).toMatch(new RegExp(`^claimed ${id} v\\d+ \\(started\\)$`, "m"));
+      expect(worker.output()).toMatch(new RegExp(`^completed ${id} v\\d+$`, "m"));
+    }
+    expect(await history(ids[0]!)).toEqual(["created test", "claimed worker", "started worker", "completed worker"]);
+  });
+
+  test("killed with SIGKILL after a claim: the lease lapses and a second agent takes the task over", async () => {
+    await as(setQueueSettings, { queue: "crash", leaseSeconds: 5 }); // what `npm run cli -- queue set` does
+    const id = await newTask("crash", "survive a crash");
+    const first = agent(await createAgentToken(database.db, { name: "first" }), ["--queue", "crash", "--work-ms", "60000"]);
+    await first.waitFor(new RegExp(`^claimed ${id} `, "m"));
+    first.process.kill("SIGKILL");
+    await first.exited;
+    expect(await task(id)).toEqual({ status: "started", owner: "first" });
+
+    const second = agent(await createAgentToken(database.db, { name: "second" }), ["--queue", "crash", "--work-ms", "200", "--max-tasks", "1"]);
+    expect(await second.exited, second.output()).toBe(0);
+    expect(second.output()).toMatch(new RegExp(`^completed ${id} `, "m"));
+    expect((await task(id)).status).toBe("done");
+    const events = (await history(id)).filter((e) => !e.startsWith("heartbeat"));
+    expect(events).toEqual([
+      "created test",
+      "claimed first",
+      "started first",
+      "lease_expired system",
+      "claimed second",
+      "started second",
+      "completed second",
+    ]);
+  });
+
+  test("SIGINT mid-task: the agent releases its task and exits 0", async () => {
+    const id = await newTask("stop", "interrupted");
+    const worker = agent(await createAgentToken(database.db, { name: "stopper" }), ["--queue", "stop", "--work-ms", "60000"]);
+    await worker.waitFor(new RegExp(`^claimed ${id} `, "m"));
+    worker.process.kill("SIGINT");
+    expect(await worker.exited, worker.output()).toBe(0);
+    expect(worker.output()).toMatch(new RegExp(`^released ${id} v\\d+: shutting down$`, "m"));
+    expect(await task(id)).toEqual({ status: "queued", owner: null });
+    expect((await history(id)).at(-1)).toBe("released stopper");
+  });
+
+  test("a heartbeat that finds the task taken away stops the work at once; the agent goes on", async () => {
+    const id = await newTask("taken", "taken away");
+    const worker = agent(await createAgentToken(database.db, { name: "robbed" }), ["--queue", "taken", "--lease-seconds", "6", "--work-ms", "60000"]);
+    const [claimedLine] = await worker.waitFor(new RegExp(`^claimed ${id} v(\\d+) .*$`, "m"));
+    await as(forceRelease, { taskId: id, version: Number(/ v(\d+)/.exec(claimedLine)![1]) });
+    // Within a third of the lease the next heartbeat hears the news; the task is queued, so it is claimed anew.
+    await worker.waitFor(new RegExp(`^abandoned ${id}: (not_owner|version_conflict|invalid_transition): `, "m"), 15_000);
+    await worker.waitFor(new RegExp(`^abandoned ${id}[^]*^claimed ${id} `, "m"));
+    expect(worker.output()).not.toMatch(/^completed /m);
+    worker.process.kill("SIGTERM");
+    expect(await worker.exited, worker.output()).toBe(0);
+  });
+
+  test("needs_check: skipped without --confirm-checks, started with the check confirmed with it", async () => {
+    const id = await newTask("checks", "sent half an email");
+    const held = (await as(claimNext, { queue: "checks" }))!;
+    await as(recordSideEffect, { taskId: id, version: held.version, description: "began sending" });
+    await as(release, { taskId: id, version: held.version });
+
+    // An agent that will not confirm checks asks the server to skip such tasks: it finds nothing.
+    const careful = agent(await createAgentToken(database.db, { name: "careful" }), ["--queue", "checks", "--once"]);
+    expect(await careful.exited, careful.output()).toBe(0);
+    expect(careful.output()).toMatch(/^nothing to claim$/m);
+    expect(careful.output()).not.toMatch(new RegExp(`^claimed ${id} `, "m"));
+
+    const checker = agent(await createAgentToken(database.db, { name: "checker" }), ["--queue", "checks", "--confirm-checks", "--work-ms", "100", "--once"]);
+    expect(await checker.exited, checker.output()).toBe(0);
+    expect(checker.output()).toMatch(new RegExp(`^started ${id} v\\d+ \\(check confirmed\\)$`, "m"));
+    expect((await task(id)).status).toBe("done");
+    expect((await history(id)).slice(-4)).toEqual(["claimed checker", "check_confirmed checker", "started checker", "completed checker"]);
+  });
+});

@@ -1,0 +1,193 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { z } from "zod";
+import type { Db } from "@/db/client";
+import { CliError, invalidInput, isUniqueViolation, oneLine, usageError } from "./errors";
+
+// Each command checks its flags before any database is touched, and loads the modules that
+// do the work only then: a mistyped command answers quickly and writes nothing.
+
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+/** The work of a command once its input is valid: returns the lines to print. */
+export type Action = (db: Db) => Promise<string[]>;
+
+interface Command {
+  usage: string;
+  options: NonNullable<ParseArgsConfig["options"]>;
+  prepare(values: Values): Promise<Action>;
+}
+
+const str = { type: "string" } as const;
+
+function required(values: Values, name: string): string {
+  const value = values[name];
+  if (typeof value !== "string") throw usageError(`missing --${name}`);
+  return value;
+}
+
+function optional(values: Values, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+function integer(values: Values, name: string): number | undefined {
+  const value = optional(values, name);
+  if (value === undefined) return undefined;
+  if (!/^\s*[+-]?\d+\s*$/.test(value)) throw new CliError(`--${name} must be a whole number, not ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+function json(values: Values, name: string): unknown {
+  const value = optional(values, name);
+  if (value === undefined) return undefined;
+  try {
+    return JSON.parse(value);
+  } catch (error) {
+    throw new CliError(`--${name} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function parse<S extends z.ZodType>(schema: S, input: unknown, flags?: Record<string, string>): z.infer<S> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw invalidInput(parsed.error, flags);
+  return parsed.data;
+}
+
+const refuseDuplicate = (message: string) => (error: unknown) => {
+  if (isUniqueViolation(error) || (error instanceof Error && /already exists/.test(error.message))) throw new CliError(message);
+  throw error;
+};
+
+const commands: Record<string, Command> = {
+  "user create": {
+    usage: "user create --email E --name N --role staff|supervisor --password P",
+    options: { email: str, name: str, role: str, password: str },
+    async prepare(values) {
+      const { createUser, createUserInput } = await import("@/lib/auth/users");
+      const input = parse(createUserInput, {
+        email: required(values, "email"),
+        name: required(values, "name"),
+        role: required(values, "role"),
+        password: required(values, "password"),
+      });
+      return async (db) => {
+        const user = await createUser(db, input).catch(refuseDuplicate(`a user with email ${input.email} already exists`));
+        return [`created ${user.role} ${user.actor.name} <${user.email}>`];
+      };
+    },
+  },
+
+  "token create": {
+    usage: "token create --name N [--role agent|observer|supervisor]",
+    options: { name: str, role: str },
+    async prepare(values) {
+      const { createAgentToken, tokenName } = await import("@/lib/auth/tokens");
+      const { tokenRole } = await import("@/db/schema");
+      const { name, role } = parse(
+        z.object({ name: tokenName, role: z.enum(tokenRole.enumValues, "must be agent, observer or supervisor").optional() }),
+        { name: required(values, "name"), role: optional(values, "role") },
+      );
+      return async (db) => {
+        const created = await createAgentToken(db, { name, role }).catch(
+          refuseDuplicate(`a live token named ${name} already exists; revoke it first or pick another name`),
+        );
+        // The secret goes last and alone, so `… | tail -1` captures it.
+        return [`created ${created.role} token ${created.name} (${created.prefix}…); it is shown only this once:`, created.token];
+      };
+    },
+  },
+
+  "token revoke": {
+    usage: "token revoke --name N",
+    options: { name: str },
+    async prepare(values) {
+      const { revokeAgentToken, tokenName } = await import("@/lib/auth/tokens");
+      const { name } = parse(z.object({ name: tokenName }), { name: required(values, "name") });
+      return async (db) => {
+        if (!(await revokeAgentToken(db, name))) throw new CliError(`no live token named ${name}`);
+        return [`revoked token ${name}`];
+      };
+    },
+  },
+
+  "task create": {
+    usage: "task create --title T [--queue Q] [--priority P] [--payload JSON]",
+    options: { title: str, queue: str, priority: str, payload: str },
+    async prepare(values) {
+      const { createTaskInput } = await import("@/lib/tasks/schemas");
+      const input = parse(createTaskInput, {
+        title: required(values, "title"),
+        queue: optional(values, "queue"),
+        priority: integer(values, "priority"),
+        payload: json(values, "payload"),
+      });
+      return async (db) => {
+        const { createTask, perform } = await import("@/lib/tasks");
+        const { cliActor } = await import("./database");
+        const result = await perform(createTask, input, { db, actor: await cliActor(db) });
+        if (!result.ok) throw new CliError(result.error.message);
+        return [result.value.id];
+      };
+    },
+  },
+
+  "queue set": {
+    usage: "queue set --name Q [--lease-seconds S] [--max-failures F] [--expiry-threshold X]",
+    options: { name: str, "lease-seconds": str, "max-failures": str, "expiry-threshold": str },
+    async prepare(values) {
+      const { queueSettingsInput } = await import("@/lib/tasks/schemas");
+      const input = parse(
+        queueSettingsInput,
+        {
+          queue: required(values, "name"),
+          leaseSeconds: integer(values, "lease-seconds"),
+          maxFailures: integer(values, "max-failures"),
+          expiryThreshold: integer(values, "expiry-threshold"),
+        },
+        { queue: "--name" },
+      );
+      return async (db) => {
+        const { perform, setQueueSettings } = await import("@/lib/tasks");
+        const { cliActor } = await import("./database");
+        const result = await perform(setQueueSettings, input, { db, actor: await cliActor(db) });
+        if (!result.ok) throw new CliError(result.error.message);
+        const q = result.value;
+        return [
+          `queue ${q.name}: lease ${q.leaseSeconds} s, max failures ${q.maxFailures}, ` +
+            `breaker after ${q.expiryThreshold} lease expiries in ${q.expiryWindowSeconds} s`,
+        ];
+      };
+    },
+  },
+};
+
+/** The command line as an action ready to run, or a CliError saying what is wrong with it. */
+export async function parseCommand(argv: string[]): Promise<Action> {
+  const [group, action, ...rest] = argv;
+  const command = commands[`${group} ${action}`];
+  if (!command) {
+    if (!group || group.startsWith("-")) throw usageError("no command given");
+    const actions = Object.keys(commands).filter((name) => name.startsWith(`${group} `));
+    if (actions.length === 0) throw usageError(`unknown command ${JSON.stringify(group)}`);
+    throw usageError(`unknown command ${JSON.stringify(`${group} ${action ?? ""}`.trim())}; ${group} takes: ${actions.join(", ")}`);
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false });
+  } catch (error) {
+    throw usageError(oneLine(error instanceof Error ? error.message : String(error)).replace(/^./, (c) => c.toLowerCase()));
+  }
+  return command.prepare(parsed.values);
+}
+
+export const usage = [
+  "usage: npm run cli -- <command>",
+  "",
+  "Works against DATABASE_URL, or the project's embedded PostgreSQL in .data/ (started for",
+  "the command when `npm start` is not running). Pending migrations are applied first.",
+  "",
+  "commands:",
+  ...Object.values(commands).map((c) => `  ${c.usage}`),
+  "",
+  "token create prints the new token alone on the last line of stdout; it is shown only once.",
+  "task create prints the new task's id.",
+].join("\n");

@@ -1,0 +1,587 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { revokeAgentToken } from "@/lib/auth/tokens";
+import { endpoints, type Endpoint } from "@/lib/http/endpoints";
+import { holdRowLock } from "@/test/clients";
+import {
+  expectError,
+  expectEvent,
+  expectTask,
+  expectTaskResponse,
+  httpFixture,
+  type HttpFixture,
+  type HttpResult,
+  type WireEvent,
+  type WireTask,
+} from "./helpers";
+
+// API.md over real HTTP: every row of the error table and every endpoint's success shape,
+// against `next start` and PostgreSQL. Each test works in a queue of its own.
+
+let f: HttpFixture;
+let amal: string;
+let bilal: string;
+let watcher: string;
+
+beforeAll(async () => {
+  f = await httpFixture();
+  amal = await f.token("amal");
+  bilal = await f.token("bilal");
+  watcher = await f.token("watcher", "observer");
+});
+afterAll(async () => {
+  await f?.close();
+});
+
+let queues = 0;
+const newQueue = (name: string) => `${name}-${++queues}`;
+
+async function create(queue: string, title = "A task", extra: Record<string, unknown> = {}): Promise<WireTask> {
+  return expectTaskResponse(await f.api.post("/tasks", amal, { title, queue, ...extra }), 201);
+}
+
+/** A new task claimed by `token` at version 2. */
+async function claimedBy(token: string, queue: string): Promise<WireTask> {
+  const task = await create(queue);
+  return expectTaskResponse(await f.api.post(`/tasks/${task.id}/claim`, token, { version: 1 }));
+}
+
+/** A new task claimed and started by `token` at version 3. */
+async function startedBy(token: string, queue: string): Promise<WireTask> {
+  const task = await claimedBy(token, queue);
+  return expectTaskResponse(await f.api.post(`/tasks/${task.id}/start`, token, { version: 2 }));
+}
+
+async function current(id: string): Promise<WireTask> {
+  return expectTaskResponse(await f.api.get(`/tasks/${id}`, amal));
+}
+
+async function events(id: string): Promise<WireEvent[]> {
+  const res = await f.api.get(`/tasks/${id}/events?limit=100`, amal);
+  expect(res.status, res.text).toBe(200);
+  return (res.body as { events: unknown[] }).events.map(expectEvent);
+}
+
+const unknownToken = () => `cb_${randomBytes(32).toString("base64url")}`;
+
+describe("400 invalid_request", () => {
+  test("a bad body field is named in the message and in `field`", async () => {
+    const error = expectError(await f.api.post("/tasks", amal, { title: 5 }), 400, "invalid_request");
+    expect(error.field).toBe("title");
+    expect(error.message).toContain("title");
+
+    const task = await create(newQueue("bad-field"));
+    const start = expectError(await f.api.post(`/tasks/${task.id}/claim`, amal, { version: "1" }), 400, "invalid_request");
+    expect(start.message).toContain("version");
+    const lease = expectError(await f.api.post("/claims", amal, { leaseSeconds: 4 }), 400, "invalid_request");
+    expect(lease.field).toBe("leaseSeconds");
+    expect(lease.message).toContain("leaseSeconds");
+    const missing = expectError(await f.api.post(`/tasks/${task.id}/fail`, amal, { version: 1 }), 400, "invalid_request");
+    expect(missing.message).toContain("reason");
+  });
+
+  test("malformed JSON, invalid UTF-8 and an unknown field", async () => {
+    const malformed = await f.api.request("POST", "/tasks", {
+      token: amal, raw: '{"title": "x",', headers: { "content-type": "application/json" },
+    });
+    expect(expectError(malformed, 400, "invalid_request").message).toMatch(/JSON/);
+    const bytes = await f.api.request("POST", "/tasks", {
+      token: amal, raw: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), headers: { "content-type": "application/json" },
+    });
+    expectError(bytes, 400, "invalid_request");
+    const unknown = expectError(await f.api.post("/tasks", amal, { title: "x", colour: "red" }), 400, "invalid_request");
+    expect(unknown.message).toContain("colour");
+  });
+
+  test("a JSON value nested 3,000 deep (6 KB) is refused, not a 500", async () => {
+    const deep = "[".repeat(3000) + "]".repeat(3000);
+    const task = await startedBy(amal, newQueue("deep"));
+    for (const [path, text] of [
+      ["/tasks", `{"title":"deep","payload":{"x":${deep}}}`],
+      [`/tasks/${task.id}/heartbeat`, `{"version":3,"progress":${deep}}`],
+      [`/tasks/${task.id}/complete`, `{"version":3,"result":${deep}}`],
+    ]) {
+      const res = await f.api.request("POST", path!, { token: amal, raw: text, headers: { "content-type": "application/json" } });
+      expect(expectError(res, 400, "invalid_request").message, path).toMatch(/nest|deep/);
+    }
+    expect(await current(task.id)).toMatchObject({ status: "started", version: 3 });
+  });
+
+  test("a bad query parameter or path id is named", async () => {
+    for (const [path, field] of [
+      ["/tasks?limit=0", "limit"],
+      ["/tasks?limit=101", "limit"],
+      ["/tasks?status=pending", "status"],
+      ["/tasks?owner=you", "owner"],
+      ["/tasks?cursor=abc", "cursor"],
+      ["/tasks?queue=Not%20A%20Queue", "queue"],
+    ] as const) {
+      const error = expectError(await f.api.get(path, amal), 400, "invalid_request");
+      expect(error.message, path).toContain(field);
+    }
+    expect(expectError(await f.api.get("/tasks?colour=red", amal), 400, "invalid_request").message).toContain("colour");
+    const task = await create(newQueue("bad-query"));
+    expectError(await f.api.get(`/tasks/${task.id}/events?after=x`, amal), 400, "invalid_request");
+    expectError(await f.api.get(`/tasks/${task.id}/events?limit=-1`, amal), 400, "invalid_request");
+    expect(expectError(await f.api.get("/tasks/abc", amal), 400, "invalid_request").message).toContain("id");
+    expectError(await f.api.get("/tasks/99999999999999999999", amal), 400, "invalid_request");
+    expectError(await f.api.post("/tasks/0/claim", amal, { version: 1 }), 400, "invalid_request");
+  });
+});
+
+test("400, not 500: a malformed percent-encoding in a path id", async () => {
+  for (const path of ["/tasks/%E0%A4%A", "/tasks/%ZZ", "/tasks/%E0%A4%A/events"]) {
+    expectError(await f.api.get(path, amal), 400, "invalid_request");
+  }
+  expectError(await f.api.post("/tasks/%E0%A4%A/claim", amal, { version: 1 }), 400, "invalid_request");
+});
+
+test("an unknown path under /api/v1 answers in the error shape, not an HTML page", async () => {
+  expectError(await f.api.get("/nope", amal), 404, "not_found");
+  const task = await create(newQueue("unknown-path"));
+  expectError(await f.api.post(`/tasks/${task.id}/finish`, amal, { version: 1 }), 404, "not_found");
+});
+
+describe("401 unauthorized", () => {
+  test("no token, another scheme, an unknown token: 401 with WWW-Authenticate, before any validation", async () => {
+    const attempts: Record<string, string>[] = [{}, { authorization: "Basic YW1hbDpzZWNyZXQ=" }, { authorization: `Bearer ${unknownToken()}` }];
+    for (const headers of attempts) {
+      const res = await f.api.request("POST", "/tasks", { json: { title: 5 }, headers });
+      expectError(res, 401, "unauthorized");
+      expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    }
+    expectError(await f.api.get("/tasks"), 401, "unauthorized");
+  });
+
+  test("a revoked token is refused on the very next request", async () => {
+    const token = await f.token("revokee");
+    expect((await f.api.get("/tasks?limit=1", token)).status).toBe(200);
+    expect(await revokeAgentToken(f.database.db, "revokee")).toBe(true);
+    expectError(await f.api.get("/tasks?limit=1", token), 401, "unauthorized");
+    expectError(await f.api.post("/tasks", token, { title: "after revocation" }), 401, "unauthorized");
+  });
+});
+
+test("403 forbidden: an observer token reads but may not POST", async () => {
+  const queue = newQueue("observer");
+  const task = await create(queue);
+  const before = await f.eventCount();
+  expectError(await f.api.post("/tasks", watcher, { title: "nope", queue }), 403, "forbidden");
+  expectError(await f.api.post("/claims", watcher, { queue }), 403, "forbidden");
+  expectError(await f.api.post("/claims/batch", watcher, { queue, limit: 1 }), 403, "forbidden");
+  expectError(await f.api.post(`/tasks/${task.id}/claim`, watcher, { version: 1 }), 403, "forbidden");
+  expect(await f.eventCount()).toBe(before);
+  expect((await f.api.get(`/tasks?queue=${queue}`, watcher)).status).toBe(200);
+  expect((await f.api.get(`/tasks/${task.id}`, watcher)).status).toBe(200);
+  expect((await f.api.get(`/tasks/${task.id}/events`, watcher)).status).toBe(200);
+});
+
+test("404 not_found: no such task, on reads and owner calls", async () => {
+  const missing = "987654321";
+  for (const res of [
+    await f.api.get(`/tasks/${missing}`, amal),
+    await f.api.get(`/tasks/${missing}/events`, amal),
+    await f.api.post(`/tasks/${missing}/claim`, amal, { version: 1 }),
+    await f.api.post(`/tasks/${missing}/start`, amal, { version: 2 }),
+    await f.api.post(`/tasks/${missing}/complete`, amal, { version: 3 }),
+  ]) {
+    expect(expectError(res, 404, "not_found").message).toContain(missing);
+  }
+});
+
+describe("409 conflicts", () => {
+  test("already_claimed names the owner and carries the current task", async () => {
+    const task = await claimedBy(amal, newQueue("already"));
+    const error = expectError(await f.api.post(`/tasks/${task.id}/claim`, bilal, { version: 1 }), 409, "already_claimed");
+    expect(error.message).toContain("amal");
+    expect(error.task).toMatchObject({ id: task.id, version: 2, status: "claimed", owner: { name: "amal", kind: "agent" } });
+  });
+
+  test("version_conflict: `task` is the current state", async () => {
+    const queued = await create(newQueue("version"));
+    const error = expectError(await f.api.post(`/tasks/${queued.id}/claim`, bilal, { version: 7 }), 409, "version_conflict");
+    expect(error.task).toEqual(await current(queued.id));
+
+    const mine = await claimedBy(amal, newQueue("version"));
+    const stale = expectError(await f.api.post(`/tasks/${mine.id}/start`, amal, { version: 1 }), 409, "version_conflict");
+    expect(stale.task).toEqual(await current(mine.id));
+    expect(stale.task).toMatchObject({ version: 2, status: "claimed" });
+  });
+
+  test("not_owner: another agent's task", async () => {
+    const task = await claimedBy(amal, newQueue("owner"));
+    for (const verb of ["start", "heartbeat", "release", "complete"]) {
+      const error = expectError(await f.api.post(`/tasks/${task.id}/${verb}`, bilal, { version: 2 }), 409, "not_owner");
+      expect(error.task).toMatchObject({ id: task.id, owner: { name: "amal" }, version: 2 });
+    }
+    expectError(await f.api.post(`/tasks/${task.id}/fail`, bilal, { version: 2, reason: "not mine" }), 409, "not_owner");
+    expect(await current(task.id)).toMatchObject({ status: "claimed", version: 2, owner: { name: "amal" } });
+  });
+
+  test("lease_expired: start and renew after the lapse; complete is still allowed when nobody reclaimed", async () => {
+    const queue = newQueue("lapse");
+    const task = await claimedBy(amal, queue);
+    await f.lapseLease(task.id);
+    for (const [verb, body] of [
+      ["start", { version: 2 }],
+      ["heartbeat", { version: 2 }],
+      ["side-effects", { version: 2, description: "too late" }],
+    ] as const) {
+      const error = expectError(await f.api.post(`/tasks/${task.id}/${verb}`, amal, body), 409, "lease_expired");
+      expect(error.task).toMatchObject({ id: task.id, version: 2, owner: { name: "amal" } });
+    }
+
+    const running = await startedBy(amal, queue);
+    await f.lapseLease(running.id);
+    expect(expectTaskResponse(await f.api.post(`/tasks/${running.id}/complete`, amal, { version: 3 }))).toMatchObject({
+      status: "done", version: 4,
+    });
+  });
+
+  test("invalid_transition: complete (or start) a queued task", async () => {
+    const task = await create(newQueue("transition"));
+    const error = expectError(await f.api.post(`/tasks/${task.id}/complete`, amal, { version: 1 }), 409, "invalid_transition");
+    expect(error.task).toEqual(await current(task.id));
+    expectError(await f.api.post(`/tasks/${task.id}/start`, amal, { version: 1 }), 409, "invalid_transition");
+  });
+
+  test("check_required: a needs_check task starts only with confirmCheck", async () => {
+    const task = await startedBy(amal, newQueue("check"));
+    expectTaskResponse(await f.api.post(`/tasks/${task.id}/side-effects`, amal, { version: 3, description: "sent the invoice" }));
+    await f.lapseLease(task.id);
+    const reclaimed = expectTaskResponse(await f.api.post(`/tasks/${task.id}/claim`, bilal, { version: 3 }));
+    expect(reclaimed).toMatchObject({ status: "claimed", version: 5, needsCheck: true, owner: { name: "bilal" } });
+
+    const error = expectError(await f.api.post(`/tasks/${task.id}/start`, bilal, { version: 5 }), 409, "check_required");
+    expect(error.task).toMatchObject({ version: 5, needsCheck: true });
+    const confirmed = expectTaskResponse(await f.api.post(`/tasks/${task.id}/start`, bilal, { version: 5, confirmCheck: true }));
+    expect(confirmed).toMatchObject({ status: "started", version: 6, needsCheck: false });
+    expect((await events(task.id)).map((e) => e.type).slice(-3)).toEqual(["claimed", "check_confirmed", "started"]);
+  });
+
+  test("claim-next with start:true hands back a needs_check task claimed, not started", async () => {
+    const queue = newQueue("check-start");
+    const task = await startedBy(amal, queue);
+    expectTaskResponse(await f.api.post(`/tasks/${task.id}/side-effects`, amal, { version: 3, description: "charged the card" }));
+    await f.lapseLease(task.id);
+    const taken = expectTaskResponse(await f.api.post("/claims", bilal, { queue, start: true }));
+    expect(taken).toMatchObject({ id: task.id, status: "claimed", version: 5, needsCheck: true, owner: { name: "bilal" } });
+    expect((await events(task.id)).map((e) => e.type).slice(-2)).toEqual(["lease_expired", "claimed"]);
+    expectError(await f.api.post(`/tasks/${task.id}/start`, bilal, { version: 5 }), 409, "check_required");
+  });
+
+  test("busy: a targeted claim on a row another transaction holds answers within ~1 s, with Retry-After", async () => {
+    const queue = newQueue("busy");
+    const task = await create(queue);
+    const eventsBefore = await f.eventCount(task.id);
+    const holder = await holdRowLock(f.database.url, task.id);
+    try {
+      const began = performance.now();
+      const res = await f.api.post(`/tasks/${task.id}/claim`, bilal, { version: 1 });
+      const elapsed = performance.now() - began;
+      const error = expectError(res, 409, "busy");
+      expect(res.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
+      expect(error.task).toMatchObject({ id: task.id, status: "queued", version: 1 });
+      // The targeted claim's own 1 s lock_timeout, not the connection's 5 s one, nor a hang.
+      expect(elapsed).toBeGreaterThanOrEqual(900);
+      expect(elapsed).toBeLessThan(4000);
+      // Claim-next never waits: it skips the locked row and answers while the lock is still held.
+      expect((await f.api.post("/claims", bilal, { queue })).status).toBe(204);
+    } finally {
+      await holder.release();
+    }
+    expect(await f.eventCount(task.id)).toBe(eventsBefore);
+    expect(expectTaskResponse(await f.api.post(`/tasks/${task.id}/claim`, bilal, { version: 1 }))).toMatchObject({ version: 2 });
+  });
+});
+
+describe("413 payload_too_large", () => {
+  test("a 300 KiB body is refused", async () => {
+    const before = await f.eventCount();
+    const res = await f.api.post("/tasks", amal, { title: "big", description: "x".repeat(300 * 1024) });
+    expectError(res, 413, "payload_too_large");
+    expect(await f.eventCount()).toBe(before);
+  });
+
+  test("a streamed body with no Content-Length is cut off at the limit", async () => {
+    const chunk = new TextEncoder().encode("x".repeat(16 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"title":"big","description":"'));
+        if (sent < 20) controller.enqueue(chunk);
+        else {
+          controller.enqueue(new TextEncoder().encode('"}'));
+          controller.close();
+        }
+        sent++;
+      },
+    });
+    const res = await f.api.request("POST", "/tasks", { token: amal, raw: stream, headers: { "content-type": "application/json" } });
+    expectError(res, 413, "payload_too_large");
+  });
+});
+
+describe("429 rate_limited (a second server with tight limits)", () => {
+  let tight: HttpFixture;
+  beforeAll(async () => {
+    tight = await httpFixture({
+      RATE_LIMIT_PER_SECOND: "1", RATE_LIMIT_BURST: "3", AUTH_FAILURE_BURST: "3", AUTH_FAILURES_PER_MINUTE: "1",
+    });
+  });
+  afterAll(async () => {
+    await tight?.close();
+  });
+
+  test("per token: a burst of 3, then 429 with Retry-After", async () => {
+    const token = await tight.token("hasty");
+    // All at once, so the 1/s refill cannot keep up however slow the machine is.
+    const answers = await Promise.all(Array.from({ length: 10 }, () => tight.api.get("/tasks?limit=1", token)));
+    const statuses = answers.map((res) => res.status);
+    expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([]);
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(3);
+    const limited = answers.find((res) => res.status === 429);
+    expectError(limited!, 429, "rate_limited");
+    expect(Number(limited!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    // Another token has its own bucket.
+    expect((await tight.api.get("/tasks?limit=1", await tight.token("patient"))).status).toBe(200);
+  });
+
+  test("failed authentications: a burst of 3, then 429 with Retry-After", async () => {
+    const statuses: number[] = [];
+    let limited: HttpResult | undefined;
+    for (let i = 0; i < 5; i++) {
+      const res = await tight.api.get("/tasks", unknownToken());
+      statuses.push(res.status);
+      if (res.status === 429) limited ??= res;
+    }
+    expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    expectError(limited!, 429, "rate_limited");
+    expect(Number(limited!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    // A forged X-Forwarded-For does not buy a fresh allowance (no proxy is trusted here)…
+    expect((await tight.api.get("/tasks", unknownToken(), { "x-forwarded-for": "203.0.113.9" })).status).toBe(429);
+    // …and a valid token is not refused for what others sent.
+    expect((await tight.api.get("/tasks?limit=1", await tight.token("innocent"))).status).toBe(200);
+  });
+});
+
+describe("success shapes", () => {
+  test("POST /tasks: 201 {task} with every field; GET /tasks/{id} returns the same", async () => {
+    const queue = newQueue("create");
+    const res = await f.api.post("/tasks", amal, {
+      title: "Review inspection 7", description: "Check the photos", queue, priority: 5, payload: { inspection: 7, tags: ["a"] },
+    });
+    const task = expectTaskResponse(res, 201);
+    expect(task).toMatchObject({
+      queue, title: "Review inspection 7", description: "Check the photos", priority: 5,
+      payload: { inspection: 7, tags: ["a"] }, status: "queued", owner: null, leaseUntil: null,
+      version: 1, failureCount: 0, needsCheck: false,
+    });
+    expect(task.createdAt).toBe(task.updatedAt);
+    expect(await current(task.id)).toEqual(task);
+
+    const bare = await create(queue, "Defaults");
+    expect(bare).toMatchObject({ description: "", priority: 0, payload: {} });
+    const fallback = expectTaskResponse(await f.api.post("/tasks", amal, { title: "Default queue" }), 201);
+    expect(fallback.queue).toBe("default");
+  });
+
+  test("GET /tasks: filters and keyset pagination", async () => {
+    const queue = newQueue("list");
+    const made: WireTask[] = [];
+    for (let i = 0; i < 5; i++) made.push(await create(queue, `Listed ${i}`));
+    const seen: WireTask[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res = await f.api.get(`/tasks?queue=${queue}&limit=2${cursor ? `&cursor=${cursor}` : ""}`, watcher);
+      expect(res.status, res.text).toBe(200);
+      const page = res.body as { tasks: unknown[]; nextCursor: string | null };
+      expect(Object.keys(page).sort()).toEqual(["nextCursor", "tasks"]);
+      expect(page.tasks.length).toBeLessThanOrEqual(2);
+      seen.push(...page.tasks.map(expectTask));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor && pages < 10);
+    expect(seen.map((t) => t.id)).toEqual(made.map((t) => t.id));
+    expect(pages).toBe(3);
+
+    await f.api.post(`/tasks/${made[1]!.id}/claim`, bilal, { version: 1 });
+    await f.api.post(`/tasks/${made[3]!.id}/claim`, amal, { version: 1 });
+    const claimed = (await f.api.get(`/tasks?queue=${queue}&status=claimed`, amal)).body as { tasks: WireTask[]; nextCursor: null };
+    expect(claimed.tasks.map((t) => t.id)).toEqual([made[1]!.id, made[3]!.id]);
+    expect(claimed.nextCursor).toBeNull();
+    const mine = (await f.api.get(`/tasks?queue=${queue}&owner=me`, bilal)).body as { tasks: WireTask[] };
+    expect(mine.tasks.map((t) => t.id)).toEqual([made[1]!.id]);
+    const queued = (await f.api.get(`/tasks?queue=${queue}&status=queued&limit=100`, amal)).body as { tasks: WireTask[] };
+    expect(queued.tasks.map((t) => t.id)).toEqual([made[0]!.id, made[2]!.id, made[4]!.id]);
+  });
+
+  test("GET /tasks/{id}/events: oldest first, paginated with after and limit", async () => {
+    const task = await startedBy(amal, newQueue("events"));
+    expectTaskResponse(await f.api.post(`/tasks/${task.id}/heartbeat`, amal, { version: 3, progress: { done: 1 } }));
+    expectTaskResponse(await f.api.post(`/tasks/${task.id}/complete`, amal, { version: 3, result: { ok: true } }));
+    const all = await events(task.id);
+    expect(all.map((e) => e.type)).toEqual(["created", "claimed", "started", "heartbeat", "completed"]);
+    expect(all.map((e) => BigInt(e.id))).toEqual(all.map((e) => BigInt(e.id)).sort((a, b) => (a < b ? -1 : 1)));
+    expect(all.every((e) => e.taskId === task.id)).toBe(true);
+    expect(all[1]).toMatchObject({ actor: { name: "amal", kind: "agent" }, payload: { version: 2 } });
+    expect(all[4]!.payload).toMatchObject({ version: 4, result: { ok: true } });
+
+    const first = (await f.api.get(`/tasks/${task.id}/events?limit=2`, amal)).body as { events: WireEvent[]; nextCursor: string | null };
+    expect(first.events.map((e) => e.id)).toEqual(all.slice(0, 2).map((e) => e.id));
+    expect(first.nextCursor).toBe(all[1]!.id);
+    const rest = (await f.api.get(`/tasks/${task.id}/events?after=${first.nextCursor}`, amal)).body as {
+      events: WireEvent[]; nextCursor: string | null;
+    };
+    expect(rest.events.map((e) => e.id)).toEqual(all.slice(2).map((e) => e.id));
+    expect(rest.nextCursor).toBeNull();
+  });
+
+  test("POST /claims: 200 {task}; 204 with an empty body when nothing is claimable; start:true gives started v3", async () => {
+    const queue = newQueue("claims");
+    const a = await create(queue, "first");
+    const b = await create(queue, "second");
+    const claimed = expectTaskResponse(await f.api.post("/claims", amal, { queue }));
+    expect(claimed).toMatchObject({ id: a.id, status: "claimed", version: 2, owner: { name: "amal", kind: "agent" } });
+    const started = expectTaskResponse(await f.api.post("/claims", bilal, { queue, start: true }));
+    expect(started).toMatchObject({ id: b.id, status: "started", version: 3, owner: { name: "bilal" } });
+    expect((await events(b.id)).map((e) => e.type)).toEqual(["created", "claimed", "started"]);
+
+    const empty = await f.api.post("/claims", amal, { queue });
+    expect(empty.status).toBe(204);
+    expect(empty.text).toBe("");
+    expect((await f.api.post("/claims", amal, { queue: newQueue("never-used") })).status).toBe(204);
+  });
+
+  test("claim-next never hands out a task whose lease is still valid", async () => {
+    const queue = newQueue("valid-lease");
+    const held = await create(queue, "held, lease valid");
+    const lapsing = await create(queue, "lease lapses");
+    expect(expectTaskResponse(await f.api.post("/claims", amal, { queue, leaseSeconds: 30 })).id).toBe(held.id);
+    expect(expectTaskResponse(await f.api.post("/claims", amal, { queue, leaseSeconds: 30 })).id).toBe(lapsing.id);
+    await f.lapseLease(lapsing.id);
+
+    const reclaimed = expectTaskResponse(await f.api.post("/claims", bilal, { queue }));
+    expect(reclaimed).toMatchObject({ id: lapsing.id, version: 4, owner: { name: "bilal" } });
+    expect((await f.api.post("/claims", bilal, { queue })).status).toBe(204);
+    expect(await current(held.id)).toMatchObject({ status: "claimed", version: 2, owner: { name: "amal" } });
+  });
+
+  test("POST /claims/batch: limit 1..100, {tasks} claimed together", async () => {
+    const queue = newQueue("batch");
+    const made = [await create(queue), await create(queue), await create(queue)];
+    for (const limit of [0, 101, 1.5, "2"]) {
+      expect(expectError(await f.api.post("/claims/batch", amal, { queue, limit }), 400, "invalid_request").field).toBe("limit");
+    }
+    expectError(await f.api.post("/claims/batch", amal, { queue }), 400, "invalid_request");
+
+    const two = await f.api.post("/claims/batch", amal, { queue, limit: 2, start: true });
+    expect(two.status, two.text).toBe(200);
+    expect(Object.keys(two.body as object)).toEqual(["tasks"]);
+    const tasks = (two.body as { tasks: unknown[] }).tasks.map(expectTask);
+    expect(tasks.map((t) => [t.id, t.status, t.version])).toEqual([[made[0]!.id, "started", 3], [made[1]!.id, "started", 3]]);
+    const rest = (await f.api.post("/claims/batch", bilal, { queue, limit: 100 })).body as { tasks: WireTask[] };
+    expect(rest.tasks.map((t) => t.id)).toEqual([made[2]!.id]);
+    const none = await f.api.post("/claims/batch", bilal, { queue, limit: 1 });
+    expect(none.status).toBe(200);
+    expect(none.body).toEqual({ tasks: [] });
+  });
+
+  test("the owner's calls: heartbeat keeps the version, side effect, release, complete", async () => {
+    const queue = newQueue("lifecycle");
+    const task = await startedBy(amal, queue);
+    // Pull the lease in so the renewal visibly moves it, whatever the request latency.
+    await f.database.client`UPDATE tasks SET lease_until = now() + interval '10 seconds' WHERE id = ${task.id}::bigint`;
+    const before = await current(task.id);
+    const renewed = expectTaskResponse(await f.api.post(`/tasks/${task.id}/heartbeat`, amal, { version: 3, progress: 0.5 }));
+    expect(renewed.version).toBe(3);
+    expect(Date.parse(renewed.leaseUntil!)).toBeGreaterThan(Date.parse(before.leaseUntil!) + 60_000);
+
+    const marked = expectTaskResponse(await f.api.post(`/tasks/${task.id}/side-effects`, amal, { version: 3, description: "called the API" }));
+    expect(marked).toMatchObject({ status: "started", version: 3 });
+    const released = expectTaskResponse(await f.api.post(`/tasks/${task.id}/release`, amal, { version: 3 }));
+    expect(released).toMatchObject({ status: "queued", owner: null, leaseUntil: null, version: 4, needsCheck: true });
+
+    const other = await startedBy(bilal, queue);
+    const done = expectTaskResponse(await f.api.post(`/tasks/${other.id}/complete`, bilal, { version: 3, result: "fine" }));
+    expect(done).toMatchObject({ status: "done", version: 4, leaseUntil: null });
+    expect((await events(task.id)).map((e) => e.type)).toEqual(["created", "claimed", "started", "heartbeat", "side_effect", "released"]);
+  });
+
+  test("fail: back to queued twice, escalated on the third strike", async () => {
+    let task = await create(newQueue("fail"));
+    const seen: [string, number][] = [];
+    for (let strike = 1; strike <= 3; strike++) {
+      task = expectTaskResponse(await f.api.post(`/tasks/${task.id}/claim`, amal, { version: task.version }));
+      task = expectTaskResponse(await f.api.post(`/tasks/${task.id}/fail`, amal, { version: task.version, reason: `strike ${strike}` }));
+      seen.push([task.status, task.failureCount]);
+      expect(task.owner).toBeNull();
+    }
+    expect(seen).toEqual([["queued", 1], ["queued", 2], ["escalated", 3]]);
+    expect(task.version).toBe(7);
+    const types = (await events(task.id)).map((e) => e.type);
+    expect(types.filter((t) => t === "failed")).toHaveLength(3);
+    expect(types.slice(-2)).toEqual(["failed", "escalated"]);
+  });
+
+  test("leaseSeconds: 4 and 3601 are refused (no clamp); 5 and 3600 are honoured", async () => {
+    const queue = newQueue("lease-bounds");
+    await create(queue);
+    await create(queue);
+    for (const leaseSeconds of [4, 3601, 0, -5, 60.5]) {
+      const error = expectError(await f.api.post("/claims", amal, { queue, leaseSeconds }), 400, "invalid_request");
+      expect(error.field).toBe("leaseSeconds");
+      expectError(await f.api.post("/claims/batch", amal, { queue, leaseSeconds, limit: 1 }), 400, "invalid_request");
+    }
+    for (const leaseSeconds of [5, 3600]) {
+      const task = expectTaskResponse(await f.api.post("/claims", amal, { queue, leaseSeconds }));
+      expect(Date.parse(task.leaseUntil!) - Date.parse(task.updatedAt)).toBe(leaseSeconds * 1000);
+    }
+  });
+
+  test("a retried owner call that already took effect: 200, the current task, no second event", async () => {
+    const queue = newQueue("retry");
+    const claimed = await claimedBy(amal, queue);
+    const again = async (verb: string, body: object) => {
+      const first = expectTaskResponse(await f.api.post(`/tasks/${claimed.id}/${verb}`, amal, body));
+      const count = await f.eventCount(claimed.id);
+      const second = expectTaskResponse(await f.api.post(`/tasks/${claimed.id}/${verb}`, amal, body));
+      expect(second, verb).toEqual(first);
+      expect(await f.eventCount(claimed.id), verb).toBe(count);
+      return second;
+    };
+    expect((await again("claim", { version: 1 })).version).toBe(2);
+    expect((await again("start", { version: 2 })).status).toBe("started");
+    expect(await again("complete", { version: 3 })).toMatchObject({ status: "done", version: 4 });
+
+    const other = await claimedBy(amal, queue);
+    const released = expectTaskResponse(await f.api.post(`/tasks/${other.id}/release`, amal, { version: 2 }));
+    const count = await f.eventCount(other.id);
+    expect(expectTaskResponse(await f.api.post(`/tasks/${other.id}/release`, amal, { version: 2 }))).toEqual(released);
+    const failing = expectTaskResponse(await f.api.post(`/tasks/${other.id}/claim`, amal, { version: 3 }));
+    const failed = expectTaskResponse(await f.api.post(`/tasks/${other.id}/fail`, amal, { version: failing.version, reason: "x" }));
+    const afterFail = await f.eventCount(other.id);
+    expect(afterFail).toBe(count + 2);
+    expect(expectTaskResponse(await f.api.post(`/tasks/${other.id}/fail`, amal, { version: failing.version, reason: "x" }))).toEqual(failed);
+    expect(await f.eventCount(other.id)).toBe(afterFail);
+  });
+
+  test("GET /openapi.json: an OpenAPI 3.1 document of every endpoint, without a token", async () => {
+    const res = await f.api.get("/openapi.json");
+    expect(res.status, res.text).toBe(200);
+    const doc = res.body as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    for (const endpoint of Object.values(endpoints as Record<string, Endpoint>)) {
+      const path = Object.keys(doc.paths).find((p) => p === endpoint.path || p === `/api/v1${endpoint.path}`);
+      expect(path, endpoint.path).toBeDefined();
+      expect(Object.keys(doc.paths[path!]!), endpoint.path).toContain(endpoint.method.toLowerCase());
+    }
+  });
+
+  test("GET /health: 200 {ok:true, db:\"up\"} without a token", async () => {
+    const res = await f.api.get("/health");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true, db: "up" });
+  });
+});

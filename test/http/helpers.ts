@@ -1,0 +1,283 @@
+import { expect } from "vitest";
+import { createAgentToken } from "@/lib/auth/tokens";
+import { createActor, perform, setQueueSettings } from "@/lib/tasks";
+import { freshDatabase, type TestDatabase } from "@/test/db";
+import { startServer, type TestServer } from "@/test/server";
+
+// Plain-fetch helpers for the HTTP suites: a real `next start` server on a database of the
+// file's own, and assertions for API.md's task object and error envelope.
+
+export interface HttpResult {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed body; undefined when the body is empty or not JSON. */
+  body: unknown;
+}
+
+export interface RequestOptions {
+  token?: string | null;
+  /** Serialised with JSON.stringify. */
+  json?: unknown;
+  /** Sent as is (bytes, a string or a stream); overrides json. */
+  raw?: BodyInit;
+  headers?: Record<string, string>;
+}
+
+export class Api {
+  constructor(readonly base: string) {}
+
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<HttpResult> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: BodyInit | undefined;
+    if (options.raw !== undefined) body = options.raw;
+    else if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers["content-type"] ??= "application/json";
+    }
+    const init: RequestInit & { duplex?: "half" } = { method, headers, body };
+    if (body instanceof ReadableStream) init.duplex = "half";
+    const response = await fetch(this.base + path, init);
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, body: parsed };
+  }
+
+  get(path: string, token?: string | null, headers?: Record<string, string>) {
+    return this.request("GET", path, { token, headers });
+  }
+
+  post(path: string, token: string | null | undefined, json?: unknown, headers?: Record<string, string>) {
+    return this.request("POST", path, { token, json, headers });
+  }
+}
+
+export interface HttpFixture {
+  database: TestDatabase;
+  server: TestServer;
+  api: Api;
+  /** A new token of `role` (default agent); its actor is named `name`. */
+  token(name: string, role?: "agent" | "observer" | "supervisor"): Promise<string>;
+  /** Queue settings as a supervisor would set them (engine call straight on the database). */
+  queueSettings(queue: string, settings: { leaseSeconds?: number; maxFailures?: number; expiryThreshold?: number }): Promise<void>;
+  /** Test fixture: the task's lease lapsed a second ago (the server compares with the database clock). */
+  lapseLease(taskId: string): Promise<void>;
+  /** Rows of task_events, all or of one task. */
+  eventCount(taskId?: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** A fresh database and a production server on it, started with `env`. */
+export async function httpFixture(env: Record<string, string> = {}): Promise<HttpFixture> {
+  const database = await freshDatabase();
+  let server: TestServer;
+  try {
+    server = await startServer(database.url, env);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const supervisor = await createActor(database.db, "user", "Test supervisor");
+  const sql = database.client;
+  return {
+    database,
+    server,
+    api: new Api(`${server.url}/api/v1`),
+    token: async (name, role = "agent") => (await createAgentToken(database.db, { name, role })).token,
+    async queueSettings(queue, settings) {
+      const result = await perform(setQueueSettings, { queue, ...settings }, { db: database.db, actor: supervisor });
+      if (!result.ok) throw new Error(`setQueueSettings: ${result.error.message}`);
+    },
+    async lapseLease(taskId) {
+      const updated = await sql`
+        UPDATE tasks SET lease_until = now() - interval '1 second'
+        WHERE id = ${taskId}::bigint AND status IN ('claimed', 'started')`;
+      if (updated.count !== 1) throw new Error(`task ${taskId} is not held`);
+    },
+    async eventCount(taskId) {
+      const [row] = taskId
+        ? await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM task_events WHERE task_id = ${taskId}::bigint`
+        : await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM task_events`;
+      return row!.n;
+    },
+    async close() {
+      await server.stop();
+      await database.close();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Shapes
+
+export const ERROR_CODES = [
+  "invalid_request",
+  "unauthorized",
+  "forbidden",
+  "not_found",
+  "already_claimed",
+  "version_conflict",
+  "not_owner",
+  "lease_expired",
+  "invalid_transition",
+  "check_required",
+  "payload_too_large",
+  "busy",
+  "rate_limited",
+  "unavailable",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** API.md's error table: the status each code answers with. */
+export const STATUS_OF_CODE: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  already_claimed: 409,
+  version_conflict: 409,
+  not_owner: 409,
+  lease_expired: 409,
+  invalid_transition: 409,
+  check_required: 409,
+  payload_too_large: 413,
+  busy: 409,
+  rate_limited: 429,
+  unavailable: 503,
+};
+
+export interface WireActor {
+  id: string;
+  name: string;
+  kind: "user" | "agent" | "system";
+}
+
+export interface WireTask {
+  id: string;
+  queue: string;
+  title: string;
+  description: string;
+  payload: unknown;
+  priority: number;
+  status: "queued" | "claimed" | "started" | "done" | "escalated" | "cancelled";
+  owner: WireActor | null;
+  leaseUntil: string | null;
+  version: number;
+  failureCount: number;
+  needsCheck: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WireEvent {
+  id: string;
+  taskId: string | null;
+  queue: string;
+  type: string;
+  actor: WireActor;
+  payload: Record<string, unknown>;
+  createdAt: string;
+}
+
+export interface WireError {
+  code: ErrorCode;
+  message: string;
+  field?: string;
+  task?: WireTask;
+}
+
+const TASK_KEYS = [
+  "createdAt", "description", "failureCount", "id", "leaseUntil", "needsCheck", "owner",
+  "payload", "priority", "queue", "status", "title", "updatedAt", "version",
+];
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled"];
+
+export function expectActor(value: unknown): asserts value is WireActor {
+  expect(value).toBeTypeOf("object");
+  const actor = value as Record<string, unknown>;
+  expect(Object.keys(actor).sort()).toEqual(["id", "kind", "name"]);
+  expect(actor.id).toBeTypeOf("string");
+  expect(actor.name).toBeTypeOf("string");
+  expect(["user", "agent", "system"]).toContain(actor.kind);
+}
+
+/** Exactly API.md's task object, each field of its documented type. */
+export function expectTask(value: unknown): WireTask {
+  expect(value).toBeTypeOf("object");
+  const task = value as Record<string, unknown>;
+  expect(Object.keys(task).sort()).toEqual(TASK_KEYS);
+  expect(task.id).toMatch(/^[1-9][0-9]*$/);
+  expect(task.queue).toBeTypeOf("string");
+  expect(task.title).toBeTypeOf("string");
+  expect(task.description).toBeTypeOf("string");
+  expect(task.payload).not.toBeUndefined();
+  expect(Number.isInteger(task.priority)).toBe(true);
+  expect(STATUSES).toContain(task.status);
+  if (task.owner !== null) expectActor(task.owner);
+  if (task.leaseUntil !== null) expect(task.leaseUntil).toMatch(ISO);
+  // owner and leaseUntil are null exactly when nobody holds the task.
+  const held = task.status === "claimed" || task.status === "started";
+  expect(task.leaseUntil !== null, `leaseUntil of a ${String(task.status)} task`).toBe(held);
+  if (held || task.status === "queued") expect(task.owner !== null, `owner of a ${String(task.status)} task`).toBe(held);
+  expect(Number.isInteger(task.version) && (task.version as number) >= 1).toBe(true);
+  expect(Number.isInteger(task.failureCount) && (task.failureCount as number) >= 0).toBe(true);
+  expect(task.needsCheck).toBeTypeOf("boolean");
+  expect(task.createdAt).toMatch(ISO);
+  expect(task.updatedAt).toMatch(ISO);
+  return task as unknown as WireTask;
+}
+
+export function expectEvent(value: unknown): WireEvent {
+  const event = value as Record<string, unknown>;
+  expect(Object.keys(event).sort()).toEqual(["actor", "createdAt", "id", "payload", "queue", "taskId", "type"]);
+  expect(event.id).toMatch(/^[1-9][0-9]*$/);
+  expect(event.taskId === null || /^[1-9][0-9]*$/.test(String(event.taskId))).toBe(true);
+  expect(event.type).toBeTypeOf("string");
+  expectActor(event.actor);
+  expect(event.createdAt).toMatch(ISO);
+  return event as unknown as WireEvent;
+}
+
+/** No stack trace, no file paths: what an error body must never carry. */
+export function expectNoLeak(text: string): void {
+  expect(text).not.toMatch(/\n\s+at /);
+  expect(text).not.toMatch(/\bat .*\(.*:\d+:\d+\)/);
+  expect(text).not.toContain("node_modules");
+  expect(text).not.toMatch(/\.(ts|js|mjs):\d+:\d+/);
+}
+
+/** The one error envelope: `{ error: { code, message, field?, task? } }` with a known code. */
+export function expectErrorShape(res: HttpResult): WireError {
+  expectNoLeak(res.text);
+  expect(res.headers.get("content-type") ?? "", res.text).toMatch(/^application\/json/);
+  expect(res.body, res.text).toBeTypeOf("object");
+  const body = res.body as Record<string, unknown>;
+  expect(Object.keys(body)).toEqual(["error"]);
+  const error = body.error as Record<string, unknown>;
+  for (const key of Object.keys(error)) expect(["code", "message", "field", "task"]).toContain(key);
+  expect(ERROR_CODES).toContain(error.code);
+  expect(error.message).toBeTypeOf("string");
+  expect((error.message as string).length).toBeGreaterThan(0);
+  if ("field" in error) expect(error.field).toBeTypeOf("string");
+  if ("task" in error) expectTask(error.task);
+  return error as unknown as WireError;
+}
+
+export function expectError(res: HttpResult, status: number, code: ErrorCode): WireError {
+  expect({ status: res.status, body: res.body ?? res.text }).toMatchObject({ status, body: { error: { code } } });
+  return expectErrorShape(res);
+}
+
+/** A 200/201 `{task}` body, checked and unwrapped. */
+export function expectTaskResponse(res: HttpResult, status = 200): WireTask {
+  expect(res.status, res.text).toBe(status);
+  expect(Object.keys(res.body as object)).toEqual(["task"]);
+  return expectTask((res.body as { task: unknown }).task);
+}
