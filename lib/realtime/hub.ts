@@ -1,0 +1,167 @@
+import postgres from "postgres";
+import type { Db } from "@/db/client";
+import { NOTIFY_CHANNEL } from "@/lib/tasks/events";
+import type { Cursor } from "./cursor";
+import { currentPosition, readFeed, type FeedEvent } from "./feed";
+import { Subscriber, type SubscriberOptions } from "./subscriber";
+
+/** A lost notification is covered by this periodic re-read. */
+export const BACKSTOP_MS = 5_000;
+/** Re-read this soon while committed events wait behind an open transaction. */
+const HELD_BACK_RETRY_MS = 100;
+const RECONNECT_MIN_MS = 100;
+const RECONNECT_MAX_MS = 5_000;
+
+export interface HubStats {
+  subscribers: number;
+  listenConnects: number;
+  listenLosses: number;
+  lastListenLossAt: number | null;
+  lastListenAt: number | null;
+  reads: number;
+}
+
+export interface Batch {
+  /** The hub's position before these events: a subscriber behind it catches up first. */
+  from: Cursor;
+  events: FeedEvent[];
+}
+
+/**
+ * One per server process: a single LISTEN connection whose notifications only wake it;
+ * each wake-up reads the new events once (gap-free, see feed.ts) and hands the batch to
+ * every subscriber. NOTIFY is never trusted as data: after every (re)connect, and on a
+ * timer, the hub reads the table anyway, so a notification lost while the connection was
+ * down costs latency, not events.
+ */
+export class Hub {
+  private cursor: Cursor | null = null;
+  private readonly subscribers = new Set<Subscriber>();
+  private listener: postgres.Sql | null = null;
+  private reading: Promise<void> | null = null;
+  private dirty = false;
+  private timers: NodeJS.Timeout[] = [];
+  private reconnectDelay = RECONNECT_MIN_MS;
+  private reconnectPending = false;
+  private stopped = false;
+  readonly stats: HubStats = {
+    subscribers: 0, listenConnects: 0, listenLosses: 0, lastListenLossAt: null, lastListenAt: null, reads: 0,
+  };
+
+  constructor(private readonly options: { db: Db; url: string }) {}
+
+  get db(): Db {
+    return this.options.db;
+  }
+
+  async start(): Promise<void> {
+    this.cursor ??= await currentPosition(this.db);
+    const options = {
+      max: 1,
+      idle_timeout: 0,
+      max_lifetime: null,
+      connect_timeout: 5,
+      onnotice: () => {},
+      // postgres.js supports onnotify at runtime (its own listen() uses it) but does not type it.
+      onnotify: () => this.wake(),
+      onclose: () => this.listenLost(),
+      connection: { application_name: "claimboard-listen" },
+    };
+    this.listener = postgres(this.options.url, options as postgres.Options<Record<string, never>>);
+    const backstop = setInterval(() => this.wake(), BACKSTOP_MS);
+    backstop.unref();
+    this.timers.push(backstop);
+    await this.listen();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timers.forEach(clearTimeout);
+    for (const subscriber of this.subscribers) subscriber.close();
+    // A read in flight must finish before the caller may close the pool it reads from.
+    await this.reading;
+    await this.listener?.end({ timeout: 1 });
+  }
+
+  subscribe(options: Omit<SubscriberOptions, "hub" | "start">, after: Cursor | null): Subscriber {
+    const subscriber = new Subscriber({ ...options, hub: this, start: after ?? this.cursor! });
+    this.subscribers.add(subscriber);
+    this.stats.subscribers = this.subscribers.size;
+    if (this.stopped) subscriber.close(); // shutting down: the client resumes elsewhere by cursor
+    subscriber.closed.then(() => {
+      this.subscribers.delete(subscriber);
+      this.stats.subscribers = this.subscribers.size;
+    });
+    return subscriber;
+  }
+
+  /** Coalesces wake-ups: one read at a time, and one more if woken meanwhile. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.reading) {
+      this.dirty = true;
+      return;
+    }
+    this.reading = this.readNew()
+      .catch((error: unknown) => console.error("[realtime] reading events failed; the backstop will retry", error))
+      .finally(() => {
+        this.reading = null;
+        if (this.dirty) {
+          this.dirty = false;
+          this.wake();
+        }
+      });
+  }
+
+  private async readNew(): Promise<void> {
+    for (;;) {
+      this.stats.reads++;
+      const from = this.cursor!;
+      const page = await readFeed(this.db, from);
+      if (page.events.length > 0) {
+        this.cursor = page.events.at(-1)!.cursor;
+        const batch: Batch = { from, events: page.events };
+        for (const subscriber of this.subscribers) subscriber.receive(batch);
+      }
+      if (page.heldBack) this.later(HELD_BACK_RETRY_MS);
+      if (page.events.length < 500 || this.stopped) return;
+    }
+  }
+
+  private async listen(): Promise<void> {
+    this.reconnectPending = false;
+    try {
+      await this.listener!.unsafe(`LISTEN "${NOTIFY_CHANNEL}"`);
+      this.stats.listenConnects++;
+      this.stats.lastListenAt = Date.now();
+      this.reconnectDelay = RECONNECT_MIN_MS;
+      this.wake(); // catch up on whatever was notified while we were not listening
+    } catch {
+      this.relisten();
+    }
+  }
+
+  private listenLost(): void {
+    if (this.stopped) return;
+    this.stats.listenLosses++;
+    this.stats.lastListenLossAt = Date.now();
+    this.relisten();
+  }
+
+  /** One pending reconnect at a time, backing off while the database stays away. */
+  private relisten(): void {
+    if (this.stopped || this.reconnectPending) return;
+    this.reconnectPending = true;
+    this.later(this.reconnectDelay, () => void this.listen());
+    this.reconnectDelay = Math.min(this.reconnectDelay * 2, RECONNECT_MAX_MS);
+  }
+
+  private later(ms: number, fn: () => void = () => this.wake()): void {
+    const timer = setTimeout(() => {
+      this.timers = this.timers.filter((t) => t !== timer);
+      fn();
+    }, ms);
+    timer.unref();
+    this.timers.push(timer);
+  }
+}

@@ -1,0 +1,38 @@
+import "server-only";
+import { getDatabase } from "@/db";
+import { Hub } from "./hub";
+
+const globalForHub = globalThis as unknown as { claimboardHub?: Promise<Hub> };
+
+/** The process's hub, started on first use; survives hot reload (one LISTEN connection). */
+export function getHub(): Promise<Hub> {
+  if (!globalForHub.claimboardHub) {
+    const url = process.env.DATABASE_URL;
+    if (!url) return Promise.reject(new Error("DATABASE_URL is not set"));
+    const hub = new Hub({ db: getDatabase().db, url });
+    globalForHub.claimboardHub = hub.start().then(
+      () => {
+        endStreamsOnShutdown(hub);
+        return hub;
+      },
+      (error: unknown) => {
+        globalForHub.claimboardHub = undefined; // try again on the next connect
+        throw error;
+      },
+    );
+  }
+  return globalForHub.claimboardHub;
+}
+
+/**
+ * `next start` shuts down gracefully on SIGTERM/SIGINT: it waits for every open response
+ * to finish, and an event stream never does, so the process would hang until killed (and
+ * its clients with it). Stopping the hub ends every stream; clients reconnect, to the next
+ * process, with Last-Event-ID. Only beside a handler that exits (Next's): a listener of
+ * ours alone would cancel the signal's default exit.
+ */
+function endStreamsOnShutdown(hub: Hub): void {
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    if (process.listenerCount(signal) > 0) process.once(signal, () => void hub.stop());
+  }
+}

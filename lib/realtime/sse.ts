@@ -1,0 +1,88 @@
+import { formatCursor, type Cursor } from "./cursor";
+import type { FeedEvent } from "./feed";
+import type { Hub } from "./hub";
+import type { StreamFilter } from "./subscriber";
+
+export const KEEPALIVE_MS = 15_000;
+/** Messages a client may leave unread before it is dropped (it resumes with Last-Event-ID). */
+export const MAX_BUFFERED_MESSAGES = 5_000;
+
+/** One SSE message per event: `id:` is the resume cursor, `data:` API.md's event object. */
+export function formatMessage(event: FeedEvent): string {
+  const data = {
+    eventId: event.eventId,
+    taskId: event.taskId,
+    queue: event.queue,
+    type: event.type,
+    actor: event.actor,
+    version: event.version,
+    status: event.status,
+    at: event.at.toISOString(),
+  };
+  return `id: ${formatCursor(event.cursor)}\nevent: task\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * A text/event-stream response fed by the hub: replay from `after`, then live events,
+ * a keepalive comment every 15 s, and clean-up when the client goes away.
+ */
+export function eventStream(hub: Hub, filter: StreamFilter, after: Cursor | null, signal: AbortSignal): Response {
+  const encoder = new TextEncoder();
+  // One chunk per batch, not per message (a write each: 50 streams × 1,000 events took
+  // p50 0.7–1.3 s instead of 25–70 ms); the queue still counts messages, not chunks.
+  const messagesIn = new WeakMap<Uint8Array, number>();
+  const countMessages: QueuingStrategy<Uint8Array> = { highWaterMark: 1, size: (chunk) => (chunk ? (messagesIn.get(chunk) ?? 1) : 1) };
+  let cleanup = () => {};
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const write = (text: string, messages = 1) => {
+        const chunk = encoder.encode(text);
+        messagesIn.set(chunk, messages);
+        try {
+          controller.enqueue(chunk);
+        } catch {
+          // the stream is already closed; the subscriber is going away
+        }
+      };
+      const subscriber = hub.subscribe(
+        {
+          filter,
+          send(events) {
+            write(events.map(formatMessage).join(""), events.length);
+            return (controller.desiredSize ?? 0) > -MAX_BUFFERED_MESSAGES;
+          },
+        },
+        after,
+      );
+      // A dispatch with an id and no data sets an EventSource's Last-Event-ID without an
+      // event: a client that sees no event before it reconnects still resumes from where it
+      // started (events run asynchronously, so this goes out first).
+      write(`retry: 1000\nid: ${formatCursor(subscriber.position)}\n\n: connected\n\n`);
+      const keepalive = setInterval(() => write(": keepalive\n\n"), KEEPALIVE_MS);
+      cleanup = () => {
+        clearInterval(keepalive);
+        subscriber.close();
+      };
+      void subscriber.closed.then(() => {
+        clearInterval(keepalive);
+        try {
+          controller.close();
+        } catch {
+          // already closed by the client
+        }
+      });
+      signal.addEventListener("abort", () => cleanup(), { once: true });
+    },
+    cancel() {
+      cleanup();
+    },
+  }, countMessages);
+  return new Response(body, {
+    headers: {
+      "Content-Type": "text/event-stream; charset=utf-8",
+      "Cache-Control": "no-cache, no-transform",
+      Connection: "keep-alive",
+      "X-Accel-Buffering": "no",
+    },
+  });
+}

@@ -1,0 +1,93 @@
+import { compareCursors, type Cursor } from "./cursor";
+import { readFeed, type FeedEvent } from "./feed";
+import type { Batch, Hub } from "./hub";
+
+export interface StreamFilter {
+  queue?: string;
+  taskId?: string;
+}
+
+export interface SubscriberOptions {
+  hub: Hub;
+  filter: StreamFilter;
+  start: Cursor;
+  /** Hands matching events to the client; false when the client's buffer is full. */
+  send(events: FeedEvent[]): boolean;
+  /** Most events a subscriber may have queued before it is dropped (it resumes by cursor). */
+  maxPending?: number;
+}
+
+const matches = (filter: StreamFilter, event: FeedEvent) =>
+  (!filter.queue || event.queue === filter.queue) && (!filter.taskId || event.taskId === filter.taskId);
+
+/**
+ * One client of the stream. It first replays from its cursor, then takes the hub's
+ * batches in order; a batch that starts past its cursor means it fell behind (or is still
+ * replaying), so it reads the gap itself. Cursors make both paths idempotent: nothing
+ * is sent twice, nothing skipped. Work is serialised per subscriber, so a slow one never
+ * delays the hub or the others; past maxPending it is closed and resumes by cursor.
+ */
+export class Subscriber {
+  private cursor: Cursor;
+  private work: Promise<void> = Promise.resolve();
+  private pending = 0;
+  private resolveClosed!: () => void;
+  readonly closed = new Promise<void>((resolve) => (this.resolveClosed = resolve));
+  private isClosed = false;
+
+  constructor(private readonly options: SubscriberOptions) {
+    this.cursor = options.start;
+    this.enqueue(() => this.catchUp());
+  }
+
+  /** How far this subscriber has got: its start until an event has been read past it. */
+  get position(): Cursor {
+    return this.cursor;
+  }
+
+  receive(batch: Batch): void {
+    if (this.isClosed) return;
+    this.pending += batch.events.length;
+    if (this.pending > (this.options.maxPending ?? 10_000)) {
+      this.close();
+      return;
+    }
+    this.enqueue(async () => {
+      this.pending -= batch.events.length;
+      if (compareCursors(this.cursor, batch.from) < 0) await this.catchUp();
+      this.deliver(batch.events);
+    });
+  }
+
+  close(): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.resolveClosed();
+  }
+
+  private enqueue(step: () => Promise<void>): void {
+    this.work = this.work
+      .then(() => (this.isClosed ? undefined : step()))
+      .catch((error: unknown) => {
+        if (!this.isClosed) console.error("[realtime] a subscriber's read failed; closing it (its client resumes by cursor)", error);
+        this.close();
+      });
+  }
+
+  /** Reads from the cursor up to the visibility horizon. */
+  private async catchUp(): Promise<void> {
+    for (;;) {
+      const page = await readFeed(this.options.hub.db, this.cursor);
+      this.deliver(page.events);
+      if (page.events.length < 500 || this.isClosed) return;
+    }
+  }
+
+  private deliver(events: FeedEvent[]): void {
+    const fresh = events.filter((e) => compareCursors(e.cursor, this.cursor) > 0);
+    if (fresh.length === 0) return;
+    this.cursor = fresh.at(-1)!.cursor;
+    const wanted = fresh.filter((e) => matches(this.options.filter, e));
+    if (wanted.length > 0 && !this.options.send(wanted)) this.close();
+  }
+}
