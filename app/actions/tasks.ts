@@ -1,0 +1,26 @@
+"use server";
+
+import { operationAction } from "@/lib/auth/action";
+import {
+  claim,
+  claimNext,
+  complete,
+  createTask,
+  failTask,
+  recordSideEffect,
+  release,
+  renew,
+  start,
+} from "@/lib/tasks";
+
+// Staff (and supervisors) working the board. Each action is one engine operation behind
+// the guard: session → current role from the database → the API's zod schema → engine.
+export const createTaskAction = operationAction("staff", createTask);
+export const claimAction = operationAction("staff", claim);
+export const claimNextAction = operationAction("staff", claimNext);
+export const startAction = operationAction("staff", start);
+export const renewAction = operationAction("staff", renew);
+export const recordSideEffectAction = operationAction("staff", recordSideEffect);
+export const releaseAction = operationAction("staff", release);
+export const completeAction = operationAction("staff", complete);
+export const failAction = operationAction("staff", failTask);

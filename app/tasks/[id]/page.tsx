@@ -1,0 +1,34 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { getDatabase } from "@/db";
+import { TaskView } from "@/components/task/task-view";
+import { toWire } from "@/components/task/wire";
+import { HISTORY_LIMIT } from "@/components/task/api";
+import { listTaskEvents, type TaskEvent } from "@/lib/tasks/queries";
+import { taskId } from "@/lib/tasks/schemas";
+import { loadTask } from "@/lib/tasks/task-row";
+import { requireUser, streamPosition } from "../../_lib/session";
+
+export const metadata: Metadata = { title: "Task · Claimboard" };
+
+export default async function TaskPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  await requireUser(`/tasks/${encodeURIComponent(id)}`);
+  if (!taskId.safeParse(id).success) notFound();
+  await streamPosition(); // before any read: the browser's stream resumes from there
+  const { db } = getDatabase();
+  const task = await loadTask(db, id);
+  if (!task) notFound();
+  const events: TaskEvent[] = [];
+  let after: string | null = null;
+  do {
+    const page = await listTaskEvents(db, id, { limit: 100, ...(after ? { after } : {}) });
+    events.push(...page.items);
+    after = page.nextCursor;
+  } while (after && events.length < HISTORY_LIMIT);
+  return (
+    <main className="mx-auto max-w-screen-xl px-4 py-4">
+      <TaskView initial={toWire(task)} events={toWire(events)} />
+    </main>
+  );
+}

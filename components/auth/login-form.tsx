@@ -1,0 +1,71 @@
+"use client";
+
+import { signIn } from "next-auth/react";
+import { useState, type FormEvent } from "react";
+import { Button } from "@/components/ui/button";
+import { TextField } from "@/components/ui/field";
+
+const problems: Record<string, string> = {
+  CredentialsSignin: "Wrong email or password.",
+  AccessDenied: "That single sign-on account has no Claimboard account. Ask a supervisor to add you.",
+  SessionRequired: "Please sign in to carry on.",
+};
+
+function sentence(code: string | undefined | null): string | null {
+  if (!code) return null;
+  return problems[code] ?? "Signing in didn't work. Try again, or ask a supervisor.";
+}
+
+/** Email and password through next-auth (no redirect, so a wrong password is said here). */
+export function LoginForm({ next, sso, initialError }: { next: string; sso: string | null; initialError?: string }) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(sentence(initialError));
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    const result = await signIn("credentials", { email, password, redirect: false }).catch(() => null);
+    if (result?.ok && !result.error) {
+      window.location.assign(next);
+      return;
+    }
+    setBusy(false);
+    setError(result ? sentence(result.error ?? "unknown") : "Couldn't reach the server. Check your connection and try again.");
+  };
+
+  return (
+    <div className="space-y-4">
+      <form onSubmit={submit} className="space-y-4" aria-describedby={error ? "login-error" : undefined}>
+        <TextField label="Email" type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        <TextField
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+        {error ? (
+          <p id="login-error" role="alert" className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900">
+            {error}
+          </p>
+        ) : null}
+        <Button type="submit" tone="primary" className="w-full" disabled={busy}>
+          {busy ? "Signing in…" : "Sign in"}
+        </Button>
+      </form>
+      {sso ? (
+        <>
+          <p className="text-center text-xs text-slate-500">or</p>
+          <Button className="w-full" onClick={() => void signIn("oidc", { callbackUrl: next })}>
+            {sso}
+          </Button>
+        </>
+      ) : null}
+    </div>
+  );
+}

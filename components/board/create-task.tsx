@@ -1,0 +1,107 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { createTaskAction } from "@/app/actions/tasks";
+import { useViewer } from "@/components/realtime/viewer";
+import { dropTask, putTask } from "@/components/task/cache";
+import { errorSentence, unwrap } from "@/components/task/mutations";
+import { toWire, type TaskView } from "@/components/task/wire";
+import { Button } from "@/components/ui/button";
+import { TextArea, TextField } from "@/components/ui/field";
+import { useToast } from "@/components/ui/toaster";
+
+interface Draft {
+  title: string;
+  description: string;
+  queue: string;
+  priority: number;
+}
+
+/** A placeholder shown in the queued column until the server answers with the real task. */
+function placeholder(draft: Draft): TaskView {
+  const now = new Date().toISOString();
+  return {
+    id: `new-${Math.random().toString(36).slice(2)}`,
+    ...draft,
+    payload: {},
+    status: "queued",
+    owner: null,
+    leaseUntil: null,
+    version: 1,
+    failureCount: 0,
+    needsCheck: false,
+    createdAt: now,
+    updatedAt: now,
+    pending: "Creating…",
+  };
+}
+
+export function CreateTask({ defaultQueue, queues, onCreated }: { defaultQueue: string; queues: string[]; onCreated: () => void }) {
+  const client = useQueryClient();
+  const viewer = useViewer();
+  const { notify } = useToast();
+  const [draft, setDraft] = useState<Draft>({ title: "", description: "", queue: defaultQueue, priority: 0 });
+  const mutation = useMutation({
+    mutationFn: async (input: Draft) => toWire(await unwrap(createTaskAction(input))) as TaskView,
+    onMutate: (input) => {
+      const temp = placeholder(input);
+      putTask(client, temp, viewer);
+      return { temp };
+    },
+    onError: (error, _input, context) => {
+      if (context) dropTask(client, context.temp.id);
+      notify("error", errorSentence(error, "create", viewer));
+    },
+    onSuccess: (task, _input, context) => {
+      if (context) dropTask(client, context.temp.id);
+      putTask(client, task, viewer);
+      notify("info", `Created “${task.title}” (#${task.id}) in ${task.queue}.`);
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    mutation.mutate({ ...draft, title: draft.title.trim(), queue: draft.queue.trim() || "default" });
+    setDraft({ ...draft, title: "", description: "" });
+    onCreated();
+  };
+  const listId = "queue-names";
+  return (
+    <form onSubmit={submit} aria-label="New task" className="grid gap-3 rounded-lg border border-slate-200 bg-white p-4 sm:grid-cols-2">
+      <div className="sm:col-span-2">
+        <TextField label="Title" required maxLength={200} value={draft.title} onChange={(e) => setDraft({ ...draft, title: e.target.value })} />
+      </div>
+      <div className="sm:col-span-2">
+        <TextArea label="Description" maxLength={10_000} value={draft.description} onChange={(e) => setDraft({ ...draft, description: e.target.value })} />
+      </div>
+      <TextField
+        label="Queue"
+        list={listId}
+        pattern="[a-z0-9._\-]{1,64}"
+        title="1 to 64 characters of a-z, 0-9, '.', '_' or '-'"
+        value={draft.queue}
+        onChange={(e) => setDraft({ ...draft, queue: e.target.value })}
+      />
+      <datalist id={listId}>
+        {queues.map((queue) => (
+          <option key={queue} value={queue} />
+        ))}
+      </datalist>
+      <TextField
+        label="Priority"
+        type="number"
+        min={-1000}
+        max={1000}
+        step={1}
+        hint="Higher is claimed first"
+        value={draft.priority}
+        onChange={(e) => setDraft({ ...draft, priority: Number(e.target.value) })}
+      />
+      <div className="flex justify-end gap-2 sm:col-span-2">
+        <Button type="submit" tone="primary" disabled={!draft.title.trim()}>
+          Create task
+        </Button>
+      </div>
+    </form>
+  );
+}

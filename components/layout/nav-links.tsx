@@ -1,0 +1,34 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { focusRing } from "@/components/ui/button";
+
+export interface NavItem {
+  href: string;
+  label: string;
+}
+
+export function NavLinks({ items }: { items: NavItem[] }) {
+  const pathname = usePathname();
+  return (
+    <ul className="flex gap-1 overflow-x-auto">
+      {items.map((item) => {
+        const current = item.href === "/" ? pathname === "/" || pathname.startsWith("/tasks") : pathname.startsWith(item.href);
+        return (
+          <li key={item.href}>
+            <Link
+              href={item.href}
+              aria-current={current ? "page" : undefined}
+              className={`block rounded-md px-3 py-1.5 text-sm font-medium whitespace-nowrap ${focusRing} ${
+                current ? "bg-slate-900 text-white" : "text-slate-700 hover:bg-slate-200"
+              }`}
+            >
+              {item.label}
+            </Link>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}

@@ -1,0 +1,187 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { createTokenAction, revokeTokenAction } from "@/app/actions/supervise";
+import { agentTokensAction } from "@/app/agents/actions";
+import { ActionFailure, unwrap } from "@/components/task/mutations";
+import { toWire } from "@/components/task/wire";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
+import { SelectField, TextField } from "@/components/ui/field";
+import { LocalTime } from "@/components/ui/local-time";
+import { useToast } from "@/components/ui/toaster";
+import { supervisorKeys } from "./keys";
+import type { AgentTokenView } from "./types";
+import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
+
+const ROLES = ["agent", "observer", "supervisor"] as const;
+
+/** The secret, once: copy it now, it is stored only as a hash. */
+function NewTokenDialog({ token, onClose }: { token: { name: string; token: string } | null; onClose: () => void }) {
+  const { notify } = useToast();
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(token!.token);
+      notify("info", "Token copied to the clipboard.");
+    } catch {
+      notify("error", "Couldn't copy: select the token and copy it by hand.");
+    }
+  };
+  return (
+    <Dialog open={token !== null} onClose={onClose} title={token ? `Token ${token.name} created` : ""}>
+      {token ? (
+        <div className="space-y-3">
+          <p role="note" className="rounded border border-amber-400 bg-amber-50 px-2 py-1.5 text-sm text-amber-950">
+            Copy it now: this token won&apos;t be shown again. Only its hash is stored.
+          </p>
+          <label className="block text-sm font-medium" htmlFor="new-token">
+            Token
+          </label>
+          <input
+            id="new-token"
+            readOnly
+            value={token.token}
+            onFocus={(e) => e.currentTarget.select()}
+            className="block w-full rounded-md border border-slate-300 bg-slate-50 px-2 py-1.5 font-mono text-xs focus-visible:outline-2 focus-visible:outline-blue-600"
+          />
+          <div className="flex flex-wrap justify-end gap-2">
+            <Button onClick={() => void copy()}>Copy token</Button>
+            <Button tone="primary" onClick={onClose}>
+              Done
+            </Button>
+          </div>
+        </div>
+      ) : null}
+    </Dialog>
+  );
+}
+
+function CreateToken({ onCreated }: { onCreated: (token: { name: string; token: string }) => void }) {
+  const [problem, setProblem] = useState<string | null>(null);
+  const create = useSupervisorCall(createTokenAction, { verb: "create", toastErrors: false });
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const formElement = event.currentTarget;
+    const form = new FormData(formElement);
+    setProblem(null);
+    create.mutate(
+      { name: String(form.get("name") ?? "").trim(), role: form.get("role") as (typeof ROLES)[number] },
+      {
+        onSuccess: (created) => {
+          formElement.reset();
+          onCreated(created);
+        },
+        onError: (error) =>
+          setProblem(error instanceof ActionFailure && error.error.field === "name" ? `Name: ${error.error.message}.` : supervisorErrorSentence(error, "create")),
+      },
+    );
+  };
+  return (
+    <form noValidate onSubmit={onSubmit} aria-label="Create a token" className="rounded-lg border border-slate-200 bg-white p-3 shadow-sm">
+      <h2 className="font-semibold">Create a token</h2>
+      <div className="mt-2 grid grid-cols-1 gap-3 sm:grid-cols-[1fr_12rem_auto] sm:items-end">
+        <TextField name="name" label="Token name" hint="A-Z, a-z, 0-9, '.', '_' or '-'; up to 64" required autoComplete="off" />
+        <SelectField name="role" label="Role" defaultValue="agent">
+          {ROLES.map((role) => (
+            <option key={role} value={role}>
+              {role}
+            </option>
+          ))}
+        </SelectField>
+        <Button type="submit" tone="primary" disabled={create.isPending} className="sm:mb-5">
+          {create.isPending ? "Creating…" : "Create token"}
+        </Button>
+      </div>
+      {problem ? <p role="alert" className="mt-2 text-sm text-red-800">{problem}</p> : null}
+    </form>
+  );
+}
+
+/** Agent tokens: who they are, when used, and create / revoke. The secret never leaves the create dialog. */
+export function AgentTokens({ initial }: { initial: AgentTokenView[] }) {
+  const { notify } = useToast();
+  const { data } = useQuery({
+    queryKey: supervisorKeys.tokens,
+    queryFn: async () => toWire(await unwrap(agentTokensAction({}))),
+    initialData: initial,
+  });
+  const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
+  const [revoking, setRevoking] = useState<string | null>(null);
+  const revoke = useSupervisorCall(revokeTokenAction, {
+    verb: "revoke",
+    onSuccess: ({ revoked }) => notify("info", `Token ${revoked} is revoked; it stops working on its next request.`),
+  });
+  return (
+    <div className="space-y-6">
+      <CreateToken onCreated={setCreated} />
+      <section aria-labelledby="tokens-heading">
+        <h2 id="tokens-heading" className="mb-2 text-lg font-semibold">
+          Tokens
+        </h2>
+        {data.length === 0 ? <p className="text-sm text-slate-600">No tokens yet.</p> : null}
+        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white" tabIndex={-1}>
+          <table className="min-w-full text-left text-sm">
+            <thead className="bg-slate-100 text-xs text-slate-700 uppercase">
+              <tr>
+                <th scope="col" className="px-3 py-2">Name</th>
+                <th scope="col" className="px-3 py-2">Prefix</th>
+                <th scope="col" className="px-3 py-2">Role</th>
+                <th scope="col" className="px-3 py-2">Created</th>
+                <th scope="col" className="px-3 py-2">Last used</th>
+                <th scope="col" className="px-3 py-2">Status</th>
+                <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.map((token) => (
+                <tr key={token.id} className="border-t border-slate-200">
+                  <th scope="row" className="px-3 py-2 font-medium break-all">{token.name}</th>
+                  <td className="px-3 py-2 font-mono text-xs">{token.prefix}…</td>
+                  <td className="px-3 py-2">{token.role}</td>
+                  <td className="px-3 py-2 whitespace-nowrap"><LocalTime iso={token.createdAt} withDate /></td>
+                  <td className="px-3 py-2 whitespace-nowrap">{token.lastUsedAt ? <LocalTime iso={token.lastUsedAt} withDate /> : "never"}</td>
+                  <td className="px-3 py-2 whitespace-nowrap">
+                    {token.revokedAt ? (
+                      <Badge tone="red">revoked <LocalTime iso={token.revokedAt} withDate /></Badge>
+                    ) : (
+                      <Badge tone="green">live</Badge>
+                    )}
+                  </td>
+                  <td className="px-3 py-2">
+                    {token.revokedAt ? null : (
+                      <Button size="sm" tone="danger" aria-label={`Revoke ${token.name}`} onClick={() => setRevoking(token.name)}>
+                        Revoke
+                      </Button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+      <NewTokenDialog token={created} onClose={() => setCreated(null)} />
+      <Dialog open={revoking !== null} onClose={() => setRevoking(null)} title={revoking ? `Revoke token ${revoking}?` : ""}>
+        {revoking ? (
+          <div className="space-y-4">
+            <p className="text-sm">Agents using it are refused from their next request. This cannot be undone.</p>
+            <div className="flex flex-wrap justify-end gap-2">
+              <Button onClick={() => setRevoking(null)}>Keep it</Button>
+              <Button
+                tone="danger"
+                onClick={() => {
+                  revoke.mutate({ name: revoking });
+                  setRevoking(null);
+                }}
+              >
+                Revoke token
+              </Button>
+            </div>
+          </div>
+        ) : null}
+      </Dialog>
+    </div>
+  );
+}

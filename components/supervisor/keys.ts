@@ -1,0 +1,7 @@
+/** The supervisors' pages' queries; every event on the stream marks them stale (see invalidate.ts). */
+export const supervisorKeys = {
+  all: ["supervisor"] as const,
+  inbox: (queue: string | null) => ["supervisor", "inbox", queue ?? ""] as const,
+  queues: ["supervisor", "queues"] as const,
+  tokens: ["supervisor", "tokens"] as const,
+};

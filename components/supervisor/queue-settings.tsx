@@ -1,0 +1,120 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { setQueueSettingsAction } from "@/app/actions/supervise";
+import { queueSettingsListAction } from "@/app/queues/actions";
+import { ActionFailure, unwrap } from "@/components/task/mutations";
+import { toWire } from "@/components/task/wire";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { TextField } from "@/components/ui/field";
+import { LocalTime } from "@/components/ui/local-time";
+import { supervisorKeys } from "./keys";
+import type { QueueSettingsView } from "./types";
+import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
+
+type SettingField = "leaseSeconds" | "maxFailures" | "expiryThreshold" | "expiryWindowSeconds";
+
+/** The documented bounds (lib/tasks/schemas.ts, the database's checks). */
+const FIELDS: { name: SettingField; label: string; min: number; max: number; unit: string }[] = [
+  { name: "leaseSeconds", label: "Lease length (seconds)", min: 5, max: 3600, unit: "seconds" },
+  { name: "maxFailures", label: "Max failures", min: 1, max: 100, unit: "failures" },
+  { name: "expiryThreshold", label: "Breaker threshold (expiries)", min: 1, max: 1_000_000, unit: "expiries" },
+  { name: "expiryWindowSeconds", label: "Breaker window (seconds)", min: 1, max: 86_400, unit: "seconds" },
+];
+
+const fmt = (n: number) => n.toLocaleString("en-GB");
+
+/** A readable sentence for a refused setting, naming the field by its label and its bounds. */
+function settingError(error: unknown): { field: SettingField | null; text: string } {
+  const field = error instanceof ActionFailure ? FIELDS.find((f) => f.name === error.error.field) : undefined;
+  if (field) return { field: field.name, text: `${field.label.replace(/ \(.*\)$/, "")} must be a whole number from ${fmt(field.min)} to ${fmt(field.max)} ${field.unit}.` };
+  return { field: null, text: supervisorErrorSentence(error, "change the settings of") };
+}
+
+function QueueForm({ queue }: { queue: QueueSettingsView }) {
+  const [saved, setSaved] = useState(false);
+  const [problem, setProblem] = useState<{ field: SettingField | null; text: string } | null>(null);
+  const save = useSupervisorCall(setQueueSettingsAction, {
+    verb: "change the settings of",
+    toastErrors: false,
+    onSuccess: () => setSaved(true),
+  });
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const values = Object.fromEntries(FIELDS.map((f) => [f.name, Number(String(form.get(f.name) ?? "").trim() || NaN)]));
+    setSaved(false);
+    setProblem(null);
+    save.mutate({ queue: queue.name, ...values }, { onError: (error) => setProblem(settingError(error)) });
+  };
+  const errorId = `queue-${queue.name}-error`;
+  return (
+    <form noValidate onSubmit={onSubmit} aria-label={`Settings of ${queue.name}`} className="rounded-lg border border-slate-200 bg-white p-3 shadow-sm">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h2 className="font-semibold">{queue.name}</h2>
+        {queue.breakerTrippedAt ? (
+          <Badge tone="red" title={queue.breakerReason ?? undefined}>
+            breaker tripped
+          </Badge>
+        ) : (
+          <Badge tone="green">breaker closed</Badge>
+        )}
+      </div>
+      {queue.breakerTrippedAt ? (
+        <p className="mt-1 text-sm text-red-900">
+          {queue.breakerReason} (since <LocalTime iso={queue.breakerTrippedAt} withDate />). Reset it from the inbox.
+        </p>
+      ) : null}
+      <div className="mt-3 grid grid-cols-1 gap-3 sm:grid-cols-2">
+        {FIELDS.map((f) => (
+          <TextField
+            key={f.name}
+            name={f.name}
+            label={f.label}
+            hint={`${fmt(f.min)} to ${fmt(f.max)}`}
+            type="number"
+            inputMode="numeric"
+            step={1}
+            defaultValue={queue[f.name]}
+            aria-invalid={problem?.field === f.name ? true : undefined}
+            aria-describedby={problem?.field === f.name ? errorId : undefined}
+            onChange={() => setSaved(false)}
+          />
+        ))}
+      </div>
+      <div className="mt-3 flex flex-wrap items-center gap-3">
+        <Button type="submit" tone="primary" size="sm" disabled={save.isPending}>
+          {save.isPending ? "Saving…" : "Save"}
+        </Button>
+        {saved ? <span role="status" className="text-sm text-green-800">Saved.</span> : null}
+        {problem ? (
+          <p id={errorId} role="alert" className="text-sm text-red-800">
+            {problem.text}
+          </p>
+        ) : null}
+      </div>
+    </form>
+  );
+}
+
+/** Every queue's settings, each its own form; refetched when events arrive (breaker trips and resets). */
+export function QueueSettings({ initial }: { initial: QueueSettingsView[] }) {
+  const { data } = useQuery({
+    queryKey: supervisorKeys.queues,
+    queryFn: async () => toWire(await unwrap(queueSettingsListAction({}))),
+    initialData: initial,
+  });
+  if (data.length === 0) return <p className="text-sm text-slate-600">No queues yet: one is made when its first task is.</p>;
+  return (
+    <ul className="space-y-4">
+      {data.map((queue) => (
+        // Keyed by the saved values, so a change from elsewhere resets the form to them.
+        <li key={`${queue.name}:${FIELDS.map((f) => queue[f.name]).join(":")}`}>
+          <QueueForm queue={queue} />
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,73 @@
+import { listQuery, type ListFilter } from "./filters";
+import type { EventView, PageView, TaskView } from "./wire";
+
+export const taskKeys = {
+  all: ["tasks"] as const,
+  lists: ["tasks", "list"] as const,
+  list: (filter: ListFilter) => ["tasks", "list", filter] as const,
+  detail: (id: string) => ["tasks", "detail", id] as const,
+  events: (id: string) => ["tasks", "events", id] as const,
+};
+export const queueKeys = ["queues"] as const;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A lapsed session: a full page load to sign-in (and back here afterwards), dropping every
+ * cached task with it rather than showing them as if still current.
+ */
+export function goToSignIn(): void {
+  // eslint-disable-next-line @next/next/no-location-assign-relative-destination -- a full load is the point: no stale cache survives
+  window.location.href = `/login?next=${encodeURIComponent(window.location.pathname + window.location.search)}`;
+}
+
+/** GET from the API with the session cookie; a lapsed session goes back to sign-in. */
+async function getJson<T>(path: string, query: Record<string, string | number> = {}): Promise<T> {
+  const params = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+  const url = `/api/v1${path}${params.size ? `?${params}` : ""}`;
+  const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" }, cache: "no-store" });
+  const body = (await response.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
+  if (response.status === 401) goToSignIn();
+  if (!response.ok) {
+    throw new ApiError(response.status, body?.error?.code ?? `http_${response.status}`, body?.error?.message ?? response.statusText);
+  }
+  return body as T;
+}
+
+export async function fetchTaskPage(filter: ListFilter, cursor: string | null): Promise<PageView<TaskView>> {
+  const page = await getJson<{ tasks: TaskView[]; nextCursor: string | null }>("/tasks", listQuery(filter, cursor));
+  return { items: page.tasks, nextCursor: page.nextCursor };
+}
+
+export async function fetchTask(id: string): Promise<TaskView> {
+  return (await getJson<{ task: TaskView }>(`/tasks/${id}`)).task;
+}
+
+/** Most events a task page shows; a task past this many is a runaway heartbeat loop. */
+export const HISTORY_LIMIT = 1000;
+
+/**
+ * The whole history, read again in full rather than appended to: event ids are taken
+ * before commit, so "after the last id seen" could skip one that committed late.
+ */
+export async function fetchHistory(id: string): Promise<EventView[]> {
+  const events: EventView[] = [];
+  let after: string | null = null;
+  do {
+    const page: { events: EventView[]; nextCursor: string | null } = await getJson(`/tasks/${id}/events`, {
+      limit: 100,
+      ...(after ? { after } : {}),
+    });
+    events.push(...page.events);
+    after = page.nextCursor;
+  } while (after && events.length < HISTORY_LIMIT);
+  return events;
+}

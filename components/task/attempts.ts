@@ -1,0 +1,70 @@
+import type { EventView } from "./wire";
+
+/** One line of the timeline: an event, or a run of heartbeats folded into one. */
+export interface TimelineEntry {
+  key: string;
+  type: string;
+  actor: EventView["actor"];
+  at: string;
+  events: EventView[];
+}
+
+export interface Attempt {
+  /** 0: before anyone claimed the task; then 1, 2, … one per `claimed`. */
+  number: number;
+  /** Who claimed it (attempts from 1 on). */
+  claimant: EventView["actor"] | null;
+  entries: TimelineEntry[];
+  outcome: string;
+}
+
+const OUTCOMES: Record<string, string> = {
+  completed: "completed",
+  released: "released",
+  failed: "failed",
+  escalated: "escalated",
+  lease_expired: "lease lapsed",
+  requeued: "requeued",
+  resolved: "resolved",
+  cancelled: "cancelled",
+};
+
+/** Consecutive heartbeats by the same actor read as one line ("renewed the lease ×12"). */
+function entriesOf(events: EventView[]): TimelineEntry[] {
+  const entries: TimelineEntry[] = [];
+  for (const event of events) {
+    const last = entries.at(-1);
+    if (event.type === "heartbeat" && last?.type === "heartbeat" && last.actor.id === event.actor.id) {
+      last.events.push(event);
+      last.at = event.createdAt;
+    } else {
+      entries.push({ key: event.id, type: event.type, actor: event.actor, at: event.createdAt, events: [event] });
+    }
+  }
+  return entries;
+}
+
+/**
+ * A task's history, oldest first, cut into attempts: each `claimed` starts one. What
+ * happens after an attempt ends (an expiry written by the next claim, a supervisor's
+ * requeue) stays with it until the next claim.
+ */
+export function groupByAttempt(events: EventView[]): Attempt[] {
+  const groups: { claimant: EventView["actor"] | null; events: EventView[] }[] = [];
+  for (const event of events) {
+    if (event.type === "claimed" || groups.length === 0) {
+      groups.push({ claimant: event.type === "claimed" ? event.actor : null, events: [] });
+    }
+    groups.at(-1)!.events.push(event);
+  }
+  let number = groups[0]?.claimant ? 1 : 0;
+  return groups.map((group) => {
+    const ending = group.events.findLast((e) => e.type in OUTCOMES);
+    return {
+      number: number++,
+      claimant: group.claimant,
+      entries: entriesOf(group.events),
+      outcome: ending ? OUTCOMES[ending.type]! : group.claimant ? "in progress" : "",
+    };
+  });
+}

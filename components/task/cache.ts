@@ -1,0 +1,83 @@
+import type { InfiniteData, QueryClient } from "@tanstack/react-query";
+import { taskKeys } from "./api";
+import { orderFor, type ListFilter } from "./filters";
+import type { PageView, TaskView, Viewer } from "./wire";
+
+export type ListData = InfiniteData<PageView<TaskView>, string | null>;
+
+export function matchesFilter(task: TaskView, filter: ListFilter, viewer: Viewer): boolean {
+  return (
+    task.status === filter.status &&
+    (!filter.queue || task.queue === filter.queue) &&
+    (!filter.mine || task.owner?.id === viewer.actorId) &&
+    (!filter.needsCheck || task.needsCheck)
+  );
+}
+
+/** Ids of tasks not created yet (optimistic placeholders) sort after every real one. */
+const idNumber = (id: string) => (/^\d+$/.test(id) ? BigInt(id) : 1n << 63n);
+const byId = (a: TaskView, b: TaskView) => {
+  const x = idNumber(a.id);
+  const y = idNumber(b.id);
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
+/** The client's copy of the server's ORDER BY for a list (see lib/tasks/queries.ts). */
+export function compareFor(filter: ListFilter): (a: TaskView, b: TaskView) => number {
+  if (orderFor(filter.status) === "newest") return (a, b) => byId(b, a);
+  return (a, b) => b.priority - a.priority || a.createdAt.localeCompare(b.createdAt) || byId(a, b);
+}
+
+/**
+ * Puts the task where it belongs in one list: out of it when it no longer matches, in
+ * order when it does — unless it sorts past the pages loaded so far, where it will turn
+ * up when the next page is read.
+ */
+function placeInList(data: ListData, filter: ListFilter, task: TaskView, viewer: Viewer): ListData {
+  const pages = data.pages.map((page) => ({ ...page, items: page.items.filter((t) => t.id !== task.id) }));
+  if (matchesFilter(task, filter, viewer)) {
+    const compare = compareFor(filter);
+    const last = pages.length - 1;
+    const index = pages.findIndex((page, i) => {
+      const tail = page.items.at(-1);
+      return (!tail && i === last) || (tail && compare(task, tail) <= 0) || (i === last && !page.nextCursor);
+    });
+    if (index >= 0) {
+      const page = pages[index]!;
+      page.items = [...page.items, task].sort(compare);
+    }
+  }
+  return { ...data, pages };
+}
+
+/** Writes what we now believe about a task into every cached view of it. */
+export function putTask(client: QueryClient, task: TaskView, viewer: Viewer): void {
+  if (client.getQueryData(taskKeys.detail(task.id))) client.setQueryData(taskKeys.detail(task.id), task);
+  for (const [key, data] of client.getQueriesData<ListData>({ queryKey: taskKeys.lists })) {
+    const filter = key[2] as ListFilter | undefined;
+    if (!data || !filter) continue;
+    client.setQueryData<ListData>(key, placeInList(data, filter, task, viewer));
+  }
+}
+
+/** Takes a task (an optimistic placeholder, say) out of every list. */
+export function dropTask(client: QueryClient, id: string): void {
+  for (const [key, data] of client.getQueriesData<ListData>({ queryKey: taskKeys.lists })) {
+    if (!data) continue;
+    client.setQueryData<ListData>(key, {
+      ...data,
+      pages: data.pages.map((page) => ({ ...page, items: page.items.filter((t) => t.id !== id) })),
+    });
+  }
+}
+
+/** Finds the freshest copy of a task anywhere in the cache. */
+export function findTask(client: QueryClient, id: string): TaskView | undefined {
+  const detail = client.getQueryData<TaskView>(taskKeys.detail(id));
+  if (detail) return detail;
+  for (const [, data] of client.getQueriesData<ListData>({ queryKey: taskKeys.lists })) {
+    const found = data?.pages.flatMap((p) => p.items).find((t) => t.id === id);
+    if (found) return found;
+  }
+  return undefined;
+}

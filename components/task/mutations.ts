@@ -1,0 +1,165 @@
+"use client";
+
+import { useMutation, useQueryClient, type QueryKey } from "@tanstack/react-query";
+import type { ActionResult } from "@/lib/auth/action";
+import type { Task } from "@/lib/tasks/types";
+import {
+  claimAction,
+  completeAction,
+  failAction,
+  recordSideEffectAction,
+  releaseAction,
+  renewAction,
+  startAction,
+} from "@/app/actions/tasks";
+import { cancelAction, forceReleaseAction, requeueAction, resolveAction } from "@/app/actions/supervise";
+import { useToast } from "@/components/ui/toaster";
+import { useViewer } from "@/components/realtime/viewer";
+import { taskKeys } from "./api";
+import { putTask } from "./cache";
+import { describeError, type ErrorView } from "./describe-error";
+import type { TaskAction } from "./permissions";
+import { toWire, type TaskView, type Viewer } from "./wire";
+
+/** An action's expected failure, carried through TanStack Query as a thrown value. */
+export class ActionFailure extends Error {
+  constructor(readonly error: ErrorView) {
+    super(error.message);
+  }
+}
+
+export interface TaskCallVars {
+  confirmCheck?: boolean;
+  description?: string;
+  reason?: string;
+}
+
+interface Spec {
+  /** What the person tried, for sentences: "you can't {verb} it". */
+  verb: string;
+  call(task: TaskView, vars: TaskCallVars): Promise<ActionResult<Task>>;
+  /** The task as we expect the server to leave it; shown at once, undone on failure. */
+  predict(task: TaskView, viewer: Viewer): Partial<TaskView>;
+}
+
+const ref = (task: TaskView) => ({ taskId: task.id, version: task.version });
+const me = (viewer: Viewer) => ({ id: viewer.actorId, name: viewer.name, kind: "user" as const });
+const ended = { owner: null, leaseUntil: null };
+
+const specs: Record<TaskAction, Spec> = {
+  claim: {
+    verb: "claim",
+    call: (task) => claimAction(ref(task)),
+    predict: (task, viewer) => ({ status: "claimed", owner: me(viewer), version: task.version + 1, pending: "Claiming…" }),
+  },
+  start: {
+    verb: "start",
+    call: (task, vars) => startAction({ ...ref(task), ...(vars.confirmCheck ? { confirmCheck: true } : {}) }),
+    predict: (task) => ({ status: "started", needsCheck: false, version: task.version + 1, pending: "Starting…" }),
+  },
+  renew: {
+    verb: "renew the lease of",
+    call: (task) => renewAction(ref(task)),
+    predict: () => ({ pending: "Renewing…" }),
+  },
+  sideEffect: {
+    verb: "record a side effect on",
+    call: (task, vars) => recordSideEffectAction({ ...ref(task), description: vars.description ?? "" }),
+    predict: () => ({ pending: "Recording…" }),
+  },
+  release: {
+    verb: "release",
+    call: (task) => releaseAction(ref(task)),
+    predict: (task) => ({ status: "queued", ...ended, version: task.version + 1, pending: "Releasing…" }),
+  },
+  complete: {
+    verb: "complete",
+    call: (task) => completeAction(ref(task)),
+    predict: (task) => ({ status: "done", leaseUntil: null, version: task.version + 1, pending: "Completing…" }),
+  },
+  fail: {
+    verb: "fail",
+    call: (task, vars) => failAction({ ...ref(task), reason: vars.reason ?? "" }),
+    predict: (task) => ({ status: "queued", ...ended, failureCount: task.failureCount + 1, version: task.version + 1, pending: "Failing…" }),
+  },
+  forceRelease: {
+    verb: "force-release",
+    call: (task) => forceReleaseAction(ref(task)),
+    predict: (task) => ({ status: "queued", ...ended, version: task.version + 1, pending: "Releasing…" }),
+  },
+  requeue: {
+    verb: "requeue",
+    call: (task, vars) => requeueAction({ ...ref(task), ...(vars.reason ? { reason: vars.reason } : {}) }),
+    predict: (task) => ({ status: "queued", failureCount: 0, version: task.version + 1, pending: "Requeueing…" }),
+  },
+  resolve: {
+    verb: "resolve",
+    call: (task, vars) => resolveAction({ ...ref(task), ...(vars.reason ? { reason: vars.reason } : {}) }),
+    predict: (task) => ({ status: "done", version: task.version + 1, pending: "Resolving…" }),
+  },
+  cancel: {
+    verb: "cancel",
+    call: (task, vars) => cancelAction({ ...ref(task), ...(vars.reason ? { reason: vars.reason } : {}) }),
+    predict: (task) => ({ status: "cancelled", version: task.version + 1, pending: "Cancelling…" }),
+  },
+};
+
+/** Unwraps a server action's result; an expected failure is thrown as an ActionFailure. */
+export async function unwrap<T>(result: Promise<ActionResult<T>>): Promise<T> {
+  const outcome = await result;
+  if (!outcome.ok) throw new ActionFailure(toWire(outcome.error) as ErrorView);
+  return outcome.value;
+}
+
+/** A sentence for any error a mutation can end with, thrown values included. */
+export function errorSentence(error: unknown, verb: string, viewer: Viewer): string {
+  if (error instanceof ActionFailure) return describeError(error.error, verb, viewer.actorId);
+  return "Couldn't reach the server. Check your connection and try again.";
+}
+
+/** Every cached list and task, to put back if the server says no. */
+export function snapshot(client: ReturnType<typeof useQueryClient>) {
+  return client.getQueriesData({ queryKey: taskKeys.all });
+}
+export function restore(client: ReturnType<typeof useQueryClient>, saved: [QueryKey, unknown][]) {
+  for (const [key, data] of saved) client.setQueryData(key, data);
+}
+
+export interface TaskCall {
+  action: TaskAction;
+  task: TaskView;
+  vars?: TaskCallVars;
+}
+
+/**
+ * Task actions: the server action through TanStack Query, with the expected outcome shown
+ * at once and rolled back on failure — then the task as the server says it is now
+ * (error.task), and a sentence that says who got there first. One hook serves every
+ * action of a card, the action being part of the call.
+ */
+export function useTaskMutation(options: { onDone?: (call: TaskCall, task: TaskView) => void } = {}) {
+  const client = useQueryClient();
+  const viewer = useViewer();
+  const { notify } = useToast();
+  return useMutation({
+    mutationFn: async ({ action, task, vars }: TaskCall) => toWire(await unwrap(specs[action].call(task, vars ?? {}))) as TaskView,
+    onMutate: async ({ action, task }) => {
+      await client.cancelQueries({ queryKey: taskKeys.all });
+      const saved = snapshot(client);
+      putTask(client, { ...task, ...specs[action].predict(task, viewer) }, viewer);
+      return { saved };
+    },
+    onError: (error, { action, task }, context) => {
+      if (context) restore(client, context.saved);
+      if (error instanceof ActionFailure && error.error.task) putTask(client, error.error.task, viewer);
+      notify("error", errorSentence(error, specs[action].verb, viewer));
+      void client.invalidateQueries({ queryKey: taskKeys.lists });
+      void client.invalidateQueries({ queryKey: taskKeys.detail(task.id) });
+      void client.invalidateQueries({ queryKey: taskKeys.events(task.id) });
+    },
+    onSuccess: (task, call) => {
+      putTask(client, task, viewer);
+      options.onDone?.(call, task);
+    },
+  });
+}

@@ -1,0 +1,89 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { focusRing } from "@/components/ui/button";
+import { LocalTime } from "@/components/ui/local-time";
+import { fetchTask, taskKeys } from "./api";
+import { ActorName, NeedsCheckBadge, PriorityBadge, StatusBadge } from "./badges";
+import { LeaseCountdown } from "./lease";
+import { TaskActions } from "./task-actions";
+import { Timeline } from "./timeline";
+import { HELD, type EventView, type TaskView as Task } from "./wire";
+
+function Field({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="flex flex-col gap-0.5">
+      <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase">{label}</dt>
+      <dd className="text-sm">{children}</dd>
+    </div>
+  );
+}
+
+const dateTime = (iso: string) => <LocalTime iso={iso} withDate />;
+
+/** One task: its fields and payload, what the viewer may do, and its history by attempt. */
+export function TaskView({ initial, events }: { initial: Task; events: EventView[] }) {
+  const query = useQuery({ queryKey: taskKeys.detail(initial.id), queryFn: () => fetchTask(initial.id), initialData: initial });
+  const task = query.data;
+  return (
+    <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
+      <div className="space-y-4">
+        <p>
+          <Link href="/" className={`rounded text-sm text-blue-700 hover:underline ${focusRing}`}>
+            ← Board
+          </Link>
+        </p>
+        <div>
+          <h1 className="text-xl font-semibold break-words">{task.title}</h1>
+          <div className="mt-2 flex flex-wrap items-center gap-2" data-testid="task-status" data-status={task.status}>
+            <StatusBadge status={task.status} />
+            <PriorityBadge priority={task.priority} />
+            {task.needsCheck ? <NeedsCheckBadge /> : null}
+            {task.pending ? <span className="text-xs text-blue-700">{task.pending}</span> : null}
+          </div>
+        </div>
+        <section aria-label="Actions" className="rounded-lg border border-slate-200 bg-white p-3">
+          <TaskActions task={task} />
+          {task.status === "done" || task.status === "cancelled" ? (
+            <p className="text-sm text-slate-500">This task is {task.status}: nothing more to do.</p>
+          ) : null}
+        </section>
+        <dl className="grid grid-cols-2 gap-x-4 gap-y-3 rounded-lg border border-slate-200 bg-white p-3 sm:grid-cols-3">
+          <Field label="Id">#{task.id}</Field>
+          <Field label="Queue">{task.queue}</Field>
+          <Field label="Status">{task.status}</Field>
+          <Field label="Owner">{task.owner ? <ActorName actor={task.owner} /> : "nobody"}</Field>
+          <Field label="Lease">{HELD.includes(task.status) ? <LeaseCountdown leaseUntil={task.leaseUntil} /> : "—"}</Field>
+          <Field label="Version">{task.version}</Field>
+          <Field label="Failures">{task.failureCount}</Field>
+          <Field label="Needs check">{task.needsCheck ? "yes" : "no"}</Field>
+          <Field label="Priority">{task.priority}</Field>
+          <Field label="Created">{dateTime(task.createdAt)}</Field>
+          <Field label="Updated">{dateTime(task.updatedAt)}</Field>
+        </dl>
+        <section aria-labelledby="description-heading">
+          <h2 id="description-heading" className="text-sm font-semibold">
+            Description
+          </h2>
+          <p className="mt-1 text-sm whitespace-pre-wrap text-slate-700">{task.description || "No description."}</p>
+        </section>
+        <section aria-labelledby="payload-heading">
+          <h2 id="payload-heading" className="text-sm font-semibold">
+            Payload
+          </h2>
+          <pre data-testid="payload" className="mt-1 max-h-96 overflow-auto rounded-lg bg-slate-900 p-3 text-xs text-slate-100">
+            {JSON.stringify(task.payload, null, 2)}
+          </pre>
+        </section>
+      </div>
+      <section aria-labelledby="history-heading">
+        <h2 id="history-heading" className="mb-2 text-lg font-semibold">
+          History
+        </h2>
+        <Timeline taskId={task.id} initial={events} />
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,111 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { fetchHistory, HISTORY_LIMIT, taskKeys } from "./api";
+import { groupByAttempt, type Attempt, type TimelineEntry } from "./attempts";
+import { ActorName } from "./badges";
+import { LocalTime } from "@/components/ui/local-time";
+import type { ReactNode } from "react";
+import type { EventView } from "./wire";
+
+type Payload = Record<string, unknown>;
+
+/** What happened, in words; the payload itself is one click away. */
+function what(entry: TimelineEntry): ReactNode {
+  const payload = (entry.events.at(-1)!.payload ?? {}) as Payload;
+  const text = (key: string) => (typeof payload[key] === "string" ? (payload[key] as string) : "");
+  switch (entry.type) {
+    case "created":
+      return "created the task";
+    case "claimed":
+      return "claimed it";
+    case "claim_rejected":
+      return `tried to claim it — too late (it was ${text("status") || "taken"})`;
+    case "started":
+      return "started work";
+    case "check_confirmed":
+      return "confirmed the check of earlier side effects";
+    case "heartbeat": {
+      const until = text("leaseUntil") ? <> (until <LocalTime iso={text("leaseUntil")} />)</> : null;
+      return entry.events.length > 1 ? <>renewed the lease ×{entry.events.length}{until}</> : <>renewed the lease{until}</>;
+    }
+    case "side_effect":
+      return `recorded a side effect: ${text("description")}`;
+    case "released":
+      return payload.force ? "force-released it back to the queue" : "released it back to the queue";
+    case "lease_expired":
+      return "noted the lease had lapsed; back to the queue";
+    case "failed":
+      return `reported a failure: ${text("reason")}`;
+    case "escalated":
+      return "escalated it to the supervisors' inbox";
+    case "requeued":
+      return "requeued it with a clean slate";
+    case "resolved":
+      return "resolved it by hand";
+    case "completed":
+      return "completed it";
+    case "cancelled":
+      return "cancelled it";
+    default:
+      return entry.type.replaceAll("_", " ");
+  }
+}
+
+function Entry({ entry }: { entry: TimelineEntry }) {
+  const payloads = entry.events.map((e: EventView) => e.payload);
+  return (
+    <li className="relative border-l-2 border-slate-200 pb-3 pl-4" data-testid="event" data-type={entry.type}>
+      <span aria-hidden className="absolute top-1.5 -left-[5px] h-2 w-2 rounded-full bg-slate-400" />
+      <p className="text-sm">
+        <LocalTime iso={entry.at} className="mr-2 text-xs text-slate-500 tabular-nums" />
+        <ActorName actor={entry.actor} /> {what(entry)}
+      </p>
+      <details className="mt-1 text-xs">
+        <summary className="cursor-pointer text-slate-500">Payload</summary>
+        <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-2 text-slate-100">
+          {JSON.stringify(payloads.length === 1 ? payloads[0] : payloads, null, 2)}
+        </pre>
+      </details>
+    </li>
+  );
+}
+
+function AttemptGroup({ attempt }: { attempt: Attempt }) {
+  const title = attempt.number === 0 ? "Before the first claim" : `Attempt ${attempt.number}`;
+  const headingId = `attempt-${attempt.number}`;
+  return (
+    <section aria-labelledby={headingId} data-testid="attempt" className="rounded-lg border border-slate-200 bg-white p-3">
+      <h3 className="mb-2 flex flex-wrap items-baseline gap-x-2 text-sm font-semibold">
+        <span id={headingId}>{title}</span>
+        {attempt.claimant ? (
+          <span className="font-normal text-slate-600">
+            by <ActorName actor={attempt.claimant} />
+          </span>
+        ) : null}
+        {attempt.outcome ? <span className="font-normal text-slate-500">· {attempt.outcome}</span> : null}
+      </h3>
+      <ol>
+        {attempt.entries.map((entry) => (
+          <Entry key={entry.key} entry={entry} />
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+/** The task's whole history, grouped by attempt, refreshed by the event stream. */
+export function Timeline({ taskId, initial }: { taskId: string; initial: EventView[] }) {
+  const query = useQuery({ queryKey: taskKeys.events(taskId), queryFn: () => fetchHistory(taskId), initialData: initial });
+  const attempts = groupByAttempt(query.data);
+  return (
+    <div className="space-y-3">
+      {attempts.map((attempt) => (
+        <AttemptGroup key={attempt.number} attempt={attempt} />
+      ))}
+      {query.data.length >= HISTORY_LIMIT ? (
+        <p className="text-sm text-slate-500">Showing the first {HISTORY_LIMIT} events.</p>
+      ) : null}
+    </div>
+  );
+}

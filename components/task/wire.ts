@@ -1,0 +1,38 @@
+import type { TaskStatus } from "@/db/schema";
+import type { TaskEvent } from "@/lib/tasks/queries";
+import type { ActorRef, Task } from "@/lib/tasks/types";
+
+/** A value as it crosses the wire as JSON: Dates become ISO 8601 strings. */
+export type Wire<T> = T extends Date
+  ? string
+  : T extends (infer U)[]
+    ? Wire<U>[]
+    : T extends object
+      ? { [K in keyof T]: Wire<T[K]> }
+      : T;
+
+/** A task as the browser holds it; `pending` marks an optimistic guess not yet confirmed. */
+export type TaskView = Wire<Task> & { pending?: string };
+export type EventView = Wire<TaskEvent>;
+export type { ActorRef, TaskStatus };
+
+export interface PageView<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** Dates to strings, the same shape the API answers with. */
+export function toWire<T>(value: T): Wire<T> {
+  return JSON.parse(JSON.stringify(value)) as Wire<T>;
+}
+
+export const STATUSES: TaskStatus[] = ["queued", "claimed", "started", "escalated", "done", "cancelled"];
+
+export const HELD: TaskStatus[] = ["claimed", "started"];
+
+/** The signed-in person, as the client needs to know them. */
+export interface Viewer {
+  actorId: string;
+  name: string;
+  role: "staff" | "supervisor";
+}

@@ -1,0 +1,77 @@
+import "server-only";
+import { eq, sql } from "drizzle-orm";
+import type { NextAuthOptions } from "next-auth";
+import CredentialsProvider from "next-auth/providers/credentials";
+import type { Provider } from "next-auth/providers/index";
+import { getDatabase } from "@/db";
+import { users } from "@/db/schema";
+import { verifyPassword } from "./passwords";
+
+// A hash of a password nobody has: unknown emails cost the same argon2 work as known ones.
+const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$2xXTo52JUtMG5ep7MHdXT5kNaU1vJJXmq5FuF8MHrJU";
+
+async function signInWithPassword(email: string, password: string) {
+  const { db } = getDatabase();
+  const [user] = await db.select().from(users).where(eq(sql`lower(${users.email})`, email.trim().toLowerCase()));
+  const valid = await verifyPassword(user?.passwordHash ?? DUMMY_HASH, password);
+  if (!user || !valid || user.disabled) return null;
+  return { id: user.actorId, email: user.email };
+}
+
+/** An OIDC provider for teams with single sign-on, when OIDC_ISSUER and its client are set. */
+function oidcProvider(): Provider[] {
+  const { OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET } = process.env;
+  if (!OIDC_ISSUER || !OIDC_CLIENT_ID || !OIDC_CLIENT_SECRET) return [];
+  return [
+    {
+      id: "oidc",
+      name: process.env.OIDC_NAME ?? "Single sign-on",
+      type: "oauth",
+      wellKnown: `${OIDC_ISSUER.replace(/\/$/, "")}/.well-known/openid-configuration`,
+      clientId: OIDC_CLIENT_ID,
+      clientSecret: OIDC_CLIENT_SECRET,
+      authorization: { params: { scope: "openid email profile" } },
+      idToken: true,
+      checks: ["pkce", "state"],
+      profile: (profile: { sub: string; email?: string; name?: string }) => ({ id: profile.sub, email: profile.email, name: profile.name }),
+    },
+  ];
+}
+
+/**
+ * JWT sessions carrying the user's actor id only. The role is NOT trusted from the
+ * token: a session outlives a role change, so every guard re-reads role and disabled
+ * from the database (lib/auth/session.ts).
+ */
+export const authOptions: NextAuthOptions = {
+  session: { strategy: "jwt", maxAge: 12 * 60 * 60 },
+  pages: { signIn: "/login" },
+  providers: [
+    CredentialsProvider({
+      name: "Email and password",
+      credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+      authorize: async (credentials) =>
+        credentials?.email && credentials.password ? signInWithPassword(credentials.email, credentials.password) : null,
+    }),
+    ...oidcProvider(),
+  ],
+  callbacks: {
+    // Single sign-on admits only people who already have an account (made with the CLI).
+    async signIn({ user, account }) {
+      if (account?.provider !== "oidc") return true;
+      if (!user.email) return false;
+      const { db } = getDatabase();
+      const [known] = await db.select().from(users).where(eq(sql`lower(${users.email})`, user.email.toLowerCase()));
+      if (!known || known.disabled) return false;
+      user.id = known.actorId;
+      return true;
+    },
+    async jwt({ token, user }) {
+      if (user) token.actorId = user.id;
+      return token;
+    },
+    async session({ session, token }) {
+      return { ...session, actorId: token.actorId as string | undefined };
+    },
+  },
+};

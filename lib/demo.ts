@@ -1,0 +1,45 @@
+import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { createUser } from "@/lib/auth/users";
+import { createTask, perform } from "@/lib/tasks";
+
+export interface DemoLogin {
+  email: string;
+  password: string;
+  role: "staff" | "supervisor";
+}
+
+const PEOPLE = [
+  { email: "amal@example.com", name: "Amal", role: "staff" },
+  { email: "bilal@example.com", name: "Bilal", role: "staff" },
+  { email: "sara@example.com", name: "Sara", role: "supervisor" },
+] as const;
+
+const TASKS = [
+  { title: "Review inspection 7", priority: 5, queue: "inspections", description: "Check the photos against the checklist." },
+  { title: "Email the landlord about unit 4B", priority: 3, queue: "default", description: "An external side effect: record it before sending." },
+  { title: "Reconcile October invoices", priority: 1, queue: "default" },
+  { title: "Translate the safety notice", priority: 0, queue: "default" },
+  { title: "Call back the caretaker", priority: 2, queue: "inspections" },
+];
+
+/**
+ * On an empty database only: three people (two staff, one supervisor) with fresh random
+ * passwords and a handful of tasks, so a newcomer can try the board at once. Returns the
+ * logins, or null when the database already has people.
+ */
+export async function seedDemo(db: Db): Promise<DemoLogin[] | null> {
+  const [{ count } = { count: 0 }] = await db.execute<{ count: number }>(sql`SELECT count(*)::int AS count FROM users`);
+  if (Number(count) > 0) return null;
+  const logins: DemoLogin[] = [];
+  for (const person of PEOPLE) {
+    const password = randomBytes(9).toString("base64url");
+    const account = await createUser(db, { ...person, password });
+    logins.push({ email: person.email, password, role: person.role });
+    if (person.role === "supervisor") {
+      for (const task of TASKS) await perform(createTask, task, { db, actor: account.actor });
+    }
+  }
+  return logins;
+}
