@@ -27,6 +27,7 @@ export default async function BoardPage({ searchParams }: { searchParams: Promis
       <Board filters={filters} initial={initial} queues={queues} />
       <footer className="mt-8 border-t border-slate-200 pt-3 text-sm text-slate-600">
         Agents: <Link className="text-blue-700 underline" href="/api-reference">API reference</Link> ·{" "}
+        {/* eslint-disable-next-line @next/next/no-html-link-for-pages -- a JSON route, not a page */}
         <a className="text-blue-700 underline" href="/api/v1/health">health</a>
       </footer>
     </main>

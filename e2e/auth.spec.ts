@@ -29,11 +29,15 @@ test.describe("signing in", () => {
     await expect(page.getByRole("heading", { name: "Sign in to Claimboard" })).toBeVisible();
   });
 
-  test("staff are kept out of the supervisors' inbox", async ({ page }) => {
+  test("staff are kept out of the supervisors' pages", async ({ page }) => {
     await signIn(page, AMAL);
-    const response = await page.goto("/inbox");
-    test.skip(response?.status() === 404, "the inbox page is not built yet");
-    const keptOut = response?.status() === 403 || !new URL(page.url()).pathname.startsWith("/inbox");
-    expect(keptOut, `staff reached ${page.url()} (${response?.status()})`).toBe(true);
+    for (const path of ["/inbox", "/agents", "/queues"]) {
+      const response = await page.goto(path);
+      const keptOut = response?.status() === 403 || !new URL(page.url()).pathname.startsWith(path);
+      expect(keptOut, `staff reached ${page.url()} (${response?.status()})`).toBe(true);
+      await expect(page.getByRole("heading", { name: /Escalation inbox|Agents|Queues/, level: 1 })).toHaveCount(0);
+    }
+    // The header does not offer them either.
+    await expect(page.getByRole("link", { name: "Inbox" })).toHaveCount(0);
   });
 });

@@ -121,7 +121,7 @@ export function AgentTokens({ initial }: { initial: AgentTokenView[] }) {
           Tokens
         </h2>
         {data.length === 0 ? <p className="text-sm text-slate-600">No tokens yet.</p> : null}
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white" tabIndex={-1}>
+        <div role="region" aria-label="Tokens table" tabIndex={0} className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white focus-visible:outline-2 focus-visible:outline-blue-600">
           <table className="min-w-full text-left text-sm">
             <thead className="bg-slate-100 text-xs text-slate-700 uppercase">
               <tr>

@@ -67,7 +67,8 @@ function QueueForm({ queue }: { queue: QueueSettingsView }) {
           {queue.breakerReason} (since <LocalTime iso={queue.breakerTrippedAt} withDate />). Reset it from the inbox.
         </p>
       ) : null}
-      <div className="mt-3 grid grid-cols-1 gap-3 sm:grid-cols-2">
+      {/* Keyed by the saved values: a change (here or elsewhere) resets the inputs to them. */}
+      <div key={FIELDS.map((f) => queue[f.name]).join(":")} className="mt-3 grid grid-cols-1 gap-3 sm:grid-cols-2">
         {FIELDS.map((f) => (
           <TextField
             key={f.name}
@@ -110,8 +111,7 @@ export function QueueSettings({ initial }: { initial: QueueSettingsView[] }) {
   return (
     <ul className="space-y-4">
       {data.map((queue) => (
-        // Keyed by the saved values, so a change from elsewhere resets the form to them.
-        <li key={`${queue.name}:${FIELDS.map((f) => queue[f.name]).join(":")}`}>
+        <li key={queue.name}>
           <QueueForm queue={queue} />
         </li>
       ))}

@@ -1,0 +1,97 @@
+import "server-only";
+import { and, asc, eq, inArray, isNotNull, lt, sql } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import { actors, queues, taskEvents, tasks } from "@/db/schema";
+import { listTasks } from "@/lib/tasks/queries";
+import { toTask } from "@/lib/tasks/task-row";
+import type { ActorRef, Task } from "@/lib/tasks/types";
+
+/** Most escalated tasks the inbox shows (and acts on in bulk) for one filter: the bulk action's cap. */
+export const INBOX_LIMIT = 500;
+/** Lapsed tasks listed under each tripped breaker. */
+const HELD_BACK_LIMIT = 50;
+
+export interface Failure {
+  eventId: string;
+  reason: string;
+  actor: ActorRef;
+  at: Date;
+}
+
+export interface InboxTask {
+  task: Task;
+  failures: Failure[];
+}
+
+export interface TrippedQueue {
+  name: string;
+  trippedAt: Date;
+  reason: string;
+  /** Claimed or started tasks whose lease has lapsed: the breaker holds them back. */
+  heldBack: Task[];
+}
+
+export interface Inbox {
+  queue: string | null;
+  escalated: InboxTask[];
+  truncated: boolean;
+  breakers: TrippedQueue[];
+}
+
+/** Escalated tasks (newest first) with every failure reason from their `failed` events. */
+async function escalatedTasks(db: Executor, queue: string | null, caller: ActorRef) {
+  const found: Task[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await listTasks(db, { status: "escalated", order: "newest", limit: 100, ...(queue ? { queue } : {}), ...(cursor ? { cursor } : {}) }, caller);
+    found.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor && found.length < INBOX_LIMIT);
+  const shown = found.slice(0, INBOX_LIMIT);
+  const byTask = new Map<string, Failure[]>(shown.map((t) => [t.id, []]));
+  if (shown.length > 0) {
+    const rows = await db
+      .select({ event: { id: taskEvents.id, taskId: taskEvents.taskId, payload: taskEvents.payload, createdAt: taskEvents.createdAt }, actor: { id: actors.id, name: actors.name, kind: actors.kind } })
+      .from(taskEvents)
+      .innerJoin(actors, eq(actors.id, taskEvents.actorId))
+      .where(and(eq(taskEvents.type, "failed"), inArray(taskEvents.taskId, shown.map((t) => BigInt(t.id)))))
+      .orderBy(asc(taskEvents.id));
+    for (const { event, actor } of rows) {
+      const reason = (event.payload as { reason?: unknown } | null)?.reason;
+      byTask.get(event.taskId!.toString())?.push({
+        eventId: event.id.toString(),
+        reason: typeof reason === "string" ? reason : "(no reason given)",
+        actor,
+        at: event.createdAt,
+      });
+    }
+  }
+  return { escalated: shown.map((task) => ({ task, failures: byTask.get(task.id)! })), truncated: !!cursor || found.length > INBOX_LIMIT };
+}
+
+/** Queues whose breaker is tripped, each with the lapsed tasks it is holding back. */
+async function trippedQueues(db: Executor): Promise<TrippedQueue[]> {
+  const tripped = await db.select().from(queues).where(isNotNull(queues.breakerTrippedAt)).orderBy(asc(queues.name));
+  return Promise.all(
+    tripped.map(async (queue) => {
+      const rows = await db
+        .select({ task: tasks, owner: { id: actors.id, name: actors.name, kind: actors.kind } })
+        .from(tasks)
+        .leftJoin(actors, eq(actors.id, tasks.ownerId))
+        .where(and(eq(tasks.queue, queue.name), inArray(tasks.status, ["claimed", "started"]), lt(tasks.leaseUntil, sql`now()`)))
+        .orderBy(asc(tasks.leaseUntil))
+        .limit(HELD_BACK_LIMIT);
+      return {
+        name: queue.name,
+        trippedAt: queue.breakerTrippedAt!,
+        reason: queue.breakerReason ?? "(no reason recorded)",
+        heldBack: rows.map((r) => toTask(r.task, r.owner?.id ? r.owner : null)),
+      };
+    }),
+  );
+}
+
+export async function readInbox(db: Executor, queue: string | null, caller: ActorRef): Promise<Inbox> {
+  const [{ escalated, truncated }, breakers] = await Promise.all([escalatedTasks(db, queue, caller), trippedQueues(db)]);
+  return { queue, escalated, truncated, breakers };
+}

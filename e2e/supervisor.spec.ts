@@ -1,0 +1,161 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { createActor, failTask, perform } from "../lib/tasks";
+import type { ActorRef, Task } from "../lib/tasks/types";
+import { SARA } from "./people";
+import { expect, live, signIn, test } from "./fixtures";
+import { abandonedWithSideEffect, claimAs, makeTask, must } from "./seed";
+
+/** A task an agent failed three times (the default max_failures): escalated, with three reasons. */
+async function escalated(db: Db, creator: ActorRef, input: { title: string; queue: string }, reasons: string[]): Promise<Task> {
+  const agent = await createActor(db, "agent", `robot-${Math.random().toString(36).slice(2, 6)}`);
+  let task = await makeTask(db, creator, input);
+  for (const reason of reasons) {
+    task = await claimAs(db, agent, task);
+    task = must(await perform(failTask, { taskId: task.id, version: task.version, reason }, { db, actor: agent }));
+  }
+  expect(task.status).toBe("escalated");
+  return task;
+}
+
+async function statusOf(db: Db, id: string) {
+  const [row] = await db.execute<{ status: string; failure_count: number }>(sql`SELECT status, failure_count FROM tasks WHERE id = ${id}::bigint`);
+  return row!;
+}
+
+test.describe("the supervisors' inbox", () => {
+  test("an escalated task shows every failure reason, and requeueing it resets its failures", async ({ page, db, queue, actorOf }) => {
+    const title = `Import the meter readings ${queue}`;
+    const reasons = ["CSV had no header", "Row 12: date out of range", "Upstream returned 503"];
+    const task = await escalated(db, await actorOf(SARA), { title, queue }, reasons);
+
+    await signIn(page, SARA, `/inbox?queue=${queue}`);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Escalation inbox");
+    const card = page.getByRole("article", { name: title });
+    const failures = card.getByRole("list", { name: `Failure reasons of ${title}` }).getByRole("listitem");
+    await expect(failures).toHaveCount(3);
+    for (const [i, reason] of reasons.entries()) await expect(failures.nth(i)).toContainText(reason);
+
+    await card.getByRole("button", { name: `Requeue ${title}` }).click();
+    await expect(card).toBeHidden();
+    await expect(page.getByText(`Nothing is escalated in ${queue}.`)).toBeVisible();
+    await expect.poll(() => statusOf(db, task.id)).toEqual({ status: "queued", failure_count: 0 });
+  });
+
+  test("bulk resolve settles every escalated task of the filter, and a new escalation arrives live", async ({ page, db, queue, actorOf }) => {
+    const sara = await actorOf(SARA);
+    const one = await escalated(db, sara, { title: `First ${queue}`, queue }, ["a", "b", "c"]);
+    const two = await escalated(db, sara, { title: `Second ${queue}`, queue }, ["d", "e", "f"]);
+
+    await signIn(page, SARA, `/inbox?queue=${queue}`);
+    await live(page);
+    await expect(page.getByRole("article")).toHaveCount(2);
+    // A third escalates while the page is open: the event stream brings it in.
+    const three = await escalated(db, sara, { title: `Third ${queue}`, queue }, ["g", "h", "i"]);
+    await expect(page.getByRole("article", { name: `Third ${queue}` })).toBeVisible();
+    await page.getByRole("article", { name: `Third ${queue}` }).getByRole("button", { name: `Cancel Third ${queue}` }).click();
+    await expect(page.getByRole("article")).toHaveCount(2);
+
+    await page.getByRole("button", { name: "Resolve all (2)" }).click();
+    const dialog = page.getByRole("dialog", { name: "Resolve 2 tasks?" });
+    await dialog.getByRole("button", { name: "Resolve 2 tasks" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Resolved 2 tasks." })).toBeVisible();
+    await expect(page.getByRole("article")).toHaveCount(0);
+    expect((await statusOf(db, one.id)).status).toBe("done");
+    expect((await statusOf(db, two.id)).status).toBe("done");
+    expect((await statusOf(db, three.id)).status).toBe("cancelled");
+  });
+
+  test("a tripped breaker shows its reason and what it holds back; resetting it clears it", async ({ page, db, queue, actorOf }) => {
+    const title = `Email the landlord ${queue}`;
+    await abandonedWithSideEffect(db, await actorOf(SARA), { title, queue }, "Sent the reminder email");
+    const reason = `e2e: 7 lease expiries within 300 s reached the threshold of 5 (${queue})`;
+    await db.execute(sql`UPDATE queues SET breaker_tripped_at = now(), breaker_reason = ${reason} WHERE name = ${queue}`);
+
+    await signIn(page, SARA, "/inbox");
+    const breaker = page.getByRole("region", { name: `Breaker of ${queue}` });
+    await expect(breaker.getByTestId("breaker-reason")).toHaveText(reason);
+    await expect(breaker).toContainText("Held back: 1 lapsed task");
+    await expect(breaker.getByRole("link", { name: title })).toBeVisible();
+
+    // The sweep honours the breaker: it says what it held back and changes nothing here.
+    await page.getByRole("button", { name: "Sweep expired leases" }).click();
+    await expect(page.getByRole("status").filter({ hasText: /Swept \d+ expired lease/ })).toContainText(queue);
+
+    await breaker.getByRole("button", { name: "Reset breaker" }).click();
+    await expect(breaker).toBeHidden();
+    const [row] = await db.execute<{ tripped: boolean }>(sql`SELECT breaker_tripped_at IS NOT NULL AS tripped FROM queues WHERE name = ${queue}`);
+    expect(row!.tripped).toBe(false);
+  });
+});
+
+test.describe("agent tokens", () => {
+  test("a token is shown once, works as a bearer token, and stops working once revoked", async ({ page, request, queue }) => {
+    const name = `robot-${queue}`;
+    await signIn(page, SARA, "/agents");
+    await page.getByLabel("Token name").fill(name);
+    await page.getByLabel("Role").selectOption("agent");
+    await page.getByRole("button", { name: "Create token" }).click();
+
+    const dialog = page.getByRole("dialog", { name: `Token ${name} created` });
+    await expect(dialog).toContainText("won't be shown again");
+    await expect(dialog.getByRole("button", { name: "Copy token" })).toBeVisible();
+    const token = await dialog.getByLabel("Token").inputValue();
+    expect(token).toMatch(/^cb_[A-Za-z0-9_-]{43}$/);
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await expect(dialog).toBeHidden();
+
+    const row = page.getByRole("row").filter({ has: page.getByRole("rowheader", { name, exact: true }) });
+    await expect(row).toContainText(token.slice(0, 9));
+    await expect(row).toContainText("live");
+    await expect(page.locator("body")).not.toContainText(token); // shown once: gone with the dialog
+
+    const asAgent = { headers: { Authorization: `Bearer ${token}` } };
+    expect((await request.get("/api/v1/tasks?limit=1", asAgent)).status()).toBe(200);
+
+    await row.getByRole("button", { name: `Revoke ${name}` }).click();
+    await page.getByRole("dialog", { name: `Revoke token ${name}?` }).getByRole("button", { name: "Revoke token" }).click();
+    await expect(row).toContainText("revoked");
+    expect((await request.get("/api/v1/tasks?limit=1", asAgent)).status()).toBe(401);
+  });
+});
+
+test.describe("queue settings", () => {
+  test("a supervisor changes a queue's lease length; an out-of-range value is refused in words", async ({ page, db, queue, actorOf }) => {
+    await makeTask(db, await actorOf(SARA), { title: `Make the queue ${queue}`, queue });
+    await signIn(page, SARA, "/queues");
+    const form = page.getByRole("form", { name: `Settings of ${queue}` });
+    await expect(form).toContainText("breaker closed");
+    const lease = form.getByLabel("Lease length (seconds)");
+    await expect(lease).toHaveValue("120");
+
+    await lease.fill("240");
+    await form.getByRole("button", { name: "Save" }).click();
+    await expect(form.getByRole("status")).toHaveText("Saved.");
+    const [row] = await db.execute<{ lease_seconds: number }>(sql`SELECT lease_seconds FROM queues WHERE name = ${queue}`);
+    expect(row!.lease_seconds).toBe(240);
+    await page.reload();
+    await expect(page.getByRole("form", { name: `Settings of ${queue}` }).getByLabel("Lease length (seconds)")).toHaveValue("240");
+
+    const again = page.getByRole("form", { name: `Settings of ${queue}` });
+    await again.getByLabel("Lease length (seconds)").fill("4");
+    await again.getByRole("button", { name: "Save" }).click();
+    await expect(again.getByRole("alert")).toHaveText("Lease length must be a whole number from 5 to 3,600 seconds.");
+    await expect(again.getByLabel("Lease length (seconds)")).toHaveAttribute("aria-invalid", "true");
+    const [after] = await db.execute<{ lease_seconds: number }>(sql`SELECT lease_seconds FROM queues WHERE name = ${queue}`);
+    expect(after!.lease_seconds).toBe(240);
+  });
+});
+
+test.describe("supervisor pages at 390px", () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+  test("the inbox, agents and queues pages fit a phone's width", async ({ page }) => {
+    await signIn(page, SARA, "/inbox");
+    for (const path of ["/inbox", "/agents", "/queues"]) {
+      await page.goto(path);
+      await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow, `${path} scrolls sideways`).toBeLessThanOrEqual(0);
+    }
+  });
+});
