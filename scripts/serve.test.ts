@@ -47,7 +47,13 @@ async function stop(started: Started): Promise<void> {
   const exited = new Promise<void>((resolve) => started.process.once("exit", () => resolve()));
   process.kill(-started.process.pid!, "SIGTERM");
   await exited;
-  await new Promise((resolve) => setTimeout(resolve, 500)); // let the group's last process finish
+}
+
+/** PostgreSQL removes its pid file as the last step of a clean shutdown; wait for it (bounded). */
+async function clusterStopped(dataDir: string): Promise<boolean> {
+  const pidFile = path.join(dataDir, "postgres", "postmaster.pid");
+  for (let i = 0; i < 300 && existsSync(pidFile); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  return !existsSync(pidFile);
 }
 
 describe("npm start", () => {
@@ -75,7 +81,7 @@ describe("npm start", () => {
     expect(existsSync(path.join(dataDir, "postgres", "postmaster.pid"))).toBe(true);
 
     await stop(first);
-    expect(existsSync(path.join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
+    expect(await clusterStopped(dataDir)).toBe(true);
 
     const pgVersionBefore = await fs.stat(path.join(dataDir, "postgres", "PG_VERSION"));
     const second = await npmStart(env);
@@ -83,7 +89,7 @@ describe("npm start", () => {
     const pgVersionAfter = await fs.stat(path.join(dataDir, "postgres", "PG_VERSION"));
     expect(pgVersionAfter.birthtimeMs).toBe(pgVersionBefore.birthtimeMs); // same cluster, not a new initdb
     await stop(second);
-    expect(existsSync(path.join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
+    expect(await clusterStopped(dataDir)).toBe(true);
   }, 400_000);
 
   test("with DATABASE_URL it uses that server and starts none", async () => {
@@ -92,7 +98,7 @@ describe("npm start", () => {
     expect(await (await fetch(`${started.url}/api/v1/health`)).json()).toEqual({ ok: true, db: "up" });
     const [migrated] = await database.client`SELECT count(*)::int AS n FROM actors WHERE kind = 'system'`;
     expect(migrated?.n).toBe(1);
-    expect(existsSync(otherDir)).toBe(false);
+    expect(existsSync(path.join(otherDir, "postgres"))).toBe(false); // no cluster (only the session secret lives there)
     await stop(started);
   }, 400_000);
 });
