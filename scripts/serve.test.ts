@@ -78,6 +78,10 @@ describe("npm start", () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ ok: true, db: "up" });
     expect(first.output()).toContain("embedded PostgreSQL on 127.0.0.1");
+    // A first start on an empty embedded database prints demo logins (and keeps them in the data folder).
+    expect(first.output()).toMatch(/demo accounts created/);
+    expect(first.output()).toMatch(/supervisor\s+sara@example\.com\s+password \S+/);
+    expect(existsSync(path.join(dataDir, "demo-logins.txt"))).toBe(true);
     expect(existsSync(path.join(dataDir, "postgres", "postmaster.pid"))).toBe(true);
 
     await stop(first);
@@ -86,6 +90,7 @@ describe("npm start", () => {
     const pgVersionBefore = await fs.stat(path.join(dataDir, "postgres", "PG_VERSION"));
     const second = await npmStart(env);
     expect((await fetch(`${second.url}/api/v1/health`)).status).toBe(200);
+    expect(second.output()).not.toMatch(/demo accounts created/); // same data, no second seeding
     const pgVersionAfter = await fs.stat(path.join(dataDir, "postgres", "PG_VERSION"));
     expect(pgVersionAfter.birthtimeMs).toBe(pgVersionBefore.birthtimeMs); // same cluster, not a new initdb
     await stop(second);
@@ -99,6 +104,7 @@ describe("npm start", () => {
     const [migrated] = await database.client`SELECT count(*)::int AS n FROM actors WHERE kind = 'system'`;
     expect(migrated?.n).toBe(1);
     expect(existsSync(path.join(otherDir, "postgres"))).toBe(false); // no cluster (only the session secret lives there)
+    expect(started.output()).not.toMatch(/demo accounts created/); // never seeds a DATABASE_URL database
     await stop(started);
   }, 400_000);
 });
