@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import { sql } from "drizzle-orm";
 import { cache } from "react";
 import { getDatabase } from "@/db";
-import { currentUser } from "@/lib/auth/session";
+import { currentUser, hasRole } from "@/lib/auth/session";
 import type { UserAccount } from "@/lib/auth/users";
 import { formatCursor } from "@/lib/realtime/cursor";
 import { currentPosition } from "@/lib/realtime/feed";
@@ -17,6 +17,16 @@ import type { Viewer } from "@/components/task/wire";
 export async function requireUser(from: string): Promise<UserAccount> {
   const user = await currentUser();
   if (!user) redirect(`/login?next=${encodeURIComponent(from)}`);
+  return user;
+}
+
+/**
+ * A supervisor, or a redirect: to /login when nobody is signed in, back to the board
+ * (`?denied=<page>`) for staff. The page's actions each re-check the role themselves.
+ */
+export async function requireSupervisor(from: string, page: string): Promise<UserAccount> {
+  const user = await requireUser(from);
+  if (!hasRole(user, "supervisor")) redirect(`/?denied=${page}`);
   return user;
 }
 

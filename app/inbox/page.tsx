@@ -1,12 +1,10 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
 import { getDatabase } from "@/db";
-import { hasRole } from "@/lib/auth/session";
 import { listQueueNames } from "@/lib/tasks/queries";
 import { queueName } from "@/lib/tasks/schemas";
 import { Inbox } from "@/components/supervisor/inbox";
 import { toWire } from "@/components/task/wire";
-import { requireUser, streamPosition } from "../_lib/session";
+import { requireSupervisor, streamPosition } from "../_lib/session";
 import { readInbox } from "./data";
 
 export const metadata: Metadata = { title: "Inbox · Claimboard" };
@@ -15,9 +13,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   const raw = (await searchParams).queue;
   const parsed = queueName.safeParse(Array.isArray(raw) ? raw[0] : raw);
   const queue = parsed.success ? parsed.data : null;
-  const user = await requireUser(`/inbox${queue ? `?queue=${encodeURIComponent(queue)}` : ""}`);
-  // Supervisors only; each action re-checks the role itself.
-  if (!hasRole(user, "supervisor")) redirect("/?denied=inbox");
+  const user = await requireSupervisor(`/inbox${queue ? `?queue=${encodeURIComponent(queue)}` : ""}`, "inbox");
   await streamPosition(); // before any read: the browser's stream resumes from there
   const { db } = getDatabase();
   const [inbox, queues] = await Promise.all([readInbox(db, queue, user.actor), listQueueNames(db)]);

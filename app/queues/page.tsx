@@ -1,17 +1,14 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
 import { getDatabase } from "@/db";
-import { hasRole } from "@/lib/auth/session";
 import { QueueSettings } from "@/components/supervisor/queue-settings";
 import { toWire } from "@/components/task/wire";
-import { requireUser, streamPosition } from "../_lib/session";
+import { requireSupervisor, streamPosition } from "../_lib/session";
 import { listQueueSettings } from "./data";
 
 export const metadata: Metadata = { title: "Queues · Claimboard" };
 
 export default async function QueuesPage() {
-  const user = await requireUser("/queues");
-  if (!hasRole(user, "supervisor")) redirect("/?denied=queues");
+  await requireSupervisor("/queues", "queues");
   await streamPosition(); // before any read: the browser's stream resumes from there
   const queues = await listQueueSettings(getDatabase().db);
   return (
