@@ -84,6 +84,9 @@ export class Subscriber {
   }
 
   private deliver(events: FeedEvent[]): void {
+    // A read that was in flight when the subscriber was closed must not reach the client:
+    // it has already been told where to resume, and would get these events twice.
+    if (this.isClosed) return;
     const fresh = events.filter((e) => compareCursors(e.cursor, this.cursor) > 0);
     if (fresh.length === 0) return;
     this.cursor = fresh.at(-1)!.cursor;
