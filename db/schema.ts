@@ -44,6 +44,8 @@ export const eventType = pgEnum("event_type", [
   "cancelled",
   "breaker_tripped",
   "breaker_reset",
+  // A supervisor changed a queue's settings (lease length, max failures, breaker bounds).
+  "settings_changed",
 ]);
 
 /** PostgreSQL's 64-bit transaction id; the realtime replay orders by it. */
@@ -142,7 +144,7 @@ export const taskEvents = pgTable(
   "task_events",
   {
     id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
-    /** Null for queue-level facts (breaker_tripped, breaker_reset). */
+    /** Null for queue-level facts (breaker_tripped, breaker_reset, settings_changed). */
     taskId: bigint("task_id", { mode: "bigint" }).references(() => tasks.id),
     queue: text("queue")
       .notNull()
@@ -163,6 +165,8 @@ export const taskEvents = pgTable(
     index("task_events_feed").on(t.txId, t.id),
     index("task_events_queue_time").on(t.queue, t.createdAt),
     index("task_events_expiries").on(t.queue, t.createdAt).where(sql`${t.type} = 'lease_expired'`),
+    // Queue-level facts are few: the breaker's and the settings' history is a short walk here.
+    index("task_events_queue_facts").on(t.queue, t.createdAt).where(sql`${t.taskId} IS NULL`),
   ],
 );
 

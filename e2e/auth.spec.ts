@@ -31,11 +31,11 @@ test.describe("signing in", () => {
 
   test("staff are kept out of the supervisors' pages", async ({ page }) => {
     await signIn(page, AMAL);
-    for (const path of ["/inbox", "/agents", "/queues"]) {
+    for (const path of ["/inbox", "/agents", "/queues", "/insights"]) {
       const response = await page.goto(path);
       const keptOut = response?.status() === 403 || !new URL(page.url()).pathname.startsWith(path);
       expect(keptOut, `staff reached ${page.url()} (${response?.status()})`).toBe(true);
-      await expect(page.getByRole("heading", { name: /Escalation inbox|Agents|Queues/, level: 1 })).toHaveCount(0);
+      await expect(page.getByRole("heading", { name: /Escalation inbox|Agents|Queues|Insights/, level: 1 })).toHaveCount(0);
     }
     // The header does not offer them either.
     await expect(page.getByRole("link", { name: "Inbox" })).toHaveCount(0);

@@ -10,6 +10,7 @@ const SUPERVISION: NavItem[] = [
   { href: "/inbox", label: "Inbox" },
   { href: "/agents", label: "Agents" },
   { href: "/queues", label: "Queues" },
+  { href: "/insights", label: "Insights" },
 ];
 
 /** The signed-in header: where to go (supervisors see their pages too), who you are, sign out. */

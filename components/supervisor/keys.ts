@@ -4,4 +4,6 @@ export const supervisorKeys = {
   inbox: (queue: string | null) => ["supervisor", "inbox", queue ?? ""] as const,
   queues: ["supervisor", "queues"] as const,
   tokens: ["supervisor", "tokens"] as const,
+  /** Not fetched: a tick that tells the insights page to re-render (components/insights). */
+  insightsTick: ["supervisor", "insights-tick"] as const,
 };

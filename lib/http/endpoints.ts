@@ -66,7 +66,7 @@ export interface Endpoint {
   session?: boolean;
   body?: z.ZodType;
   query?: z.ZodType;
-  success: { status: number; description: string; schema?: z.ZodType; contentType?: "application/json" | "text/event-stream" };
+  success: { status: number; description: string; schema?: z.ZodType; contentType?: "application/json" | "text/event-stream" | "text/plain" };
   /** Other answers that are not errors (no schema: no body), e.g. 204 when nothing is claimable. */
   alsoAnswers?: { status: number; description: string; schema?: z.ZodType }[];
   /** Error statuses beyond the ones every authenticated endpoint may answer. */
@@ -74,6 +74,8 @@ export interface Endpoint {
 }
 
 const READ: TokenRole[] = ["observer", "agent", "supervisor"];
+/** Monitoring: a supervisor's token, or an observer token (an operator's, for a scraper). */
+const OPERATE: TokenRole[] = ["observer", "supervisor"];
 const WORK: TokenRole[] = ["agent", "supervisor"];
 const OWNER_CALL_ERRORS = [400, 404, 409, 413];
 
@@ -148,6 +150,16 @@ export const endpoints = {
       description: "The OpenAPI document",
       schema: z.looseObject({ openapi: z.literal("3.1.0"), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) }),
     },
+  },
+  metrics: {
+    operationId: "metrics", method: "GET", path: "/metrics",
+    summary: "Prometheus metrics of this server process (text exposition format 0.0.4)",
+    roles: OPERATE,
+    success: {
+      status: 200, contentType: "text/plain",
+      description: "claimboard_tasks, claimboard_events_total, claimboard_conflicts_total, claimboard_claim_duration_seconds, claimboard_sse_subscribers, claimboard_listen_reconnects_total, … (see docs/insights.md)",
+    },
+    errors: [],
   },
   health: {
     operationId: "health", method: "GET", path: "/health", summary: "Liveness: the server and its database",

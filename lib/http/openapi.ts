@@ -213,7 +213,7 @@ function operation(endpoint: Endpoint, schemas: SchemaCollector, errorRef: JsonS
   if (contentType === EVENT_STREAM) parameters.push(LAST_EVENT_ID);
   responses[endpoint.success.status] = answer(
     endpoint.success.description,
-    endpoint.success.schema ? schemas.convert(endpoint.success.schema, "output", where) : contentType === EVENT_STREAM ? { type: "string" } : undefined,
+    endpoint.success.schema ? schemas.convert(endpoint.success.schema, "output", where) : contentType !== "application/json" ? { type: "string" } : undefined,
     contentType,
   );
   for (const { status, description, schema } of endpoint.alsoAnswers ?? []) {

@@ -37,6 +37,7 @@ export interface Batch {
 export class Hub {
   private cursor: Cursor | null = null;
   private readonly subscribers = new Set<Subscriber>();
+  private readonly taps = new Set<(events: FeedEvent[]) => void>();
   private listener: postgres.Sql | null = null;
   private reading: Promise<void> | null = null;
   private dirty = false;
@@ -95,6 +96,11 @@ export class Hub {
     return subscriber;
   }
 
+  /** Sees every batch of committed events as the hub reads it (metrics count them). */
+  tap(fn: (events: FeedEvent[]) => void): void {
+    this.taps.add(fn);
+  }
+
   /** Coalesces wake-ups: one read at a time, and one more if woken meanwhile. */
   wake(): void {
     if (this.stopped) return;
@@ -121,6 +127,7 @@ export class Hub {
       if (page.events.length > 0) {
         this.cursor = page.events.at(-1)!.cursor;
         const batch: Batch = { from, events: page.events };
+        for (const tap of this.taps) tap(page.events);
         for (const subscriber of this.subscribers) subscriber.receive(batch);
       }
       if (page.heldBack) this.later(HELD_BACK_RETRY_MS);

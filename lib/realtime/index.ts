@@ -1,5 +1,6 @@
 import "server-only";
 import { getDatabase } from "@/db";
+import { observeEvents } from "@/lib/metrics/registry";
 import { Hub } from "./hub";
 
 const globalForHub = globalThis as unknown as { claimboardHub?: Promise<Hub> };
@@ -10,6 +11,7 @@ export function getHub(): Promise<Hub> {
     const url = process.env.DATABASE_URL;
     if (!url) return Promise.reject(new Error("DATABASE_URL is not set"));
     const hub = new Hub({ db: getDatabase().db, url });
+    hub.tap(observeEvents);
     globalForHub.claimboardHub = hub.start().then(
       () => {
         endStreamsOnShutdown(hub);

@@ -1,5 +1,6 @@
 import { ZodError, type z } from "zod";
 import type { Db, Tx } from "@/db/client";
+import { observeOperation } from "@/lib/metrics/registry";
 import { databaseClock, type Clock } from "./clock";
 import { loadTask } from "./task-row";
 import { fail, type ActorRef, type EngineError, type Result } from "./types";
@@ -37,12 +38,19 @@ export async function perform<S extends z.ZodType, O>(
   const parsed = safeParse(op.input, rawInput);
   if (!parsed.success) return fail(validationError(parsed.error));
   const clock = ctx.clock ?? databaseClock;
+  const began = performance.now();
+  const result = await run(op, parsed.data, ctx, clock);
+  observeOperation(op.name, (performance.now() - began) / 1000, result.ok ? null : result.error.code);
+  return result;
+}
+
+async function run<S extends z.ZodType, O>(op: Operation<S, O>, input: z.infer<S>, ctx: PerformContext, clock: Clock): Promise<Result<O>> {
   try {
-    return await ctx.db.transaction((tx) => op.run(tx, parsed.data, { actor: ctx.actor, clock }));
+    return await ctx.db.transaction((tx) => op.run(tx, input, { actor: ctx.actor, clock }));
   } catch (error) {
     const classified = classifyDatabaseError(error);
     if (classified === "busy") {
-      const taskId = (parsed.data as { taskId?: string }).taskId;
+      const taskId = (input as { taskId?: string }).taskId;
       const task = taskId ? await loadTask(ctx.db, taskId).catch(() => null) : null;
       return fail({
         code: "busy",

@@ -1,0 +1,2 @@
+ALTER TYPE "public"."event_type" ADD VALUE 'settings_changed';--> statement-breakpoint
+CREATE INDEX "task_events_queue_facts" ON "task_events" USING btree ("queue","created_at") WHERE "task_events"."task_id" IS NULL;

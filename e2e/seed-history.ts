@@ -1,0 +1,53 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { claimNext, complete, createActor, createTask, failTask, ManualClock, perform, renew, setQueueSettings } from "../lib/tasks";
+import type { ActorRef, Task } from "../lib/tasks/types";
+import { must } from "./seed";
+
+/**
+ * Three hours of a queue's life, written through the engine on a clock that starts three
+ * hours ago: two agents and a person claim-and-start, heartbeat every 5–25 s and complete;
+ * every seventh owner goes silent past the 30 s lease and the other agent reclaims; a few
+ * fail (one twice, escalated). Deterministic (a fixed-seed generator), so the pictures are.
+ */
+export async function seedHistory(db: Db, people: { amal: ActorRef; sara: ActorRef }, queue: string): Promise<void> {
+  const [row] = await db.execute<{ now: string }>(sql`SELECT now() AS now`);
+  const end = new Date(row!.now).getTime() - 60_000;
+  const clock = new ManualClock(new Date(end - 3 * 3_600_000));
+  let seed = 7;
+  const rand = (low: number, high: number) => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return low + (seed % (high - low + 1));
+  };
+  const as = <T>(actor: ActorRef, op: Parameters<typeof perform>[0], input: unknown) =>
+    perform(op, input, { db, actor, clock }).then((r) => must(r) as T);
+  const bots = [await createActor(db, "agent", `etl-bot-1-${queue.slice(-4)}`), await createActor(db, "agent", `etl-bot-2-${queue.slice(-4)}`)];
+  await as(people.sara, setQueueSettings, { queue, leaseSeconds: 30, maxFailures: 2 });
+
+  for (let k = 0; clock.time.getTime() < end - 600_000; k++) {
+    clock.advance(rand(5, 30));
+    await as(people.sara, createTask, { title: `Sync invoice batch ${k + 1}`, queue });
+    clock.advance(rand(20, 120));
+    const worker = k % 5 === 4 ? people.amal : bots[k % 2]!;
+    let task = await as<Task | null>(worker, claimNext, { queue, start: true });
+    if (!task) continue;
+    for (let beats = rand(2, 5); beats > 0; beats--) {
+      clock.advance(rand(5, 25));
+      task = await as<Task>(worker, renew, { taskId: task.id, version: task.version });
+    }
+    if (k % 7 === 3) {
+      clock.advance(45); // silent past the lease: the other agent reclaims
+      const other = bots[(k + 1) % 2]!;
+      const again = await as<Task>(other, claimNext, { queue, start: true });
+      clock.advance(rand(3, 15));
+      await as(other, complete, { taskId: again.id, version: again.version });
+    } else if (k % 11 === 5 || k % 11 === 6) {
+      clock.advance(rand(3, 10));
+      await as(worker, failTask, { taskId: task.id, version: task.version, reason: "Upstream answered 503" });
+    } else {
+      clock.advance(rand(3, 15));
+      await as(worker, complete, { taskId: task.id, version: task.version });
+    }
+    clock.advance(rand(10, 60));
+  }
+}

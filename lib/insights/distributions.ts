@@ -1,0 +1,95 @@
+import { sql } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import { at, type Span } from "./window";
+
+/** What we measure between events of one task (docs/insights.md defines each). */
+export const METRICS = ["claim_to_start", "start_to_complete", "heartbeat_interval", "time_in_queue"] as const;
+export type Metric = (typeof METRICS)[number];
+
+/** Histogram edges in ms: bucket i holds [EDGES[i-1], EDGES[i]); the last is open-ended. */
+export const EDGES_MS = [
+  250, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 20_000, 30_000, 45_000, 60_000, 90_000, 120_000, 180_000, 300_000,
+  600_000, 1_200_000, 1_800_000, 3_600_000,
+];
+
+export interface Distribution {
+  count: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  /** counts[i]: samples below EDGES_MS[i] (and at least EDGES_MS[i-1]); the last counts the rest. */
+  counts: number[];
+}
+
+export type QueueDistributions = Partial<Record<Metric, Distribution>>;
+
+type Row = {
+  queue: string;
+  metric: Metric;
+  n: number;
+  p: number[];
+  max: number;
+  histogram: Record<string, number>;
+};
+
+/**
+ * Every queue's step-time distributions over the span, in one statement. Each queue's
+ * events of the span are one range of task_events_queue_time (LATERAL per queue, so the
+ * index is used without a scan of the log); window functions pair each event with the
+ * task's earlier ones. An event whose partner lies before the span is not a sample.
+ * Events of one transaction (claim-next with start) are not an interval of silence.
+ */
+export async function readDistributions(db: Executor, span: Span): Promise<Map<string, QueueDistributions>> {
+  const rows = await db.execute<Row>(sql`
+    WITH ev AS MATERIALIZED (
+      SELECT e.queue, e.type, e.created_at, e.tx_id,
+             lag(e.type) OVER w AS prev_type,
+             lag(e.created_at) OVER w AS prev_at,
+             lag(e.tx_id) OVER w AS prev_tx,
+             max(e.created_at) FILTER (WHERE e.type = 'claimed') OVER w AS claimed_at,
+             max(e.created_at) FILTER (WHERE e.type = 'started') OVER w AS started_at
+      FROM queues q
+      CROSS JOIN LATERAL (
+        SELECT * FROM task_events
+        WHERE queue = q.name AND created_at >= ${at(span.from)} AND created_at < ${at(span.to)} AND task_id IS NOT NULL
+      ) e
+      WINDOW w AS (PARTITION BY e.task_id ORDER BY e.id)
+    ),
+    samples AS MATERIALIZED (
+      SELECT queue, 'claim_to_start' AS metric, created_at - claimed_at AS d FROM ev
+        WHERE type = 'started' AND claimed_at IS NOT NULL
+      UNION ALL
+      SELECT queue, 'start_to_complete', created_at - started_at FROM ev
+        WHERE type = 'completed' AND started_at IS NOT NULL
+      UNION ALL
+      SELECT queue, 'heartbeat_interval', created_at - prev_at FROM ev
+        WHERE prev_type IN ('claimed', 'started', 'check_confirmed', 'heartbeat', 'side_effect')
+          AND type IN ('started', 'check_confirmed', 'heartbeat', 'side_effect', 'completed', 'failed', 'released')
+          AND tx_id <> prev_tx
+      UNION ALL
+      SELECT queue, 'time_in_queue', created_at - prev_at FROM ev
+        WHERE type = 'claimed' AND prev_type IN ('created', 'released', 'requeued')
+    ),
+    ms AS (
+      SELECT queue, metric, extract(epoch FROM d) * 1000 AS ms FROM samples
+    ),
+    histogram AS (
+      SELECT queue, metric, width_bucket(ms, ${sql.raw(`ARRAY[${EDGES_MS.join(",")}]::float8[]`)}) AS bucket, count(*)::int AS n
+      FROM ms GROUP BY queue, metric, bucket
+    )
+    SELECT queue, metric, count(*)::int AS n,
+           percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY ms) AS p,
+           max(ms)::float8 AS max,
+           (SELECT jsonb_object_agg(h.bucket, h.n) FROM histogram h WHERE h.queue = ms.queue AND h.metric = ms.metric) AS histogram
+    FROM ms GROUP BY queue, metric`);
+  const result = new Map<string, QueueDistributions>();
+  for (const row of rows) {
+    const counts = Array.from({ length: EDGES_MS.length + 1 }, (_, i) => row.histogram[String(i)] ?? 0);
+    const [p50, p95, p99] = row.p.map(Number);
+    const entry = result.get(row.queue) ?? {};
+    entry[row.metric] = { count: row.n, p50: p50!, p95: p95!, p99: p99!, max: Number(row.max), counts };
+    result.set(row.queue, entry);
+  }
+  return result;
+}

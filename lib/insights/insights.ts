@@ -1,0 +1,133 @@
+import { asc, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Executor } from "@/db/client";
+import { queues, type Queue } from "@/db/schema";
+import { databaseClock, type Clock } from "@/lib/tasks/clock";
+import { defineOperation } from "@/lib/tasks/engine";
+import { changeQueueSettings } from "@/lib/tasks/queues";
+import { queueName } from "@/lib/tasks/schemas";
+import { fail, ok } from "@/lib/tasks/types";
+import { readDistributions, type QueueDistributions } from "./distributions";
+import { recommendLease, type Evidence, type Recommendation } from "./recommend";
+import { readClaimants, readQueueFacts, readSeries, type Bucket, type Claimant, type QueueFact } from "./series";
+import { at, DEFAULT_WINDOW, spanOf, windowName, type Span, type WindowName } from "./window";
+
+export interface QueueOverview {
+  queue: Queue;
+  distributions: QueueDistributions;
+  evidence: Evidence;
+  /** Set when the lease changed within the window: claims and expiries are counted from then. */
+  leaseChangedAt: Date | null;
+  recommendation: Recommendation;
+}
+
+export interface QueueInsights extends QueueOverview {
+  series: Bucket[];
+  facts: QueueFact[];
+  /** The breaker's last trip or reset before the window: the state the charts start in. */
+  factBefore: QueueFact | null;
+  claimants: Claimant[];
+}
+
+export interface Insights {
+  window: WindowName;
+  span: Span;
+  overview: QueueOverview[];
+  /** The chosen queue in detail; null when there is no such queue. */
+  selected: QueueInsights | null;
+}
+
+async function now(db: Executor, clock: Clock): Promise<Date> {
+  const [row] = await db.execute<{ now: string }>(sql`SELECT ${clock.now()} AS now`);
+  return new Date(row!.now);
+}
+
+interface ClaimCounts {
+  claims: number;
+  expiries: number;
+  /** The lease was changed in the span at this instant: claims and expiries count from it. */
+  leaseChangedAt: Date | null;
+}
+
+/**
+ * Claims and lapsed leases per queue — since the last lease change in the span, if any:
+ * expiries under the old lease say nothing about the new one (and counting them would
+ * have the recommendation double a lease that was just doubled).
+ */
+async function readClaimCounts(db: Executor, span: Span): Promise<Map<string, ClaimCounts>> {
+  const rows = await db.execute<{ queue: string; claims: number; expiries: number; changed_at: string | null }>(sql`
+    WITH changed AS (
+      SELECT q.name AS queue,
+        (SELECT max(created_at) FROM task_events
+          WHERE queue = q.name AND task_id IS NULL AND type = 'settings_changed' AND payload -> 'changes' ? 'leaseSeconds'
+            AND created_at >= ${at(span.from)} AND created_at < ${at(span.to)}) AS changed_at
+      FROM queues q
+    )
+    SELECT c.queue, c.changed_at,
+      (SELECT count(*)::int FROM task_events WHERE queue = c.queue AND type = 'claimed'
+          AND created_at >= greatest(${at(span.from)}, c.changed_at) AND created_at < ${at(span.to)}) AS claims,
+      (SELECT count(*)::int FROM task_events WHERE queue = c.queue AND type = 'lease_expired'
+          AND created_at >= greatest(${at(span.from)}, c.changed_at) AND created_at < ${at(span.to)}) AS expiries
+    FROM changed c`);
+  return new Map(rows.map((r) => [r.queue, { claims: r.claims, expiries: r.expiries, leaseChangedAt: r.changed_at ? new Date(r.changed_at) : null }]));
+}
+
+function overviewOf(queue: Queue, distributions: QueueDistributions, counts: ClaimCounts | undefined): QueueOverview {
+  const intervals = distributions.heartbeat_interval;
+  const evidence: Evidence = {
+    currentSeconds: queue.leaseSeconds,
+    intervals: intervals?.count ?? 0,
+    p99Ms: intervals?.p99 ?? null,
+    claims: counts?.claims ?? 0,
+    expiries: counts?.expiries ?? 0,
+  };
+  return { queue, distributions, evidence, leaseChangedAt: counts?.leaseChangedAt ?? null, recommendation: recommendLease(evidence) };
+}
+
+/** Every queue at a glance (for the span), and the chosen one in detail. */
+export async function readInsights(
+  db: Executor,
+  options: { queue?: string; window?: WindowName; clock?: Clock },
+): Promise<Insights> {
+  const window = options.window ?? DEFAULT_WINDOW;
+  const span = spanOf(window, await now(db, options.clock ?? databaseClock));
+  const [all, distributions, counts] = await Promise.all([
+    db.select().from(queues).orderBy(asc(queues.name)),
+    readDistributions(db, span),
+    readClaimCounts(db, span),
+  ]);
+  const overview = all.map((q) => overviewOf(q, distributions.get(q.name) ?? {}, counts.get(q.name)));
+  const chosen = overview.find((o) => o.queue.name === options.queue) ?? (options.queue ? undefined : overview[0]);
+  if (!chosen) return { window, span, overview, selected: null };
+  const name = chosen.queue.name;
+  const [series, facts, claimants] = await Promise.all([
+    readSeries(db, name, span),
+    readQueueFacts(db, name, span),
+    readClaimants(db, name, span),
+  ]);
+  return { window, span, overview, selected: { ...chosen, series, facts: facts.facts, factBefore: facts.before, claimants } };
+}
+
+export const applyRecommendationInput = z.strictObject({ queue: queueName, window: windowName });
+
+/**
+ * Supervisor: set the queue's lease to what the evidence of the window recommends now
+ * (recomputed here, not taken from the client), recording the evidence with the change.
+ */
+export const applyRecommendedLease = defineOperation({
+  name: "applyRecommendedLease",
+  input: applyRecommendationInput,
+  async run(tx, input, { actor, clock }) {
+    const insights = await readInsights(tx, { queue: input.queue, window: input.window, clock });
+    const selected = insights.selected;
+    if (!selected || selected.queue.name !== input.queue) return fail({ code: "not_found", message: `There is no queue ${input.queue}` });
+    const { seconds, why } = selected.recommendation;
+    if (seconds === null) return fail({ code: "invalid_request", field: "queue", message: why });
+    const { queue } = await changeQueueSettings(tx, clock, actor, { queue: input.queue, leaseSeconds: seconds }, {
+      reason: "recommended",
+      window: input.window,
+      evidence: { ...selected.evidence, why },
+    });
+    return ok(queue);
+  },
+});
