@@ -11,8 +11,8 @@ import { ClaimboardApiError, ClaimboardClient, clientRoutes, type Task, type Tas
 // The client against the real server (`next start`, real PostgreSQL): every method once,
 // the error shapes, and every request it sends is one of the server's endpoints.
 
-/** Endpoints the client leaves to other tools: the OpenAPI document and the SSE stream. */
-const NOT_JSON = ["openapi", "streamEvents"];
+/** Endpoints the client leaves to other tools: the OpenAPI document, the SSE stream, the Prometheus text. */
+const NOT_JSON = ["openapi", "streamEvents", "metrics"];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** The server's endpoint whose method and path template match a request, if any. */
