@@ -51,12 +51,13 @@ export async function readDistributions(db: Executor, span: Span): Promise<Map<s
              max(e.created_at) FILTER (WHERE e.type = 'started') OVER w AS started_at
       FROM queues q
       CROSS JOIN LATERAL (
-        SELECT * FROM task_events
+        SELECT task_id, id, queue, type, created_at, tx_id FROM task_events
         WHERE queue = q.name AND created_at >= ${at(span.from)} AND created_at < ${at(span.to)} AND task_id IS NOT NULL
+        OFFSET 0 -- keeps this a per-queue range of the index: flattened, the planner may scan the whole log
       ) e
       WINDOW w AS (PARTITION BY e.task_id ORDER BY e.id)
     ),
-    samples AS MATERIALIZED (
+    samples AS (
       SELECT queue, 'claim_to_start' AS metric, created_at - claimed_at AS d FROM ev
         WHERE type = 'started' AND claimed_at IS NOT NULL
       UNION ALL
@@ -74,15 +75,20 @@ export async function readDistributions(db: Executor, span: Span): Promise<Map<s
     ms AS (
       SELECT queue, metric, extract(epoch FROM d) * 1000 AS ms FROM samples
     ),
-    histogram AS (
+    stats AS (
+      SELECT queue, metric, count(*)::int AS n,
+             percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY ms) AS p, max(ms)::float8 AS max
+      FROM ms GROUP BY queue, metric
+    ),
+    buckets AS (
       SELECT queue, metric, width_bucket(ms, ${sql.raw(`ARRAY[${EDGES_MS.join(",")}]::float8[]`)}) AS bucket, count(*)::int AS n
       FROM ms GROUP BY queue, metric, bucket
+    ),
+    histogram AS (
+      SELECT queue, metric, jsonb_object_agg(bucket, n) AS histogram FROM buckets GROUP BY queue, metric
     )
-    SELECT queue, metric, count(*)::int AS n,
-           percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY ms) AS p,
-           max(ms)::float8 AS max,
-           (SELECT jsonb_object_agg(h.bucket, h.n) FROM histogram h WHERE h.queue = ms.queue AND h.metric = ms.metric) AS histogram
-    FROM ms GROUP BY queue, metric`);
+    SELECT s.queue, s.metric, s.n, s.p, s.max, h.histogram
+    FROM stats s JOIN histogram h ON h.queue = s.queue AND h.metric = s.metric`);
   const result = new Map<string, QueueDistributions>();
   for (const row of rows) {
     const counts = Array.from({ length: EDGES_MS.length + 1 }, (_, i) => row.histogram[String(i)] ?? 0);

@@ -1,25 +1,19 @@
 import "server-only";
-import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import type { HubStats } from "@/lib/realtime/hub";
 import { conflictCodes } from "@/lib/tasks/types";
+import { readGauges } from "./gauges";
 import { histogramSamples, renderPrometheus, type Family } from "./prometheus";
 import { LATENCY_BUCKETS, registry } from "./registry";
 
 /**
- * Everything /api/v1/metrics reports. Two cheap reads of the database — tasks by queue and
- * status (an index-only scan of tasks_queue_status) and the queues table — and the rest
+ * Everything /api/v1/metrics reports: two cheap reads of the database (gauges.ts), the rest
  * from this process's memory: counters move with what this process saw, as Prometheus
  * expects of each scraped instance. Event counts come from the LISTEN hub, which reads
  * every committed event once, whichever process wrote it.
  */
 export async function collectMetrics(db: Executor, hub: HubStats | null): Promise<string> {
-  const [tasks, queues] = await Promise.all([
-    db.execute<{ queue: string; status: string; n: number }>(sql`
-      SELECT queue, status, count(*)::int AS n FROM tasks GROUP BY queue, status ORDER BY queue, status`),
-    db.execute<{ name: string; lease_seconds: number; tripped: boolean }>(sql`
-      SELECT name, lease_seconds, breaker_tripped_at IS NOT NULL AS tripped FROM queues ORDER BY name`),
-  ]);
+  const { tasks, queues } = await readGauges(db);
   const r = registry();
   const families: Family[] = [
     {
