@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import { AMAL, SARA } from "./people";
 import { expect, signIn, test } from "./fixtures";
-import { seedHistory } from "./seed-history";
+import { seedHistory } from "../lib/demo-history";
 
 test.describe("insights", () => {
   test("a supervisor sees the queue's charts, applies the recommended lease, and the change is recorded", async ({ page, db, queue, actorOf }) => {
-    await seedHistory(db, { amal: await actorOf(AMAL), sara: await actorOf(SARA) }, queue);
+    await seedHistory(db, { amal: await actorOf(AMAL), sara: await actorOf(SARA) }, queue, `etl-bot-${queue.slice(-4)}`);
     await signIn(page, SARA, `/insights?queue=${queue}&window=6h`);
     await expect(page.getByRole("heading", { name: `Queue ${queue}`, level: 2 })).toBeVisible();
 
@@ -13,7 +13,7 @@ test.describe("insights", () => {
     await expect(page.getByTestId("histogram")).toHaveCount(4);
     await expect(page.getByTestId("series")).toHaveCount(3);
     await expect(page.getByTestId("histogram").first().locator(`svg rect:not([height="0"])`).first()).toBeVisible();
-    await expect(page.getByTestId("claimant").filter({ hasText: "etl-bot-1" })).toBeVisible();
+    await expect(page.getByTestId("claimant").filter({ hasText: `etl-bot-${queue.slice(-4)}-1` })).toBeVisible();
     await expect(page.getByTestId("claimant").filter({ hasText: "Amal" })).toBeVisible();
 
     // Leases lapsed under the 30 s lease: too short, and a recommendation beside it.

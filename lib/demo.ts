@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { createUser } from "@/lib/auth/users";
-import { createTask, perform } from "@/lib/tasks";
+import { seedHistory } from "@/lib/demo-history";
+import { createTask, perform, type ActorRef } from "@/lib/tasks";
 
 export interface DemoLogin {
   email: string;
@@ -26,20 +27,23 @@ const TASKS = [
 
 /**
  * On an empty database only: three people (two staff, one supervisor) with fresh random
- * passwords and a handful of tasks, so a newcomer can try the board at once. Returns the
+ * passwords, a handful of tasks and three hours of history in an "imports" queue, so a
+ * newcomer can try the board, the inbox and the insights at once. Returns the
  * logins, or null when the database already has people.
  */
 export async function seedDemo(db: Db): Promise<DemoLogin[] | null> {
   const [{ count } = { count: 0 }] = await db.execute<{ count: number }>(sql`SELECT count(*)::int AS count FROM users`);
   if (Number(count) > 0) return null;
   const logins: DemoLogin[] = [];
+  const actors: Record<string, ActorRef> = {};
   for (const person of PEOPLE) {
     const password = randomBytes(9).toString("base64url");
     const account = await createUser(db, { ...person, password });
     logins.push({ email: person.email, password, role: person.role });
-    if (person.role === "supervisor") {
-      for (const task of TASKS) await perform(createTask, task, { db, actor: account.actor });
-    }
+    actors[person.name] = account.actor;
   }
+  // Three hours of an imports queue whose 30 s lease is too short: something for /insights.
+  await seedHistory(db, { amal: actors.Amal!, sara: actors.Sara! }, "imports", "import-bot");
+  for (const task of TASKS) await perform(createTask, task, { db, actor: actors.Sara! });
   return logins;
 }

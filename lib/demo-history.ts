@@ -1,16 +1,22 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { claimNext, complete, createActor, createTask, failTask, ManualClock, perform, renew, setQueueSettings } from "../lib/tasks";
-import type { ActorRef, Task } from "../lib/tasks/types";
-import { must } from "./seed";
+import type { Db } from "@/db/client";
+import { claimNext, complete, createActor, createTask, failTask, ManualClock, perform, renew, setQueueSettings } from "@/lib/tasks";
+import type { ActorRef, Result, Task } from "@/lib/tasks/types";
+
+function must<T>(result: Result<T>): T {
+  if (!result.ok) throw new Error(`demo history: ${result.error.code}: ${result.error.message}`);
+  return result.value;
+}
 
 /**
  * Three hours of a queue's life, written through the engine on a clock that starts three
  * hours ago: two agents and a person claim-and-start, heartbeat every 5–25 s and complete;
  * every seventh owner goes silent past the 30 s lease and the other agent reclaims; a few
  * fail (one twice, escalated). Deterministic (a fixed-seed generator), so the pictures are.
+ * The demo's first start writes it (so /insights has something to show), and so does the
+ * insights e2e test.
  */
-export async function seedHistory(db: Db, people: { amal: ActorRef; sara: ActorRef }, queue: string): Promise<void> {
+export async function seedHistory(db: Db, people: { amal: ActorRef; sara: ActorRef }, queue: string, botPrefix = "etl-bot"): Promise<void> {
   const [row] = await db.execute<{ now: string }>(sql`SELECT now() AS now`);
   const end = new Date(row!.now).getTime() - 60_000;
   const clock = new ManualClock(new Date(end - 3 * 3_600_000));
@@ -21,7 +27,7 @@ export async function seedHistory(db: Db, people: { amal: ActorRef; sara: ActorR
   };
   const as = <T>(actor: ActorRef, op: Parameters<typeof perform>[0], input: unknown) =>
     perform(op, input, { db, actor, clock }).then((r) => must(r) as T);
-  const bots = [await createActor(db, "agent", `etl-bot-1-${queue.slice(-4)}`), await createActor(db, "agent", `etl-bot-2-${queue.slice(-4)}`)];
+  const bots = [await createActor(db, "agent", `${botPrefix}-1`), await createActor(db, "agent", `${botPrefix}-2`)];
   await as(people.sara, setQueueSettings, { queue, leaseSeconds: 30, maxFailures: 2 });
 
   for (let k = 0; clock.time.getTime() < end - 600_000; k++) {
