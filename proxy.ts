@@ -27,9 +27,12 @@ function pagePolicy(nonce: string, tls: boolean): string {
 /** JSON and the event stream are never documents to run or frame. */
 const API_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-/** HTTPS as the client saw it: the URL itself, or a trusted proxy's X-Forwarded-Proto (TRUST_PROXY=1). */
+/**
+ * HTTPS as the client saw it, per a trusted proxy's X-Forwarded-Proto (TRUST_PROXY=1).
+ * `next start` itself speaks only HTTP, and request.nextUrl.protocol is derived from that
+ * same header whoever sent it, so it is not consulted.
+ */
 function overTls(request: NextRequest): boolean {
-  if (request.nextUrl.protocol === "https:") return true;
   return process.env.TRUST_PROXY === "1" && request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
 }
 
@@ -37,6 +40,26 @@ function secure(response: NextResponse, policy: string, tls: boolean): NextRespo
   response.headers.set("Content-Security-Policy", policy);
   if (tls) response.headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
   return response;
+}
+
+/**
+ * A write to a page path (a server action, with or without JavaScript) whose Origin is
+ * another site's. Next.js would refuse it too, but as a 500 with an error in the log;
+ * this answers 403 before anything runs. Same comparison as Next.js: Origin's host against
+ * X-Forwarded-Host, else Host. No Origin (curl, very old browsers) is left to Next.js.
+ */
+function crossOriginWrite(request: NextRequest): boolean {
+  if (request.method === "GET" || request.method === "HEAD") return false;
+  const origin = request.headers.get("origin");
+  if (origin === null) return false;
+  let originHost: string;
+  try {
+    originHost = origin === "null" ? "null" : new URL(origin).host;
+  } catch {
+    return true;
+  }
+  const host = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim() || request.headers.get("host");
+  return originHost !== host;
 }
 
 export function proxy(request: NextRequest) {
@@ -55,6 +78,10 @@ export function proxy(request: NextRequest) {
       return secure(refused, API_POLICY, tls);
     }
     return secure(NextResponse.next(), API_POLICY, tls);
+  }
+  if (crossOriginWrite(request)) {
+    const refused = NextResponse.json({ error: { code: "forbidden", message: "Cross-origin writes are refused" } }, { status: 403 });
+    return secure(refused, API_POLICY, tls);
   }
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   const policy = pagePolicy(nonce, tls);
