@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { actionBodyProblem } from "@/lib/http/action-body";
 
 // Every response but the build's static files passes here: the Content-Security-Policy
 // (pages get a fresh nonce each, which Next.js reads from the request's CSP header and
@@ -62,7 +63,7 @@ function crossOriginWrite(request: NextRequest): boolean {
   return originHost !== host;
 }
 
-export function proxy(request: NextRequest) {
+export async function proxy(request: NextRequest) {
   const tls = overTls(request);
   const { pathname } = request.nextUrl;
   if (pathname.startsWith("/api/")) {
@@ -82,6 +83,11 @@ export function proxy(request: NextRequest) {
   if (crossOriginWrite(request)) {
     const refused = NextResponse.json({ error: { code: "forbidden", message: "Cross-origin writes are refused" } }, { status: 403 });
     return secure(refused, API_POLICY, tls);
+  }
+  if (request.method === "POST" && request.headers.has("next-action")) {
+    // Next.js hands the proxy a copy of the body; the action still reads the original.
+    const problem = actionBodyProblem(request.headers.get("content-type"), await request.text());
+    if (problem) return secure(NextResponse.json({ error: { code: "invalid_request", message: problem } }, { status: 400 }), API_POLICY, tls);
   }
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   const policy = pagePolicy(nonce, tls);
