@@ -52,14 +52,16 @@ export function loginThrottle() {
 }
 
 /**
- * The address a sign-in counts against: as in lib/http/handler.ts, X-Forwarded-For only
- * when TRUST_PROXY=1 says a proxy sets it; otherwise every direct caller shares one key.
+ * The address a sign-in counts against, as in lib/http/handler.ts: the last X-Forwarded-For
+ * entry (else X-Real-IP) only when TRUST_PROXY=1 says a proxy sets it; otherwise every
+ * direct caller shares one key.
  */
 export function loginAddress(headers: Record<string, unknown> | undefined): string {
   if (process.env.TRUST_PROXY !== "1") return "direct";
   const forwarded = headers?.["x-forwarded-for"];
+  const realIp = headers?.["x-real-ip"];
   const last = typeof forwarded === "string" ? forwarded.split(",").at(-1)?.trim() : undefined;
-  return last || "direct";
+  return last || (typeof realIp === "string" && realIp) || "direct";
 }
 
 /** Thrown from authorize: next-auth hands the message to the sign-in form as the error code. */

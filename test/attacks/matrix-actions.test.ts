@@ -41,6 +41,19 @@ const SCENES: Record<string, Scene> = {
   queueSettingsListAction: async () => ({}),
 };
 
+/**
+ * The declared policy the guards are held to, per "use server" file: a guard lowered in
+ * the source (or a new file of actions) fails here rather than quietly moving the matrix.
+ */
+const FILE_ROLE: Record<string, "staff" | "supervisor"> = {
+  "app/actions/tasks.ts": "staff",
+  "app/actions/board.ts": "staff",
+  "app/actions/supervise.ts": "supervisor",
+  "app/agents/actions.ts": "supervisor",
+  "app/inbox/actions.ts": "supervisor",
+  "app/queues/actions.ts": "supervisor",
+};
+
 /** The policy: a person whose current role is at least the guard's role. */
 function allowed(role: "staff" | "supervisor", caller: Caller): boolean {
   if (!caller.role) return false;
@@ -70,6 +83,7 @@ test("every action in the build is an export of a \"use server\" file, and every
   for (const action of actions) expect(inSource, `manifest action ${action.exportedName}`).toContain(`${action.filename}#${action.exportedName}`);
   for (const action of source) {
     expect(action.role, `${action.file}: ${action.name} has no guardedAction/operationAction role`).not.toBeNull();
+    expect(action.role, `${action.file}: ${action.name}'s guard role against the declared one for its file`).toBe(FILE_ROLE[action.file]);
     expect(SCENES, `${action.name} has no row in the matrix`).toHaveProperty(action.name);
   }
   const built = new Set(actions.map((a) => a.exportedName));

@@ -99,6 +99,14 @@ test("every route handler and method is an endpoint with a policy and a scene, o
   console.log(`[matrix:routes] ${routes.length} route files, ${routes.reduce((n, r) => n + r.methods.length, 0)} methods`);
 });
 
+test("the registry's roles keep their shape: only health and the document are public, no write is open to observers or cookies", () => {
+  expect(all.filter((e) => e.roles === "public").map((e) => e.operationId).sort()).toEqual(["health", "openapi"]);
+  for (const e of all.filter((e) => e.method !== "GET")) {
+    expect(e.roles, e.operationId).not.toContain("observer");
+    expect(e.session, e.operationId).toBeFalsy();
+  }
+});
+
 describe.each(all.map((e) => [`${e.method} ${e.path}`, e] as const))("%s", (_name, endpoint) => {
   test("denied callers are refused and nothing is written; allowed callers succeed", { timeout: 120_000 }, async () => {
     const cells = await Promise.all(callers.map(async (caller) => ({
