@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { actionBodyProblem } from "@/lib/http/action-body";
+import { STATUS_OF } from "@/lib/http/errors";
 
 // Every response but the build's static files passes here: the Content-Security-Policy
 // (pages get a fresh nonce each, which Next.js reads from the request's CSP header and
@@ -87,7 +88,7 @@ export async function proxy(request: NextRequest) {
   if (request.method === "POST" && request.headers.has("next-action")) {
     // Next.js hands the proxy a copy of the body; the action still reads the original.
     const problem = actionBodyProblem(request.headers.get("content-type"), await request.text());
-    if (problem) return secure(NextResponse.json({ error: { code: "invalid_request", message: problem } }, { status: 400 }), API_POLICY, tls);
+    if (problem) return secure(NextResponse.json({ error: problem }, { status: STATUS_OF[problem.code] }), API_POLICY, tls);
   }
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   const policy = pagePolicy(nonce, tls);

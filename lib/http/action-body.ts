@@ -1,4 +1,5 @@
-import { MAX_JSON_DEPTH, nestingDepth } from "./body";
+import type { ApiError } from "./errors";
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH, nestingDepth } from "./body";
 
 // Next.js decodes a server action's arguments with React's reply decoder, which reads
 // strings such as "$@1" or "$Q2" as references to other parts of the request; a made-up
@@ -19,17 +20,24 @@ function firstReference(value: unknown, depth = 0): string | null {
   return null;
 }
 
-/** Why this server action request body is refused; null when it may go on to Next.js. */
-export function actionBodyProblem(contentType: string | null, text: string): string | null {
-  if (/^multipart\/form-data/i.test(contentType ?? "")) return "Server actions here take JSON arguments, not form data";
-  if (nestingDepth(text) > MAX_JSON_DEPTH) return `Arguments nest deeper than ${MAX_JSON_DEPTH} levels`;
+const invalid = (message: string): ApiError => ({ code: "invalid_request", message });
+
+/**
+ * Why this server action request is refused; null when it may go on to Next.js. Bodies
+ * over the API's 256 KiB are refused too: Next.js's own 1 MB limit answers a 500, and no
+ * action takes more than a 64 KiB payload.
+ */
+export function actionBodyProblem(contentType: string | null, text: string): ApiError | null {
+  if (/^multipart\/form-data/i.test(contentType ?? "")) return invalid("Server actions here take JSON arguments, not form data");
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) return { code: "payload_too_large", message: `Arguments exceed ${MAX_BODY_BYTES} bytes` };
+  if (nestingDepth(text) > MAX_JSON_DEPTH) return invalid(`Arguments nest deeper than ${MAX_JSON_DEPTH} levels`);
   let args: unknown;
   try {
     args = JSON.parse(text);
   } catch {
-    return "Arguments are not JSON";
+    return invalid("Arguments are not JSON");
   }
-  if (!Array.isArray(args)) return "Arguments must be a JSON array";
+  if (!Array.isArray(args)) return invalid("Arguments must be a JSON array");
   const reference = firstReference(args);
-  return reference === null ? null : `Arguments may not hold references such as ${JSON.stringify(reference.slice(0, 12))}`;
+  return reference === null ? null : invalid(`Arguments may not hold references such as ${JSON.stringify(reference.slice(0, 12))}`);
 }

@@ -34,4 +34,5 @@ test("references, non-arrays, form data and deep nesting are refused", () => {
     expect(actionBodyProblem("text/plain;charset=UTF-8", body), body).not.toBeNull();
   }
   expect(actionBodyProblem("multipart/form-data; boundary=x", "[]")).not.toBeNull();
+  expect(actionBodyProblem("text/plain", JSON.stringify(["y".repeat(300_000)]))).toMatchObject({ code: "payload_too_large" });
 });

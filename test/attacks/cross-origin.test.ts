@@ -136,3 +136,24 @@ test("without TRUST_PROXY a forged X-Forwarded-Proto earns no HSTS (it would pin
   expect(res.headers.get("strict-transport-security")).toBeNull();
   expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
 });
+
+test("no open redirect: sign-in's `next` and next-auth's callbackUrl stay on this site", async () => {
+  for (const next of ["//evil.example", "/\\evil.example", "https://evil.example/", "/%2F%2Fevil.example", "javascript:alert(1)"]) {
+    const res = await fetch(`${f.server.url}/login?next=${encodeURIComponent(next)}`, { headers: { cookie: supervisorCookie }, redirect: "manual" });
+    const location = res.headers.get("location") ?? "";
+    expect(res.status, next).toBeGreaterThanOrEqual(300);
+    expect(new URL(location, f.server.url).origin, `${next} → ${location}`).toBe(f.server.url);
+  }
+  const person = await f.person("carol@example.com", "staff");
+  const csrf = await fetch(`${f.server.url}/api/auth/csrf`);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const res = await fetch(`${f.server.url}/api/auth/callback/credentials`, {
+    method: "POST", redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ") },
+    body: new URLSearchParams({ csrfToken, email: person.email, password: person.password, json: "true", callbackUrl: "https://evil.example/steal" }),
+  });
+  const session = res.headers.getSetCookie().find((c) => c.startsWith("next-auth.session-token="));
+  if (session) f.secret(session.split(";")[0]!);
+  const { url } = (await res.json()) as { url: string };
+  expect(new URL(url).origin, url).toBe(f.server.url);
+});
