@@ -1,17 +1,102 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { actionBodyProblem } from "@/lib/http/action-body";
+import { STATUS_OF } from "@/lib/http/errors";
 
-// A path with broken percent-encoding would otherwise fail inside Next.js, before any
-// route handler, as a plain-text 500. Answer it in API.md's error shape instead.
-export function proxy(request: NextRequest) {
-  try {
-    decodeURIComponent(request.nextUrl.pathname);
-  } catch {
-    return NextResponse.json(
-      { error: { code: "invalid_request", message: "The request path is not valid percent-encoded UTF-8" } },
-      { status: 400 },
-    );
-  }
-  return NextResponse.next();
+// Every response but the build's static files passes here: the Content-Security-Policy
+// (pages get a fresh nonce each, which Next.js reads from the request's CSP header and
+// puts on its own scripts — https://nextjs.org/docs/app/guides/content-security-policy;
+// every page of the app is dynamically rendered, so each one gets it) and HSTS when the
+// request came over TLS. The other fixed headers are in next.config.ts.
+
+/** Pages: scripts only with this response's nonce (and what they load), never eval. */
+function pagePolicy(nonce: string, tls: boolean): string {
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'`,
+    // React renders style attributes into the HTML; styles cannot run code.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' blob: data:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    ...(tls ? ["upgrade-insecure-requests"] : []),
+  ].join("; ");
 }
 
-export const config = { matcher: "/api/v1/:path*" };
+/** JSON and the event stream are never documents to run or frame. */
+const API_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/**
+ * HTTPS as the client saw it, per a trusted proxy's X-Forwarded-Proto (TRUST_PROXY=1).
+ * `next start` itself speaks only HTTP, and request.nextUrl.protocol is derived from that
+ * same header whoever sent it, so it is not consulted.
+ */
+function overTls(request: NextRequest): boolean {
+  return process.env.TRUST_PROXY === "1" && request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
+}
+
+function secure(response: NextResponse, policy: string, tls: boolean): NextResponse {
+  response.headers.set("Content-Security-Policy", policy);
+  if (tls) response.headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+  return response;
+}
+
+/**
+ * A write to a page path (a server action, with or without JavaScript) whose Origin is
+ * another site's. Next.js would refuse it too, but as a 500 with an error in the log;
+ * this answers 403 before anything runs. Same comparison as Next.js: Origin's host against
+ * X-Forwarded-Host, else Host. No Origin (curl, very old browsers) is left to Next.js.
+ */
+function crossOriginWrite(request: NextRequest): boolean {
+  if (request.method === "GET" || request.method === "HEAD") return false;
+  const origin = request.headers.get("origin");
+  if (origin === null) return false;
+  let originHost: string;
+  try {
+    originHost = origin === "null" ? "null" : new URL(origin).host;
+  } catch {
+    return true;
+  }
+  const host = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim() || request.headers.get("host");
+  return originHost !== host;
+}
+
+export async function proxy(request: NextRequest) {
+  const tls = overTls(request);
+  const { pathname } = request.nextUrl;
+  if (pathname.startsWith("/api/")) {
+    // A path with broken percent-encoding would otherwise fail inside Next.js, before any
+    // route handler, as a plain-text 500. Answer it in API.md's error shape instead.
+    try {
+      decodeURIComponent(pathname);
+    } catch {
+      const refused = NextResponse.json(
+        { error: { code: "invalid_request", message: "The request path is not valid percent-encoded UTF-8" } },
+        { status: 400 },
+      );
+      return secure(refused, API_POLICY, tls);
+    }
+    return secure(NextResponse.next(), API_POLICY, tls);
+  }
+  if (crossOriginWrite(request)) {
+    const refused = NextResponse.json({ error: { code: "forbidden", message: "Cross-origin writes are refused" } }, { status: 403 });
+    return secure(refused, API_POLICY, tls);
+  }
+  if (request.method === "POST" && request.headers.has("next-action")) {
+    // Next.js hands the proxy a copy of the body; the action still reads the original.
+    const problem = actionBodyProblem(request.headers.get("content-type"), await request.text());
+    if (problem) return secure(NextResponse.json({ error: problem }, { status: STATUS_OF[problem.code] }), API_POLICY, tls);
+  }
+  const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
+  const policy = pagePolicy(nonce, tls);
+  const requestHeaders = new Headers(request.headers);
+  requestHeaders.set("x-nonce", nonce);
+  requestHeaders.set("Content-Security-Policy", policy);
+  return secure(NextResponse.next({ request: { headers: requestHeaders } }), policy, tls);
+}
+
+// Everything except the build's immutable static files and the icon.
+export const config = { matcher: ["/((?!_next/static|_next/image|favicon.ico).*)"] };

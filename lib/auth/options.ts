@@ -5,16 +5,29 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import type { Provider } from "next-auth/providers/index";
 import { getDatabase } from "@/db";
 import { users } from "@/db/schema";
+import { loginAddress, loginThrottle, TOO_MANY_ATTEMPTS } from "./login-throttle";
 import { verifyPassword } from "./passwords";
 
 // A hash of a password nobody has: unknown emails cost the same argon2 work as known ones.
 const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$2xXTo52JUtMG5ep7MHdXT5kNaU1vJJXmq5FuF8MHrJU";
 
-async function signInWithPassword(email: string, password: string) {
+/**
+ * One answer for every failure (unknown email, wrong password, disabled account): null,
+ * which the form shows as "Wrong email or password." Throttled keys are refused before any
+ * work, with the same refusal for known and unknown emails (lib/auth/login-throttle.ts).
+ */
+async function signInWithPassword(email: string, password: string, address: string) {
+  const account = email.trim().toLowerCase();
+  const throttle = loginThrottle();
+  if (throttle.account.blocked(account) || throttle.address.blocked(address)) throw new Error(TOO_MANY_ATTEMPTS);
   const { db } = getDatabase();
-  const [user] = await db.select().from(users).where(eq(sql`lower(${users.email})`, email.trim().toLowerCase()));
+  const [user] = await db.select().from(users).where(eq(sql`lower(${users.email})`, account));
   const valid = await verifyPassword(user?.passwordHash ?? DUMMY_HASH, password);
-  if (!user || !valid || user.disabled) return null;
+  if (!user || !valid || user.disabled) {
+    throttle.account.fail(account);
+    throttle.address.fail(address);
+    return null;
+  }
   return { id: user.actorId, email: user.email };
 }
 
@@ -50,8 +63,10 @@ export const authOptions: NextAuthOptions = {
     CredentialsProvider({
       name: "Email and password",
       credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-      authorize: async (credentials) =>
-        credentials?.email && credentials.password ? signInWithPassword(credentials.email, credentials.password) : null,
+      authorize: async (credentials, request) =>
+        credentials?.email && credentials.password
+          ? signInWithPassword(credentials.email, credentials.password, loginAddress(request?.headers))
+          : null,
     }),
     ...oidcProvider(),
   ],

@@ -7,7 +7,7 @@ export const MAX_BODY_BYTES = 256 * 1024;
 export const MAX_JSON_DEPTH = 64;
 
 /** The deepest bracket nesting of a JSON text, ignoring brackets inside strings. */
-function nestingDepth(text: string): number {
+export function nestingDepth(text: string): number {
   let depth = 0;
   let deepest = 0;
   let inString = false;

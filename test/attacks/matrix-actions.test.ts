@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createAgentToken } from "@/lib/auth/tokens";
+import { createActor } from "@/lib/tasks";
+import { makeCallers, freshQueue, Scenes, type Caller } from "./callers";
+import { sourceActions } from "./discover";
+import { attackFixture, callAction, manifestActions, stateDigest, type AttackFixture } from "./helpers";
+
+// The authorisation matrix of the server actions: every action in the build's manifest,
+// cross-checked against every export of every "use server" file, × nine callers. The
+// expectation of each cell comes from the role the action's own guard names in the source
+// (`guardedAction("supervisor", …)`): people at that role or above may; everyone else is
+// refused with nothing written. Allowed cells must work (ok: true) on a scene made for them.
+
+type Scene = (s: Scenes, caller: Caller, queue: string) => Promise<unknown>;
+const ref = (t: { id: string; version: number }) => ({ taskId: t.id, version: t.version });
+
+/** How to give each action a call that should succeed. An action without a row fails the matrix. */
+const SCENES: Record<string, Scene> = {
+  createTaskAction: async (_s, _c, queue) => ({ title: "matrix", queue }),
+  claimAction: async (s, _c, q) => ref(await s.queued(q)),
+  claimNextAction: async (s, _c, q) => (await s.queued(q), { queue: q }),
+  startAction: async (s, c, q) => ref(await s.claimed(q, c.actor)),
+  renewAction: async (s, c, q) => ref(await s.started(q, c.actor)),
+  recordSideEffectAction: async (s, c, q) => ({ ...ref(await s.started(q, c.actor)), description: "sent a mail" }),
+  releaseAction: async (s, c, q) => ref(await s.claimed(q, c.actor)),
+  completeAction: async (s, c, q) => ref(await s.started(q, c.actor)),
+  failAction: async (s, c, q) => ({ ...ref(await s.claimed(q, c.actor)), reason: "matrix" }),
+  requeueAction: async (s, _c, q) => ref(await s.escalated(q)),
+  resolveAction: async (s, _c, q) => ref(await s.escalated(q)),
+  cancelAction: async (s, _c, q) => ref(await s.queued(q)),
+  forceReleaseAction: async (s, _c, q) => ref(await s.claimed(q, await createActor(fixture.database.db, "agent", "holder"))),
+  resetBreakerAction: async (s, _c, q) => (await s.tripped(q), { queue: q }),
+  sweepAction: async (_s, _c, q) => ({ queue: q }),
+  setQueueSettingsAction: async (_s, _c, q) => ({ queue: q, leaseSeconds: 120 }),
+  createTokenAction: async (_s, _c, q) => ({ name: `tok-${q}` }),
+  revokeTokenAction: async (_s, _c, q) => (await createAgentToken(fixture.database.db, { name: `rev-${q}` }), { name: `rev-${q}` }),
+  bulkSuperviseAction: async (s, _c, q) => ({ action: "requeue", tasks: [ref(await s.escalated(q))] }),
+  listQueuesAction: async () => ({}),
+  agentTokensAction: async () => ({}),
+  inboxAction: async () => ({ queue: null }),
+  queueSettingsListAction: async () => ({}),
+};
+
+/**
+ * The declared policy the guards are held to, per "use server" file: a guard lowered in
+ * the source (or a new file of actions) fails here rather than quietly moving the matrix.
+ */
+const FILE_ROLE: Record<string, "staff" | "supervisor"> = {
+  "app/actions/tasks.ts": "staff",
+  "app/actions/board.ts": "staff",
+  "app/actions/supervise.ts": "supervisor",
+  "app/agents/actions.ts": "supervisor",
+  "app/inbox/actions.ts": "supervisor",
+  "app/queues/actions.ts": "supervisor",
+};
+
+/** The policy: a person whose current role is at least the guard's role. */
+function allowed(role: "staff" | "supervisor", caller: Caller): boolean {
+  if (!caller.role) return false;
+  return role === "staff" || caller.role === "supervisor";
+}
+
+let fixture: AttackFixture;
+let callers: Caller[];
+let scenes: Scenes;
+const actions = manifestActions();
+const source = sourceActions();
+const tally = { allowed: 0, denied: 0 };
+
+beforeAll(async () => {
+  fixture = await attackFixture({ AUTH_FAILURE_BURST: "100000" });
+  callers = await makeCallers(fixture);
+  scenes = new Scenes(fixture, callers.find((c) => c.name === "supervisor")!.actor);
+});
+afterAll(async () => {
+  console.log(`[matrix:actions] ${actions.length} actions × ${callers?.length} callers: ${tally.allowed} allowed cells worked, ${tally.denied} denied with nothing written`);
+  fixture?.expectCleanLogs();
+  await fixture?.close();
+});
+
+test("every action in the build is an export of a \"use server\" file, and every export has a guard role and a scene", () => {
+  const inSource = new Set(source.map((a) => `${a.file}#${a.name}`));
+  for (const action of actions) expect(inSource, `manifest action ${action.exportedName}`).toContain(`${action.filename}#${action.exportedName}`);
+  for (const action of source) {
+    expect(action.role, `${action.file}: ${action.name} has no guardedAction/operationAction role`).not.toBeNull();
+    expect(action.role, `${action.file}: ${action.name}'s guard role against the declared one for its file`).toBe(FILE_ROLE[action.file]);
+    expect(SCENES, `${action.name} has no row in the matrix`).toHaveProperty(action.name);
+  }
+  const built = new Set(actions.map((a) => a.exportedName));
+  const unbuilt = source.filter((a) => !built.has(a.name)).map((a) => a.name);
+  console.log(`[matrix:actions] ${source.length} exports in "use server" files, ${actions.length} in the build${unbuilt.length ? `; not reachable (no client imports them): ${unbuilt}` : ""}`);
+  expect(actions.length).toBeGreaterThanOrEqual(20);
+});
+
+describe.each(actions.map((a) => [a.exportedName, a] as const))("%s", (name, action) => {
+  const role = () => source.find((a) => a.name === name && a.file === action.filename)!.role!;
+
+  test("denied callers are refused and nothing is written; allowed callers succeed", { timeout: 120_000 }, async () => {
+    const cells = await Promise.all(
+      callers.map(async (caller) => ({ caller, args: await SCENES[name]!(scenes, caller, freshQueue()), allow: allowed(role(), caller) })),
+    );
+    // All refusals of this action at once, between two digests of every table.
+    const before = await stateDigest(fixture);
+    const denied = cells.filter((c) => !c.allow);
+    const answers = await Promise.all(
+      denied.map(({ caller, args }) =>
+        callAction(fixture.server.url, action, [args], {
+          cookie: caller.cookie,
+          headers: caller.token ? { authorization: `Bearer ${caller.token}` } : {},
+        }),
+      ),
+    );
+    for (const [i, answer] of answers.entries()) {
+      const caller = denied[i]!.caller;
+      const expected = caller.role ? "forbidden" : "unauthorized";
+      expect(answer.result, `${caller.name}: ${answer.status} ${answer.text.slice(0, 300)}`).toMatchObject({ ok: false, error: { code: expected } });
+    }
+    expect(await stateDigest(fixture), "a refused call changed the database").toEqual(before);
+    tally.denied += denied.length;
+
+    for (const { caller, args } of cells.filter((c) => c.allow)) {
+      const answer = await callAction(fixture.server.url, action, [args], { cookie: caller.cookie });
+      expect(answer.result, `${caller.name}: ${answer.status} ${answer.text.slice(0, 300)}`).toMatchObject({ ok: true });
+      tally.allowed++;
+    }
+  });
+});

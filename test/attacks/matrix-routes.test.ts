@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { endpoints, type Endpoint } from "@/lib/http/endpoints";
+import { expectErrorShape, type HttpResult } from "@/test/http/helpers";
+import { makeCallers, freshQueue, Scenes, type Caller } from "./callers";
+import { sourceRoutes } from "./discover";
+import { attackFixture, stateDigest, type AttackFixture } from "./helpers";
+
+// The authorisation matrix of the route handlers: every app/**/route.ts and each method it
+// exports, matched to its entry in lib/http/endpoints.ts (whose `roles` and `session` are
+// the policy), × nine callers. Refusals answer 401/403 in the error shape with nothing
+// written; allowed cells answer the endpoint's success status on a scene made for them.
+
+type Request = { path: string; body?: unknown };
+type Scene = (s: Scenes, caller: Caller, queue: string) => Promise<Request>;
+const ownerCall = (verb: string, state: "claimed" | "started", extra: object = {}): Scene => async (s, c, q) => {
+  const task = await s[state](q, c.actor);
+  return { path: `/tasks/${task.id}/${verb}`, body: { version: task.version, ...extra } };
+};
+
+/** A call that should succeed, per endpoint. An endpoint without a row fails the matrix. */
+const SCENES: Record<string, Scene> = {
+  createTask: async (_s, _c, q) => ({ path: "/tasks", body: { title: "matrix", queue: q } }),
+  listTasks: async (s, _c, q) => (await s.queued(q), { path: `/tasks?queue=${q}` }),
+  getTask: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}` }),
+  listTaskEvents: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/events` }),
+  claimNext: async (s, _c, q) => (await s.queued(q), { path: "/claims", body: { queue: q } }),
+  claimBatch: async (s, _c, q) => (await s.queued(q), { path: "/claims/batch", body: { queue: q, limit: 1 } }),
+  claimTask: async (s, _c, q) => {
+    const task = await s.queued(q);
+    return { path: `/tasks/${task.id}/claim`, body: { version: task.version } };
+  },
+  startTask: ownerCall("start", "claimed"),
+  heartbeat: ownerCall("heartbeat", "started"),
+  recordSideEffect: ownerCall("side-effects", "started", { description: "sent a mail" }),
+  releaseTask: ownerCall("release", "claimed"),
+  completeTask: ownerCall("complete", "started"),
+  failTask: ownerCall("fail", "claimed", { reason: "matrix" }),
+  streamEvents: async (_s, _c, q) => ({ path: `/events?queue=${q}` }),
+  openapi: async () => ({ path: "/openapi.json" }),
+  health: async () => ({ path: "/health" }),
+};
+
+/** Routes that are not endpoints of the API, with the policy they are held to instead. */
+const NOT_ENDPOINTS: Record<string, string> = {
+  "/api/v1/{...unknown}": "404 not_found in the error shape for every caller and method (checked below)",
+  "/api/auth/{...nextauth}": "next-auth's own sign-in routes: test/attacks/passwords.test.ts and cross-origin.test.ts",
+};
+
+/** The policy, from the endpoint's registry entry. */
+function expectation(endpoint: Endpoint, caller: Caller): 200 | 401 | 403 {
+  if (endpoint.roles === "public") return 200;
+  if (caller.tokenRole) return endpoint.roles.includes(caller.tokenRole) ? 200 : 403;
+  if (caller.role && endpoint.session) return 200; // a signed-in person reads as an observer
+  return 401;
+}
+
+let f: AttackFixture;
+let callers: Caller[];
+let scenes: Scenes;
+const all = Object.values(endpoints as Record<string, Endpoint>);
+const routes = sourceRoutes();
+const tally = { allowed: 0, denied: 0 };
+
+beforeAll(async () => {
+  f = await attackFixture({ AUTH_FAILURE_BURST: "100000" });
+  callers = await makeCallers(f);
+  scenes = new Scenes(f, callers.find((c) => c.name === "supervisor")!.actor);
+});
+afterAll(async () => {
+  console.log(`[matrix:routes] ${all.length} endpoints × ${callers?.length} callers: ${tally.allowed} allowed cells worked, ${tally.denied} denied with nothing written`);
+  f?.expectCleanLogs();
+  await f?.close();
+});
+
+async function send(caller: Caller, method: string, request: Request): Promise<HttpResult> {
+  const headers: Record<string, string> = { ...(caller.cookie ? { cookie: caller.cookie } : {}), origin: f.server.url };
+  if (method === "GET" && request.path.startsWith("/events")) {
+    // The stream never ends: the status and type are the answer; then hang up.
+    const abort = new AbortController();
+    if (caller.token) headers.authorization = `Bearer ${caller.token}`;
+    const response = await fetch(`${f.api.base}${request.path}`, { headers, signal: abort.signal });
+    const text = response.headers.get("content-type")?.startsWith("text/event-stream") ? "" : await response.text();
+    abort.abort();
+    return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : undefined };
+  }
+  return f.api.request(method, request.path, { token: caller.token, json: request.body, headers });
+}
+
+test("every route handler and method is an endpoint with a policy and a scene, or a declared exception", () => {
+  for (const route of routes) {
+    for (const method of route.methods) {
+      if (route.path in NOT_ENDPOINTS) continue;
+      const endpoint = all.find((e) => `/api/v1${e.path}` === route.path && e.method === method);
+      expect(endpoint, `${method} ${route.path} (${route.file}) is in no row of lib/http/endpoints.ts`).toBeDefined();
+      expect(SCENES, `${endpoint!.operationId} has no row in the matrix`).toHaveProperty(endpoint!.operationId);
+    }
+  }
+  for (const e of all) expect(routes.some((r) => r.path === `/api/v1${e.path}` && r.methods.includes(e.method)), `${e.operationId} has a route`).toBe(true);
+  console.log(`[matrix:routes] ${routes.length} route files, ${routes.reduce((n, r) => n + r.methods.length, 0)} methods`);
+});
+
+test("the registry's roles keep their shape: only health and the document are public, no write is open to observers or cookies", () => {
+  expect(all.filter((e) => e.roles === "public").map((e) => e.operationId).sort()).toEqual(["health", "openapi"]);
+  for (const e of all.filter((e) => e.method !== "GET")) {
+    expect(e.roles, e.operationId).not.toContain("observer");
+    expect(e.session, e.operationId).toBeFalsy();
+  }
+});
+
+describe.each(all.map((e) => [`${e.method} ${e.path}`, e] as const))("%s", (_name, endpoint) => {
+  test("denied callers are refused and nothing is written; allowed callers succeed", { timeout: 120_000 }, async () => {
+    const cells = await Promise.all(callers.map(async (caller) => ({
+      caller, request: await SCENES[endpoint.operationId]!(scenes, caller, freshQueue()), expected: expectation(endpoint, caller),
+    })));
+    const before = await stateDigest(f);
+    const denied = cells.filter((c) => c.expected !== 200);
+    const answers = await Promise.all(denied.map(({ caller, request }) => send(caller, endpoint.method, request)));
+    for (const [i, res] of answers.entries()) {
+      const { caller, expected } = denied[i]!;
+      expect(res.status, `${caller.name}: ${res.text}`).toBe(expected);
+      expect(expectErrorShape(res).code).toBe(expected === 401 ? "unauthorized" : "forbidden");
+    }
+    expect(await stateDigest(f), "a refused call changed the database").toEqual(before);
+    tally.denied += denied.length;
+
+    for (const { caller, request } of cells.filter((c) => c.expected === 200)) {
+      const res = await send(caller, endpoint.method, request);
+      expect(res.status, `${caller.name}: ${res.text}`).toBe(endpoint.success.status);
+      tally.allowed++;
+    }
+  });
+});
+
+test("anything else under /api/v1 is 404 in the error shape, whoever asks", async () => {
+  for (const caller of callers) {
+    for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
+      const res = await send(caller, method, { path: "/no-such-thing", body: method === "GET" ? undefined : {} });
+      expect(res.status, `${caller.name} ${method}`).toBe(404);
+      expect(expectErrorShape(res).code).toBe("not_found");
+    }
+  }
+});
