@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { createActor, perform, claim, createTask, failTask, setQueueSettings, start } from "@/lib/tasks";
+import { createActor, perform, claim, createTask, failTask, ManualClock, renew, setQueueSettings, start } from "@/lib/tasks";
 import { findActor } from "@/lib/tasks/actors";
 import { revokeAgentToken } from "@/lib/auth/tokens";
 import type { ActorRef, Result, Task } from "@/lib/tasks/types";
@@ -111,6 +111,19 @@ export class Scenes {
     must(await this.run(setQueueSettings, { queue, maxFailures: 1 }, this.admin));
     const task = await this.claimed(queue, this.admin);
     return must(await this.run<Task>(failTask, { taskId: task.id, version: task.version, reason: "scene" }, this.admin));
+  }
+
+  /** A queue with enough heartbeats in the last hour for a lease recommendation: 24 beats 10 s apart. */
+  async heartbeats(queue: string): Promise<void> {
+    const clock = new ManualClock(new Date(Date.now() - 10 * 60_000));
+    const as = <T>(op: Parameters<typeof perform>[0], input: unknown) =>
+      perform(op, input, { db: this.f.database.db, actor: this.admin, clock }).then((r) => must(r as Result<T>));
+    let task = await as<Task>(createTask, { title: `scene ${queue}`, queue });
+    task = await as<Task>(claim, { taskId: task.id, version: task.version });
+    for (let i = 0; i < 24; i++) {
+      clock.advance(10);
+      task = await as<Task>(renew, { taskId: task.id, version: task.version });
+    }
   }
 
   /** A queue whose breaker is open. */

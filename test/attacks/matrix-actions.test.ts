@@ -39,6 +39,7 @@ const SCENES: Record<string, Scene> = {
   agentTokensAction: async () => ({}),
   inboxAction: async () => ({ queue: null }),
   queueSettingsListAction: async () => ({}),
+  applyRecommendedLeaseAction: async (s, _c, q) => (await s.heartbeats(q), { queue: q, window: "1h" }),
 };
 
 /**
@@ -52,6 +53,7 @@ const FILE_ROLE: Record<string, "staff" | "supervisor"> = {
   "app/agents/actions.ts": "supervisor",
   "app/inbox/actions.ts": "supervisor",
   "app/queues/actions.ts": "supervisor",
+  "app/insights/actions.ts": "supervisor",
 };
 
 /** The policy: a person whose current role is at least the guard's role. */

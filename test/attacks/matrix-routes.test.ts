@@ -38,6 +38,7 @@ const SCENES: Record<string, Scene> = {
   streamEvents: async (_s, _c, q) => ({ path: `/events?queue=${q}` }),
   openapi: async () => ({ path: "/openapi.json" }),
   health: async () => ({ path: "/health" }),
+  metrics: async () => ({ path: "/metrics" }),
 };
 
 /** Routes that are not endpoints of the API, with the policy they are held to instead. */
