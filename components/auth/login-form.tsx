@@ -9,6 +9,8 @@ const problems: Record<string, string> = {
   CredentialsSignin: "Wrong email or password.",
   AccessDenied: "That single sign-on account has no Claimboard account. Ask a supervisor to add you.",
   SessionRequired: "Please sign in to carry on.",
+  // lib/auth/login-throttle.ts: the account (or address) failed too often in the window.
+  TooManyAttempts: "Too many failed sign-ins. Try again later (up to 15 minutes), or ask a supervisor.",
 };
 
 function sentence(code: string | undefined | null): string | null {

@@ -51,17 +51,19 @@ export function loginThrottle() {
   return globalForThrottle.claimboardLogin;
 }
 
+/** Not known: no trusted proxy says where the caller is (the per-address window is skipped). */
+export const UNKNOWN_ADDRESS = "direct";
+
 /**
  * The address a sign-in counts against, as in lib/http/handler.ts: the last X-Forwarded-For
- * entry (else X-Real-IP) only when TRUST_PROXY=1 says a proxy sets it; otherwise every
- * direct caller shares one key.
+ * entry (else X-Real-IP) only when TRUST_PROXY=1 says a proxy sets it; otherwise unknown.
  */
 export function loginAddress(headers: Record<string, unknown> | undefined): string {
-  if (process.env.TRUST_PROXY !== "1") return "direct";
+  if (process.env.TRUST_PROXY !== "1") return UNKNOWN_ADDRESS;
   const forwarded = headers?.["x-forwarded-for"];
   const realIp = headers?.["x-real-ip"];
   const last = typeof forwarded === "string" ? forwarded.split(",").at(-1)?.trim() : undefined;
-  return last || (typeof realIp === "string" && realIp) || "direct";
+  return last || (typeof realIp === "string" && realIp) || UNKNOWN_ADDRESS;
 }
 
 /** Thrown from authorize: next-auth hands the message to the sign-in form as the error code. */

@@ -5,7 +5,7 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import type { Provider } from "next-auth/providers/index";
 import { getDatabase } from "@/db";
 import { users } from "@/db/schema";
-import { loginAddress, loginThrottle, TOO_MANY_ATTEMPTS } from "./login-throttle";
+import { loginAddress, loginThrottle, TOO_MANY_ATTEMPTS, UNKNOWN_ADDRESS } from "./login-throttle";
 import { verifyPassword } from "./passwords";
 
 // A hash of a password nobody has: unknown emails cost the same argon2 work as known ones.
@@ -19,13 +19,16 @@ const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$2xXTo5
 async function signInWithPassword(email: string, password: string, address: string) {
   const account = email.trim().toLowerCase();
   const throttle = loginThrottle();
-  if (throttle.account.blocked(account) || throttle.address.blocked(address)) throw new Error(TOO_MANY_ATTEMPTS);
+  // Without a trusted proxy every caller is "direct": one shared address key would let anyone
+  // lock everybody out, so only the per-account window applies then.
+  const byAddress = address !== UNKNOWN_ADDRESS;
+  if (throttle.account.blocked(account) || (byAddress && throttle.address.blocked(address))) throw new Error(TOO_MANY_ATTEMPTS);
   const { db } = getDatabase();
   const [user] = await db.select().from(users).where(eq(sql`lower(${users.email})`, account));
   const valid = await verifyPassword(user?.passwordHash ?? DUMMY_HASH, password);
   if (!user || !valid || user.disabled) {
     throttle.account.fail(account);
-    throttle.address.fail(address);
+    if (byAddress) throttle.address.fail(address);
     return null;
   }
   return { id: user.actorId, email: user.email };

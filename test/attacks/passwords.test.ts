@@ -84,6 +84,14 @@ test("per address: after 50 failures across accounts, that address is locked; an
   console.log(`[passwords] per address: ${failures} failures allowed from one address, then locked`);
 });
 
+test("no known address (no proxy header): only the per-account window applies, so nobody can lock everyone out", { timeout: 180_000 }, async () => {
+  const bystander = await f.person("bystander@example.com", "staff");
+  for (let i = 0; i < 60; i++) {
+    expect(errorOf((await signInOverHttp(f.server.url, `anon-spray-${i}@example.com`, "Winter2026!")).url)).toBe("CredentialsSignin");
+  }
+  expect((await signInOverHttp(f.server.url, bystander.email, bystander.password)).session).not.toBeNull();
+});
+
 test("the window: failures older than it stop counting (in memory, per process)", () => {
   const window = new FailureWindow(3, 60_000);
   for (const at of [0, 1000, 2000]) window.fail("k", at);
