@@ -10,13 +10,17 @@ import { findActor } from "../lib/tasks/actors";
 import type { ActorRef } from "../lib/tasks/types";
 import type { Person } from "./people";
 
-/** Signs in through the login page, as a person would, and waits for the board. */
+/**
+ * Signs in through the login page, as a person would, and waits for the page to be live:
+ * hydrated (a click before that would do nothing) and its event stream connected.
+ */
 export async function signIn(page: Page, person: Person, next = "/"): Promise<void> {
   await page.goto(`/login?next=${encodeURIComponent(next)}`);
   await page.getByLabel("Email").fill(person.email);
   await page.getByLabel("Password").fill(person.password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByTestId("signed-in-as")).toContainText(person.name);
+  await live(page);
 }
 
 /** A new browser context (its own cookies) signed in as the person, on `next`. */

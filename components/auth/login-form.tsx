@@ -4,6 +4,7 @@ import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
+import { useHydrated } from "@/components/ui/local-time";
 
 const problems: Record<string, string> = {
   CredentialsSignin: "Wrong email or password.",
@@ -20,13 +21,17 @@ function sentence(code: string | undefined | null): string | null {
 
 /** Email and password through next-auth (no redirect, so a wrong password is said here). */
 export function LoginForm({ next, sso, initialError }: { next: string; sso: string | null; initialError?: string }) {
-  const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
+  // Uncontrolled fields, read on submit: what is typed before the page hydrates survives it.
+  // The button waits for hydration: a native submit would put the password in the URL.
+  const hydrated = useHydrated();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(sentence(initialError));
 
-  const submit = async (event: FormEvent) => {
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const email = String(form.get("email") ?? "");
+    const password = String(form.get("password") ?? "");
     setBusy(true);
     setError(null);
     const result = await signIn("credentials", { email, password, redirect: false }).catch(() => null);
@@ -41,22 +46,20 @@ export function LoginForm({ next, sso, initialError }: { next: string; sso: stri
   return (
     <div className="space-y-4">
       <form onSubmit={submit} className="space-y-4" aria-describedby={error ? "login-error" : undefined}>
-        <TextField label="Email" type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        <TextField label="Email" type="email" name="email" autoComplete="username" required />
         <TextField
           label="Password"
           type="password"
           name="password"
           autoComplete="current-password"
           required
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
         />
         {error ? (
           <p id="login-error" role="alert" className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900">
             {error}
           </p>
         ) : null}
-        <Button type="submit" tone="primary" className="w-full" disabled={busy}>
+        <Button type="submit" tone="primary" className="w-full" disabled={busy || !hydrated}>
           {busy ? "Signing in…" : "Sign in"}
         </Button>
       </form>
