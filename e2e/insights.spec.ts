@@ -2,6 +2,8 @@ import { sql } from "drizzle-orm";
 import { AMAL, SARA } from "./people";
 import { expect, signIn, test } from "./fixtures";
 import { seedHistory } from "../lib/demo-history";
+import { claimNext, complete, createActor, createTask, perform } from "../lib/tasks";
+import { must } from "./seed";
 
 test.describe("insights", () => {
   test("a supervisor sees the queue's charts, applies the recommended lease, and the change is recorded", async ({ page, db, queue, actorOf }) => {
@@ -37,6 +39,16 @@ test.describe("insights", () => {
       SELECT a.name AS actor, e.payload FROM task_events e JOIN actors a ON a.id = e.actor_id
       WHERE e.queue = ${queue} AND e.type = 'settings_changed' ORDER BY e.id DESC LIMIT 1`);
     expect(event).toMatchObject({ actor: "Sara", payload: { reason: "recommended", changes: { leaseSeconds: { from: 30, to: recommended } } } });
+
+    // Live, without polling: work done now shows up (the page re-renders at most every 10 s).
+    const throughput = page.getByTestId("series").filter({ hasText: "Throughput" });
+    const completed = async () => Number(/completed \((\d+)\)/.exec((await throughput.textContent()) ?? "")![1]);
+    const before = await completed();
+    const bot = await createActor(db, "agent", `live-bot-${queue.slice(-4)}`);
+    await perform(createTask, { title: "one more", queue }, { db, actor: bot });
+    const task = must(await perform(claimNext, { queue, start: true }, { db, actor: bot }))!;
+    must(await perform(complete, { taskId: task.id, version: task.version }, { db, actor: bot }));
+    await expect.poll(completed, { timeout: 30_000 }).toBe(before + 1);
 
     // A phone: everything fits the width.
     await page.setViewportSize({ width: 390, height: 844 });

@@ -16,10 +16,16 @@ const MIN_INTERVAL_MS = 10_000;
 export function RefreshOnEvents() {
   const router = useRouter();
   const { dataUpdatedAt } = useQuery({ queryKey: supervisorKeys.insightsTick, queryFn: () => Date.now(), staleTime: Infinity });
-  const first = useRef(dataUpdatedAt);
+  // The tick's first value is the page as rendered; only later ones mean events arrived.
+  const baseline = useRef<number | null>(null);
   const last = useRef(0);
   useEffect(() => {
-    if (dataUpdatedAt === first.current) return;
+    if (!dataUpdatedAt) return;
+    if (baseline.current === null) {
+      baseline.current = dataUpdatedAt;
+      last.current = Date.now();
+      return;
+    }
     const wait = Math.max(0, last.current + MIN_INTERVAL_MS - Date.now());
     const timer = setTimeout(() => {
       last.current = Date.now();
