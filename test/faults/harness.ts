@@ -115,4 +115,17 @@ export async function expectLogEqualsTable(db: Db, queue: string): Promise<TaskR
   return rows;
 }
 
+/** An agent's exit code, failing (not hanging) when it has not exited within `timeoutMs`. */
+export async function exitCode(agent: RunningAgent, timeoutMs = 90_000): Promise<number | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the agent did not exit within ${timeoutMs} ms:\n${agent.output()}`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([agent.exited, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
