@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { createTask, setQueueSettings } from "@/lib/tasks";
 import { openTransaction, percentile, tableCursors } from "@/test/realtime/helpers";
 import { openEventStream } from "@/test/sse";
-import { expectLogEqualsTable, rig, sleep, waitFor, type Rig } from "./harness";
+import { expectLogEqualsTable, rig, sleep, type Rig } from "./harness";
 
 // Fault 5: a transaction that has taken a transaction id (it created a task through the
 // engine) stays open for 30 s while agents and a writer commit around it. The stream only
