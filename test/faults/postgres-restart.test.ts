@@ -49,7 +49,7 @@ describe.skipIf(!dataDir)("fault 3: a PostgreSQL restart mid-run", () => {
     console.log(
       `[fault 3] PostgreSQL down ${Math.round(startedAt - stoppedAt)} ms (health 503 meanwhile); time to recover after pg_ctl start: ` +
         `health 200 in ${Math.round(healthyMs)} ms, first task completed in ${Math.round(workingMs)} ms; ` +
-        `48 tasks done, 0 lost, 0 stuck; reclaimed after a lapsed lease: ${figures.reclaimed}; agent calls retried: ${figures.agentRetries}; ` +
+        `48 tasks done, 0 lost, 0 stuck; reclaimed after a lapsed lease: ${figures.reclaimed}; agent calls retried: ${figures.agentRetries}, tasks agents learnt they had lost: ${figures.agentLost}, agents that gave up: ${figures.gaveUp}, calls unanswered in 30 s: ${figures.timedOut}; ` +
         `SSE connections per client: ${figures.connections.join(" and ")}, each ending with every event`,
     );
   });
