@@ -1,0 +1,23 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+// `npm run test:faults`: faults injected from outside into real processes (docs/reliability.md).
+// One file at a time: a fault (a PostgreSQL restart, a held visibility horizon, a
+// terminated backend) reaches every database of the suite's cluster.
+export default defineConfig({
+  resolve: {
+    alias: {
+      "@": path.resolve(import.meta.dirname),
+      "server-only": path.resolve(import.meta.dirname, "test/server-only.ts"),
+    },
+  },
+  test: {
+    include: ["test/faults/**/*.test.ts"],
+    globalSetup: ["test/faults/global-setup.ts"],
+    pool: "forks",
+    maxWorkers: 1,
+    fileParallelism: false,
+    testTimeout: 240_000,
+    hookTimeout: 180_000,
+  },
+});
