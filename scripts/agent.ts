@@ -203,18 +203,25 @@ class Agent {
 
   /**
    * An owner call, retried while the server is busy, rate-limiting or unreachable (a retry
-   * of a call that already took effect answers 200). Null when the task is no longer ours.
+   * of a call that already took effect answers 200) — for as long as the lease could still
+   * be ours: past that the task is someone else's to take, so the agent lets it go and
+   * carries on rather than exiting. Null when the task is no longer ours.
    */
   private async ownerCall(task: Task, verb: string, call: () => Promise<Task>): Promise<Task | null> {
+    const until = Date.now() + leaseLeftMs(task);
     for (let attempt = 1; ; attempt++) {
       try {
         return await call();
       } catch (error) {
-        if (transient(error) && attempt < 5) {
-          const seconds = (error as ClaimboardApiError).retryAfter ?? attempt;
+        if (transient(error) && (attempt < 5 || Date.now() < until)) {
+          const seconds = (error as ClaimboardApiError).retryAfter ?? Math.min(attempt, 5);
           log(`${verb} ${task.id} failed (${describe(error)}); retrying in ${seconds}s`);
           await sleep(seconds * 1000);
           continue;
+        }
+        if (transient(error)) {
+          log(`gave up ${verb} ${task.id} after its lease: ${describe(error)} (the next claimer takes it over)`);
+          return null;
         }
         if (isApiError(error) && LOST.has(error.code)) {
           log(`lost ${task.id} on ${verb}: ${describe(error)}`);

@@ -89,7 +89,8 @@ export async function startFleet(r: Rig, queue: string, { tasks = 48, agents = 8
     done: () => done().catch(() => -1),
     async finish() {
       await waitFor(async () => (await done().catch(() => -1)) === tasks, `all ${tasks} tasks of ${queue} done`, 180_000, 250);
-      // The reference agent gives an owner call up after 5 tries (about 4 s of 503s) and exits 1:
+      // The reference agent retries an owner call through 503s for as long as its lease could
+      // last, then lets the task go and carries on; an agent that still exits is printed and
       // counted, not failed — the promises are about the tasks, which its lease hands on.
       const gaveUp = running.filter((a) => a.process.exitCode !== null).length;
       for (const a of running.filter((x) => x.process.exitCode !== null)) {
