@@ -1,0 +1,88 @@
+import http from "node:http";
+import { connectDatabase } from "@/db/client";
+import { perform } from "@/lib/tasks/engine";
+import { createTask } from "@/lib/tasks/create";
+import { createActor } from "@/lib/tasks/actors";
+import type { BenchServerProcess } from "./lib/server";
+import { percentile } from "./lib/stats";
+
+/** Subscribers whose every message is parsed and timed; the rest only drain their bytes. */
+const PROBES = 50;
+
+export interface SseResult {
+  p50: number;
+  p99: number;
+  samples: number;
+  rssBytes: number;
+}
+
+interface Subscriber {
+  request: http.ClientRequest;
+  ready: Promise<void>;
+}
+
+/**
+ * Opens `subscribers` SSE streams (GET /api/v1/events, one keep-alive socket each), then
+ * commits `events` task creations (4 at a time) and measures commit → delivery: from the
+ * moment each creation's transaction returned to the moment a probe subscriber read it.
+ * Also reads the server's RSS while every subscriber is connected.
+ */
+export async function sseBurst(server: BenchServerProcess, dbUrl: string, token: string, subscribers: number, events: number): Promise<SseResult> {
+  const queue = "sse";
+  const committed = new Map<string, number>();
+  const latencies: number[] = [];
+  const subs: Subscriber[] = [];
+  for (let i = 0; i < subscribers; i++) {
+    const probe = i < PROBES;
+    let resolveReady!: () => void;
+    const ready = new Promise<void>((r) => (resolveReady = r));
+    const request = http.get(`${server.url}/api/v1/events?queue=${queue}`, { headers: { authorization: `Bearer ${token}` }, agent: false }, (res) => {
+      if (res.statusCode !== 200) throw new Error(`events answered ${res.statusCode}`);
+      res.setEncoding("utf8");
+      let buffer = "";
+      res.on("data", (chunk: string) => {
+        resolveReady();
+        if (!probe) return;
+        const now = performance.now();
+        buffer += chunk;
+        const cut = buffer.lastIndexOf("\n\n");
+        if (cut < 0) return;
+        for (const m of buffer.slice(0, cut).matchAll(/"taskId":"(\d+)"/g)) {
+          const at = committed.get(m[1]!);
+          // A delivery can beat the creator's own return; it still counts (as ~0).
+          latencies.push(at === undefined ? 0 : Math.max(0, now - at));
+        }
+        buffer = buffer.slice(cut + 2);
+      });
+    });
+    request.on("error", () => {}); // destroyed at the end
+    subs.push({ request, ready });
+    if (i % 50 === 49) await Promise.all(subs.slice(-50).map((s) => s.ready));
+  }
+  await Promise.all(subs.map((s) => s.ready));
+  const { db, client } = connectDatabase(dbUrl, { max: 4 });
+  try {
+    const actor = await createActor(db, "agent", `sse-${subscribers}-${Date.now()}`);
+    await client`INSERT INTO queues (name) VALUES (${queue}) ON CONFLICT DO NOTHING`;
+    let next = 0;
+    const expected = Math.min(subscribers, PROBES) * events;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < events) {
+          next++;
+          const r = await perform(createTask, { title: "sse burst", queue }, { db, actor });
+          if (!r.ok) throw new Error(r.error.message);
+          committed.set(r.value.id, performance.now());
+        }
+      }),
+    );
+    const deadline = performance.now() + 120_000;
+    while (latencies.length < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    if (latencies.length < expected) throw new Error(`SSE: ${latencies.length} of ${expected} deliveries seen`);
+    const rssBytes = server.rssBytes();
+    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), samples: latencies.length, rssBytes };
+  } finally {
+    for (const s of subs) s.request.destroy();
+    await client.end();
+  }
+}
