@@ -9,9 +9,13 @@ import { seconds } from "./lib/stats";
  * The engine called directly, as an in-process agent would: `workers` loops share one pool
  * of `workers` connections; each claims (claim-next with start, or a batch of `batch`)
  * and completes what it got, one transaction per call, until the queue is empty.
- * Returns completed tasks per second.
+ * Returns completed tasks per second; `cpu`, when given, receives this process's CPU ms per task.
  */
-export async function engineDrain(url: string, opts: { workers: number; total: number; batch?: number }): Promise<number> {
+export async function engineDrain(
+  url: string,
+  opts: { workers: number; total: number; batch?: number },
+  cpu?: (msPerTask: number) => void,
+): Promise<number> {
   const { db, client } = connectDatabase(url, { max: opts.workers, applicationName: "bench-engine" });
   try {
     const actor = await createActor(db, "agent", `bench-${opts.workers}`);
@@ -38,9 +42,12 @@ export async function engineDrain(url: string, opts: { workers: number; total: n
     };
     // Open the pool first: connection set-up is not part of an agent cycle.
     await Promise.all(Array.from({ length: opts.workers }, () => client`SELECT 1`));
+    const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     await Promise.all(Array.from({ length: opts.workers }, worker));
     const elapsed = seconds(t0);
+    const used = process.cpuUsage(cpu0);
+    cpu?.((used.user + used.system) / 1000 / done);
     if (done !== opts.total) throw new Error(`engine drained ${done} of ${opts.total} tasks`);
     return done / elapsed;
   } finally {

@@ -26,8 +26,8 @@ import { sseBurst } from "./sse";
 
 const quick = process.argv.includes("--quick");
 const SIZES = quick
-  ? { jobs: 1000, jobsOneWorker: 300, reps: 3, repsSide: 2, httpCycles: 300, httpReps: 2, bigClaim: 100_000, claims: 150, claimReps: 3, subscribers: 1000, sseEvents: 300, boardBig: 100_000, boardRequests: 8, boardReps: 3 }
-  : { jobs: 3000, jobsOneWorker: 600, reps: 5, repsSide: 3, httpCycles: 1200, httpReps: 3, bigClaim: 1_000_000, claims: 300, claimReps: 5, subscribers: 1000, sseEvents: 1000, boardBig: 100_000, boardRequests: 15, boardReps: 5 };
+  ? { jobs: 600, jobsOneWorker: 200, reps: 3, repsSide: 2, httpCycles: 250, httpReps: 2, bigClaim: 100_000, claims: 150, claimReps: 3, subscribers: 1000, sseEvents: 300, boardBig: 100_000, boardRequests: 8, boardReps: 3 }
+  : { jobs: 2000, jobsOneWorker: 400, reps: 5, repsSide: 3, httpCycles: 800, httpReps: 3, bigClaim: 1_000_000, claims: 300, claimReps: 5, subscribers: 1000, sseEvents: 1000, boardBig: 100_000, boardRequests: 15, boardReps: 5 };
 
 const rows: Row[] = [];
 const log = (s: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
@@ -122,6 +122,11 @@ async function queueRows(server: BenchServer, pgbench: string, cycle: CapturedCy
     rows.push(ratioRow("notify-vs-no-notify", "pgbench cycles/s with pg_notify ÷ without, 16 clients", n));
     const n64 = await paired(SIZES.repsSide, () => raw("cycle", 64, SIZES.jobs), () => raw("cycle-no-notify", 64, SIZES.jobs));
     rows.push(ratioRow("notify-vs-no-notify@64", "the same, 64 clients", n64));
+    // The bound of engine-vs-pgboss: the engine's own SQL with no client code at all.
+    const rb = await paired(SIZES.repsSide, () => raw("cycle", 16, SIZES.jobs), () => baseline("pgboss", 16, SIZES.jobs));
+    rows.push(ratioRow("raw-sql-vs-pgboss", "pgbench cycles/s (engine SQL) ÷ pg-boss jobs/s, 16 clients", rb));
+    const rn = await paired(SIZES.repsSide, () => raw("cycle-no-notify", 16, SIZES.jobs), () => baseline("pgboss", 16, SIZES.jobs));
+    rows.push(ratioRow("raw-sql-no-notify-vs-pgboss", "the same without pg_notify", rn));
     rows.push({ name: "event-log-growth", metric: "task_events bytes per 1,000 cycles (3 events each)", value: growth, baseline: null, ratio: null });
   });
   await section("batch-vs-graphile", async () => {
@@ -160,6 +165,7 @@ async function serverRows(server: BenchServer) {
     await section("http-vs-engine", async () => {
       const tokens = await agentTokens(url, 64, "bench-http");
       const https: HttpCycleResult[] = [];
+      const engineCpu: number[] = [];
       const p = await paired(
         SIZES.httpReps,
         async () => {
@@ -170,14 +176,19 @@ async function serverRows(server: BenchServer) {
         async () => {
           const e = await db(server, "engine64");
           await seedQueued(e, SIZES.jobs);
-          return engineDrain(e, { workers: 64, total: SIZES.jobs });
+          return engineDrain(e, { workers: 64, total: SIZES.jobs }, (ms) => engineCpu.push(ms));
         },
       );
       const cpu = summarize(https.map((h) => h.serverCpuMsPerCycle)).median;
       const client = summarize(https.map((h) => h.clientCpuMsPerCycle)).median;
       const busy = summarize(https.map((h) => h.machineBusy)).median;
+      const engineMs = summarize(engineCpu).median;
+      // next start runs its JavaScript on one thread: one core at most, however idle the rest.
+      const bound = 1000 / cpu / p.b.median;
       rows.push(ratioRow("http-vs-engine", "HTTP cycles/s (64 keep-alive clients) ÷ engine-direct, 64 workers", p, { op: ">=", target: 0.5 },
-        `server CPU ${cpu.toFixed(1)} ms/cycle (2 requests), client ${client.toFixed(1)} ms/cycle, machine ${(busy * 100).toFixed(0)}% busy`));
+        `server CPU ${cpu.toFixed(1)} ms/cycle (2 requests; engine-direct process ${engineMs.toFixed(1)} ms), HTTP client ${client.toFixed(1)} ms; ` +
+        `server used ${((p.a.median * cpu) / 10).toFixed(0)}% of a core, machine ${(busy * 100).toFixed(0)}% busy; ` +
+        `bound with a whole core for the server: ${bound.toFixed(2)}`));
       rows.push({ name: "http-server-cpu", metric: "next start CPU ms per cycle (2 requests)", value: cpu, baseline: null, ratio: null });
     });
     await section("sse-p99-1000-vs-1", async () => {
@@ -188,7 +199,10 @@ async function serverRows(server: BenchServer) {
       rows.push({
         name: "sse-p99-1000-vs-1", metric: `commit→delivery p99 ms, ${SIZES.subscribers} subscribers ÷ 1, burst of ${SIZES.sseEvents}`,
         value: many.p99, baseline: one.p99, ratio: many.p99 / one.p99, goal: "<= 3", met: many.p99 / one.p99 <= 3,
-        note: `p50 ${many.p50.toFixed(1)} vs ${one.p50.toFixed(1)} ms; timed on 50 probe subscribers`,
+        note: `p50 ${many.p50.toFixed(1)} vs ${one.p50.toFixed(1)} ms; timed on 50 probe subscribers; ` +
+          `burst delivered in ${(many.burstMs / 1000).toFixed(1)} s (vs ${(one.burstMs / 1000).toFixed(1)} s); server CPU ` +
+          `${((many.serverCpuMs * 1000) / (SIZES.subscribers * SIZES.sseEvents)).toFixed(1)} µs per delivered message ` +
+          `(${(many.serverCpuMs / 1000).toFixed(1)} s for ${SIZES.subscribers * SIZES.sseEvents} messages)`,
       });
       rows.push({ name: "sse-server-rss", metric: `server RSS MiB with ${SIZES.subscribers} subscribers ÷ with 1`, value: many.rssBytes / 2 ** 20, baseline: one.rssBytes / 2 ** 20, ratio: many.rssBytes / one.rssBytes });
     });

@@ -14,6 +14,10 @@ export interface SseResult {
   p99: number;
   samples: number;
   rssBytes: number;
+  /** From the first commit of the burst to the last delivery seen, ms. */
+  burstMs: number;
+  /** Server CPU during the burst, ms. */
+  serverCpuMs: number;
 }
 
 interface Subscriber {
@@ -65,6 +69,9 @@ export async function sseBurst(server: BenchServerProcess, dbUrl: string, token:
     const actor = await createActor(db, "agent", `sse-${subscribers}-${Date.now()}`);
     await client`INSERT INTO queues (name) VALUES (${queue}) ON CONFLICT DO NOTHING`;
     let next = 0;
+    const cpu0 = server.cpuSeconds();
+    const t0 = performance.now();
+    let lastDelivery = t0;
     const expected = Math.min(subscribers, PROBES) * events;
     await Promise.all(
       Array.from({ length: 4 }, async () => {
@@ -77,10 +84,14 @@ export async function sseBurst(server: BenchServerProcess, dbUrl: string, token:
       }),
     );
     const deadline = performance.now() + 120_000;
-    while (latencies.length < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    for (let seen = 0; latencies.length < expected && performance.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 5));
+      if (latencies.length > seen) [seen, lastDelivery] = [latencies.length, performance.now()];
+    }
+    const serverCpuMs = (server.cpuSeconds() - cpu0) * 1000;
     if (latencies.length < expected) throw new Error(`SSE: ${latencies.length} of ${expected} deliveries seen`);
     const rssBytes = server.rssBytes();
-    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), samples: latencies.length, rssBytes };
+    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), samples: latencies.length, rssBytes, burstMs: lastDelivery - t0, serverCpuMs };
   } finally {
     for (const s of subs) s.request.destroy();
     await client.end();

@@ -60,7 +60,9 @@ export async function startNext(databaseUrl: string): Promise<BenchServerProcess
   if (!fs.existsSync(".next/BUILD_ID")) throw new Error("no production build: run `npm run build` first");
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(process.execPath, [nextBin, "start", "--port", String(port)], {
+  // BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the server.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, nextBin, "start", "--port", String(port)], {
     env: {
       ...process.env,
       NODE_ENV: "production",
