@@ -21,14 +21,24 @@ export function ensurePgbench(): string {
   return bin;
 }
 
-export type Variant = "cycle" | "cycle-no-notify" | "claim-only";
+/**
+ * cycle: the engine's statements as they are. cycle-no-notify: pg_notify replaced by concat
+ * (same arguments, no notification). cycle-notify-after: a design alternative, NOT what the
+ * engine does — each transaction commits without NOTIFY, then a notify-only transaction with
+ * synchronous_commit off (it carries no data) sends the wake-up, so the notify lock is not
+ * held across the data commit's flush.
+ */
+export type Variant = "cycle" | "cycle-no-notify" | "cycle-notify-after" | "claim-only";
 
 /** The captured statements as one pgbench transaction (= one agent cycle: two DB transactions). */
 export function script(c: CapturedCycle, variant: Variant): string {
-  const noNotify = (s: string) => (variant === "cycle-no-notify" ? s.replace(/pg_notify\((:\w+)/g, "concat($1::text") : s);
+  const strip = variant === "cycle-no-notify" || variant === "cycle-notify-after";
+  const noNotify = (s: string) => (strip ? s.replace(/pg_notify\((:\w+)/g, "concat($1::text") : s);
+  const channel = Object.entries(c.variables).find(([, v]) => v === "claimboard_events")?.[0];
+  const after = variant === "cycle-notify-after" ? [`SELECT set_config('synchronous_commit', 'off', true), pg_notify(:${channel}, '{}');`] : [];
   const claim = c.claim.map((s, i) => noNotify(s) + (i === c.claimUpdate ? " \\gset" : ";"));
-  const lines = ["BEGIN;", ...claim, "COMMIT;"];
-  if (variant !== "claim-only") lines.push("BEGIN;", ...c.complete.map((s) => noNotify(s) + ";"), "COMMIT;");
+  const lines = ["BEGIN;", ...claim, "COMMIT;", ...after];
+  if (variant !== "claim-only") lines.push("BEGIN;", ...c.complete.map((s) => noNotify(s) + ";"), "COMMIT;", ...after);
   return lines.join("\n") + "\n";
 }
 

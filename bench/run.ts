@@ -27,7 +27,7 @@ import { sseBurst } from "./sse";
 const quick = process.argv.includes("--quick");
 const SIZES = quick
   ? { jobs: 600, jobsOneWorker: 200, reps: 3, repsSide: 2, httpCycles: 250, httpReps: 2, bigClaim: 100_000, claims: 150, claimReps: 3, subscribers: 1000, sseEvents: 300, boardBig: 100_000, boardRequests: 8, boardReps: 3 }
-  : { jobs: 2000, jobsOneWorker: 400, reps: 5, repsSide: 3, httpCycles: 800, httpReps: 3, bigClaim: 1_000_000, claims: 300, claimReps: 5, subscribers: 1000, sseEvents: 1000, boardBig: 100_000, boardRequests: 15, boardReps: 5 };
+  : { jobs: 1500, jobsOneWorker: 400, reps: 5, repsSide: 3, httpCycles: 600, httpReps: 3, bigClaim: 1_000_000, claims: 300, claimReps: 5, subscribers: 1000, sseEvents: 1000, boardBig: 100_000, boardRequests: 15, boardReps: 5 };
 
 const rows: Row[] = [];
 const log = (s: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
@@ -127,6 +127,8 @@ async function queueRows(server: BenchServer, pgbench: string, cycle: CapturedCy
     rows.push(ratioRow("raw-sql-vs-pgboss", "pgbench cycles/s (engine SQL) ÷ pg-boss jobs/s, 16 clients", rb));
     const rn = await paired(SIZES.repsSide, () => raw("cycle-no-notify", 16, SIZES.jobs), () => baseline("pgboss", 16, SIZES.jobs));
     rows.push(ratioRow("raw-sql-no-notify-vs-pgboss", "the same without pg_notify", rn));
+    const na = await paired(SIZES.repsSide, () => raw("cycle-notify-after", 16, SIZES.jobs), () => raw("cycle", 16, SIZES.jobs));
+    rows.push(ratioRow("notify-after-commit-vs-in-tx", "pgbench: NOTIFY in its own async-commit tx ÷ in the data tx (not implemented)", na));
     rows.push({ name: "event-log-growth", metric: "task_events bytes per 1,000 cycles (3 events each)", value: growth, baseline: null, ratio: null });
   });
   await section("batch-vs-graphile", async () => {

@@ -1,4 +1,7 @@
+import { spawn } from "node:child_process";
 import http from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { connectDatabase } from "@/db/client";
 import { perform } from "@/lib/tasks/engine";
 import { createTask } from "@/lib/tasks/create";
@@ -6,8 +9,20 @@ import { createActor } from "@/lib/tasks/actors";
 import type { BenchServerProcess } from "./lib/server";
 import { percentile } from "./lib/stats";
 
-/** Subscribers whose every message is parsed and timed; the rest only drain their bytes. */
+/** Subscribers whose every message is parsed and timed; the rest only drain their bytes, in a child process. */
 const PROBES = 50;
+const FLEET = path.join(path.dirname(fileURLToPath(import.meta.url)), "sse-fleet.mjs");
+
+/** The silent subscribers (bench/sse-fleet.mjs); resolves once all of them are connected. */
+async function startFleet(url: string, token: string, count: number): Promise<() => void> {
+  if (count <= 0) return () => {};
+  const child = spawn(process.execPath, [FLEET, url, token, String(count)], { stdio: ["pipe", "pipe", "inherit"] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on("data", (d: Buffer) => d.toString().includes("ready") && resolve());
+    child.on("exit", (code) => reject(new Error(`sse-fleet exited ${code}`)));
+  });
+  return () => child.stdin.end();
+}
 
 export interface SseResult {
   p50: number;
@@ -26,7 +41,8 @@ interface Subscriber {
 }
 
 /**
- * Opens `subscribers` SSE streams (GET /api/v1/events, one keep-alive socket each), then
+ * Opens `subscribers` SSE streams (GET /api/v1/events, one socket each; all but 50 in a
+ * child process), then
  * commits `events` task creations (4 at a time) and measures commit → delivery: from the
  * moment each creation's transaction returned to the moment a probe subscriber read it.
  * Also reads the server's RSS while every subscriber is connected.
@@ -36,8 +52,8 @@ export async function sseBurst(server: BenchServerProcess, dbUrl: string, token:
   const committed = new Map<string, number>();
   const latencies: number[] = [];
   const subs: Subscriber[] = [];
-  for (let i = 0; i < subscribers; i++) {
-    const probe = i < PROBES;
+  const stopFleet = await startFleet(`${server.url}/api/v1/events?queue=${queue}`, token, subscribers - PROBES);
+  for (let i = 0; i < Math.min(subscribers, PROBES); i++) {
     let resolveReady!: () => void;
     const ready = new Promise<void>((r) => (resolveReady = r));
     const request = http.get(`${server.url}/api/v1/events?queue=${queue}`, { headers: { authorization: `Bearer ${token}` }, agent: false }, (res) => {
@@ -46,7 +62,6 @@ export async function sseBurst(server: BenchServerProcess, dbUrl: string, token:
       let buffer = "";
       res.on("data", (chunk: string) => {
         resolveReady();
-        if (!probe) return;
         const now = performance.now();
         buffer += chunk;
         const cut = buffer.lastIndexOf("\n\n");
@@ -94,6 +109,7 @@ export async function sseBurst(server: BenchServerProcess, dbUrl: string, token:
     return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), samples: latencies.length, rssBytes, burstMs: lastDelivery - t0, serverCpuMs };
   } finally {
     for (const s of subs) s.request.destroy();
+    stopFleet();
     await client.end();
   }
 }
