@@ -47,7 +47,9 @@ export function script(c: CapturedCycle, variant: Variant): string {
  * parameters to prepared statements too). The queue must hold more tasks than
  * clients × perClient, so a claim never comes back empty. Returns cycles per second.
  */
-export async function runPgbench(bin: string, url: string, c: CapturedCycle, variant: Variant, clients: number, perClient: number): Promise<number> {
+export async function runPgbench(
+  bin: string, url: string, c: CapturedCycle, variant: Variant, clients: number, perClient: number, mode: "prepared" | "extended" = "prepared",
+): Promise<number> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   await sql`INSERT INTO actors (id, kind, name) VALUES (${c.actor.id}, 'agent', ${c.actor.name}) ON CONFLICT DO NOTHING`;
   await sql.end();
@@ -56,7 +58,7 @@ export async function runPgbench(bin: string, url: string, c: CapturedCycle, var
     const file = path.join(dir, `${variant}.sql`);
     await fs.writeFile(file, script(c, variant));
     const defines = Object.entries(c.variables).flatMap(([k, v]) => ["-D", `${k}=${v}`]);
-    const args = ["-n", "-M", "prepared", "-c", String(clients), "-j", String(Math.min(clients, 2)), "-t", String(perClient), ...defines, "-f", file, url];
+    const args = ["-n", "-M", mode, "-c", String(clients), "-j", String(Math.min(clients, 2)), "-t", String(perClient), ...defines, "-f", file, url];
     const out = await new Promise<string>((resolve, reject) => {
       const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
       let text = "";
