@@ -92,11 +92,11 @@ async function queueRows(server: BenchServer, pgbench: string, cycle: CapturedCy
     await server.drop(name);
     return rate;
   };
-  const raw = async (variant: Variant, clients: number, jobs: number) => {
+  const raw = async (variant: Variant, clients: number, jobs: number, mode: "prepared" | "extended" = "prepared") => {
     const url = await db(server, "pgbench");
     const perClient = Math.ceil(jobs / clients);
     await seedQueued(url, perClient * clients + clients * 2); // slack: a claim never comes back empty
-    const rate = await runPgbench(pgbench, url, cycle, variant, clients, perClient);
+    const rate = await runPgbench(pgbench, url, cycle, variant, clients, perClient, mode);
     await server.drop(url.split("/").at(-1)!);
     return rate;
   };
@@ -127,6 +127,8 @@ async function queueRows(server: BenchServer, pgbench: string, cycle: CapturedCy
     rows.push(ratioRow("raw-sql-vs-pgboss", "pgbench cycles/s (engine SQL) ÷ pg-boss jobs/s, 16 clients", rb));
     const rn = await paired(SIZES.repsSide, () => raw("cycle-no-notify", 16, SIZES.jobs), () => baseline("pgboss", 16, SIZES.jobs));
     rows.push(ratioRow("raw-sql-no-notify-vs-pgboss", "the same without pg_notify", rn));
+    const pu = await paired(SIZES.repsSide, () => raw("cycle", 16, SIZES.jobs), () => raw("cycle", 16, SIZES.jobs, "extended"));
+    rows.push(ratioRow("prepared-vs-unnamed", "pgbench cycles/s, -M prepared ÷ -M extended (unnamed: parsed and planned each time)", pu));
     const na = await paired(SIZES.repsSide, () => raw("cycle-notify-after", 16, SIZES.jobs), () => raw("cycle", 16, SIZES.jobs));
     rows.push(ratioRow("notify-after-commit-vs-in-tx", "pgbench: NOTIFY in its own async-commit tx ÷ in the data tx (not implemented)", na));
     rows.push({ name: "event-log-growth", metric: "task_events bytes per 1,000 cycles (3 events each)", value: growth, baseline: null, ratio: null });
