@@ -85,8 +85,22 @@ export async function authenticateToken(db: Executor, token: string | null): Pro
   return { tokenId: row.id, role: row.role, actor: row.actor };
 }
 
-/** last_used_at, written at most once a minute per token so busy agents cost no extra writes. */
+/** When this process last wrote each token's last_used_at (ms); bounded, oldest dropped first. */
+const touchedAt = new Map<string, number>();
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * last_used_at, written at most once a minute per token so busy agents cost no extra writes.
+ * The guard in SQL keeps that true across server processes; remembering the last write here
+ * also spares the statement itself (a round trip per request on the hot path, see
+ * docs/performance.md) while the minute has not passed.
+ */
 async function touchToken(db: Executor, id: string): Promise<void> {
+  const now = Date.now();
+  if (now - (touchedAt.get(id) ?? -Infinity) < TOUCH_EVERY_MS) return;
+  touchedAt.delete(id);
+  touchedAt.set(id, now);
+  if (touchedAt.size > 10_000) touchedAt.delete(touchedAt.keys().next().value!);
   await db
     .update(agentTokens)
     .set({ lastUsedAt: sql`now()` })

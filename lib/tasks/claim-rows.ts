@@ -5,6 +5,7 @@ import type { Clock } from "./clock";
 import { appendEvents, SYSTEM_ACTOR_ID, type NewEvent } from "./events";
 import { rawToTaskRow } from "./task-row";
 import type { ActorRef } from "./types";
+import { executePrepared } from "./prepared";
 
 export interface ClaimedRow {
   row: TaskRow;
@@ -34,7 +35,7 @@ export async function claimRows(
 ): Promise<ClaimedRow[]> {
   const start = options.start ?? false;
   const leaseSeconds = options.leaseSeconds ?? null;
-  const rows = await tx.execute<Record<string, unknown>>(sql`
+  const rows = await executePrepared<Record<string, unknown>>(tx, sql`
     WITH candidates AS MATERIALIZED (${candidates}),
     decided AS (
       SELECT c.id,

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import type { EventType } from "@/db/schema";
 import type { Clock } from "./clock";
+import { executePrepared } from "./prepared";
 
 /** The NOTIFY channel: a wake-up for listeners, never the source of truth (task_events is). */
 export const NOTIFY_CHANNEL = "claimboard_events";
@@ -27,7 +28,7 @@ export async function appendEvents(tx: Executor, clock: Clock, events: NewEvent[
     (e) => sql`(${e.taskId === null ? null : e.taskId.toString()}::bigint, ${e.queue}, ${e.type}::event_type,
                 ${e.actorId}::uuid, ${JSON.stringify(e.payload)}::jsonb, ${clock.now()})`,
   );
-  const [notified] = await tx.execute<{ ids: string[] }>(sql`
+  const [notified] = await executePrepared<{ ids: string[] }>(tx, sql`
     WITH inserted AS (
       INSERT INTO task_events (task_id, queue, type, actor_id, payload, created_at)
       VALUES ${sql.join(rows, sql`, `)}

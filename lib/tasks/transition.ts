@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import type { TaskRow, TaskStatus } from "@/db/schema";
 import { rawToTaskRow } from "./task-row";
+import { executePrepared } from "./prepared";
 
 export interface Changed {
   row: TaskRow;
@@ -15,7 +16,7 @@ export interface Changed {
  * result means the caller lost — never a read-then-write in two steps.
  */
 export async function transition(tx: Tx, taskId: string, set: SQL, guard: SQL): Promise<Changed | null> {
-  const [raw] = await tx.execute<Record<string, unknown>>(sql`
+  const [raw] = await executePrepared<Record<string, unknown>>(tx, sql`
     WITH before AS MATERIALIZED (
       SELECT id, status, owner_id, needs_check, side_effect_recorded FROM tasks
       WHERE id = ${taskId}::bigint

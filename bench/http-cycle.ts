@@ -1,0 +1,71 @@
+import { connectDatabase } from "@/db/client";
+import { createAgentToken } from "@/lib/auth/tokens";
+import { KeepAliveClient } from "./lib/http-client";
+import { machineTicks, type BenchServerProcess } from "./lib/server";
+import { seedQueued } from "./lib/seed";
+import { seconds } from "./lib/stats";
+
+export interface HttpCycleResult {
+  cyclesPerSecond: number;
+  /** Server process CPU per cycle (two requests), ms. */
+  serverCpuMsPerCycle: number;
+  /** This (client) process's CPU per cycle, ms. */
+  clientCpuMsPerCycle: number;
+  /** Share of the machine's CPU time that was busy during the run. */
+  machineBusy: number;
+}
+
+/** One token per client, as each agent would have its own. */
+export async function agentTokens(url: string, count: number, prefix: string): Promise<string[]> {
+  const { db, client } = connectDatabase(url, { max: 1 });
+  try {
+    const tokens: string[] = [];
+    for (let i = 0; i < count; i++) tokens.push((await createAgentToken(db, { name: `${prefix}-${i}` })).token);
+    return tokens;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The agent cycle over HTTP: POST /claims {start: true} → POST /tasks/{id}/complete, by
+ * `tokens.length` keep-alive clients, until `total` tasks (seeded into `url` first) are done.
+ */
+export async function httpDrain(server: BenchServerProcess, url: string, tokens: string[], total: number): Promise<HttpCycleResult> {
+  await seedQueued(url, total);
+  const client = new KeepAliveClient(server.url, tokens.length);
+  let done = 0;
+  const worker = async (token: string) => {
+    const headers = { authorization: `Bearer ${token}` };
+    for (;;) {
+      const claimed = await client.request("POST", "/api/v1/claims", headers, { start: true });
+      if (claimed.status === 204) return;
+      if (claimed.status !== 200) throw new Error(`claim answered ${claimed.status}: ${claimed.text}`);
+      const { task } = JSON.parse(claimed.text) as { task: { id: string; version: number } };
+      const completed = await client.request("POST", `/api/v1/tasks/${task.id}/complete`, headers, { version: task.version });
+      if (completed.status !== 200) throw new Error(`complete answered ${completed.status}: ${completed.text}`);
+      done++;
+    }
+  };
+  try {
+    // Warm the sockets (and the route) outside the clock.
+    await Promise.all(tokens.map((t) => client.request("GET", "/api/v1/health", { authorization: `Bearer ${t}` })));
+    const cpu0 = server.cpuSeconds();
+    const own0 = process.cpuUsage();
+    const m0 = machineTicks();
+    const t0 = performance.now();
+    await Promise.all(tokens.map(worker));
+    const elapsed = seconds(t0);
+    const m1 = machineTicks();
+    const own = process.cpuUsage(own0);
+    if (done !== total) throw new Error(`HTTP drained ${done} of ${total}`);
+    return {
+      cyclesPerSecond: done / elapsed,
+      serverCpuMsPerCycle: ((server.cpuSeconds() - cpu0) * 1000) / done,
+      clientCpuMsPerCycle: (own.user + own.system) / 1000 / done,
+      machineBusy: (m1.busy - m0.busy) / (m1.total - m0.total),
+    };
+  } finally {
+    client.close();
+  }
+}

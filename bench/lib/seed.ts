@@ -1,0 +1,63 @@
+import postgres from "postgres";
+
+export const BENCH_AGENT = { id: "11111111-1111-4111-8111-111111111111", name: "bench-agent", kind: "agent" as const };
+
+/** Queued tasks in one INSERT … SELECT generate_series: seeding is not what is measured. */
+export async function seedQueued(url: string, count: number, queue = "default"): Promise<void> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await sql.unsafe(`INSERT INTO queues (name) VALUES ($1) ON CONFLICT DO NOTHING`, [queue]);
+    await sql.unsafe(`INSERT INTO tasks (queue, title) SELECT $1, 'bench ' || i FROM generate_series(1, $2::int) i`, [queue, count]);
+    await sql.unsafe(`VACUUM ANALYZE tasks`);
+  } finally {
+    await sql.end();
+  }
+}
+
+/** Bytes of the event log (table, indexes, TOAST). */
+export async function eventLogBytes(url: string): Promise<number> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await sql.unsafe(`SELECT pg_total_relation_size('task_events')::bigint AS n`);
+    return Number(row!.n);
+  } finally {
+    await sql.end();
+  }
+}
+
+/**
+ * bench/explain-claim.ts's table at any size: 5% queued, 2.5% held with lapsed leases (up
+ * to 2 h ago), 20 live leases, the rest done; created over 30 days; one `created` event per
+ * task and a `lease_expired` for 1 in 20 (50 inside the breaker window, below its threshold).
+ */
+export async function seedMixed(url: string, tasks: number): Promise<void> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await sql.unsafe(`INSERT INTO actors (id, kind, name) VALUES ('${BENCH_AGENT.id}', 'agent', '${BENCH_AGENT.name}') ON CONFLICT DO NOTHING`);
+    await sql.unsafe(`SELECT setseed(0.42)`);
+    await sql.unsafe(`INSERT INTO tasks (queue, title, priority, status, owner_id, lease_until, lease_seconds, version,
+                      side_effect_recorded, created_at, updated_at)
+   SELECT 'default', 'task ' || i, p, s, CASE WHEN s <> 'queued' THEN '${BENCH_AGENT.id}'::uuid END,
+          CASE WHEN s IN ('claimed', 'started') THEN CASE WHEN i <= 20 THEN now() + interval '10 minutes'
+               ELSE now() - (1 + random() * 7200) * interval '1 second' END END,
+          CASE WHEN s IN ('claimed', 'started') THEN 120 END,
+          CASE s WHEN 'queued' THEN 1 WHEN 'claimed' THEN 2 WHEN 'started' THEN 3 ELSE 4 END,
+          s IN ('claimed', 'started') AND random() < 0.3, c, c
+   FROM (SELECT i, (floor(random() * 11) - 5)::int AS p,
+                (CASE WHEN i <= 20 THEN 'started' WHEN i % 40 < 2 THEN 'queued'
+                      WHEN i % 40 = 2 THEN CASE WHEN i % 80 = 2 THEN 'claimed' ELSE 'started' END
+                      ELSE 'done' END)::task_status AS s,
+                now() - interval '30 days' * (1 - i / ${tasks}.0) - random() * interval '1 hour' AS c
+         FROM generate_series(1, ${tasks}) i) g`);
+    await sql.unsafe(`INSERT INTO task_events (task_id, queue, type, actor_id, payload, created_at)
+   SELECT id, queue, 'created', '${BENCH_AGENT.id}', '{"version":1}', created_at FROM tasks ORDER BY id`);
+    await sql.unsafe(`INSERT INTO task_events (task_id, queue, type, actor_id, payload, created_at)
+   SELECT id, queue, 'lease_expired', '00000000-0000-0000-0000-000000000000', '{}',
+          CASE WHEN id > (SELECT max(id) FROM tasks) - 1000 THEN now() - random() * interval '4 minutes'
+               ELSE created_at + interval '3 minutes' END
+   FROM tasks WHERE id % 20 = 7 ORDER BY id`);
+    await sql.unsafe(`VACUUM ANALYZE tasks, task_events`);
+  } finally {
+    await sql.end();
+  }
+}

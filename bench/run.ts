@@ -1,0 +1,238 @@
+/**
+ * `npm run bench` (full, ≤ ~15 min) and `npm run bench -- --quick` (reduced sizes, < 5 min):
+ * Claimboard beside its baselines (pgbench of the engine's own SQL, pg-boss, graphile-worker)
+ * on one PostgreSQL in one run. Every row is a ratio of two figures measured alternately in
+ * this run, since absolute figures drift on a shared machine. Prints a table and writes
+ * bench/results/latest.json. See docs/performance.md.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { ensureBaselines, runBaseline, type BaselineMode, type Baselines } from "./baselines";
+import { boardMedian, sessionCookie } from "./board";
+import { claimP50 } from "./claim-scale";
+import { engineDrain } from "./engine-drain";
+import { agentTokens, httpDrain, type HttpCycleResult } from "./http-cycle";
+import { captureCycle, type CapturedCycle } from "./lib/capture";
+import { startBenchServer, type BenchServer } from "./lib/pg";
+import { paired, ratioRow, table, writeResults, type Row } from "./lib/report";
+import { eventLogBytes, seedMixed, seedQueued } from "./lib/seed";
+import { startNext } from "./lib/server";
+import { summarize } from "./lib/stats";
+import { ensurePgbench, runPgbench, type Variant } from "./pgbench";
+import { sseBurst } from "./sse";
+
+const quick = process.argv.includes("--quick");
+const SIZES = quick
+  ? { jobs: 600, jobsOneWorker: 200, reps: 3, repsSide: 2, httpCycles: 250, httpReps: 2, bigClaim: 100_000, claims: 150, claimReps: 3, subscribers: 1000, sseEvents: 300, boardBig: 100_000, boardRequests: 8, boardReps: 3 }
+  : { jobs: 1500, jobsOneWorker: 400, reps: 5, repsSide: 3, httpCycles: 600, httpReps: 3, bigClaim: 1_000_000, claims: 300, claimReps: 5, subscribers: 1000, sseEvents: 1000, boardBig: 100_000, boardRequests: 15, boardReps: 5 };
+
+const rows: Row[] = [];
+const log = (s: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
+let seq = 0;
+const db = (s: BenchServer, kind: string) => s.fresh(`bench_${kind}_${++seq}`);
+
+/** A row that failed is reported as failed; the others still run. */
+async function section(name: string, fn: () => Promise<void>) {
+  log(`— ${name}`);
+  try {
+    await fn();
+  } catch (error) {
+    console.error(error);
+    rows.push({ name, metric: "failed", value: NaN, baseline: null, ratio: null, note: String((error as Error).message).slice(0, 300) });
+  }
+}
+
+async function main() {
+  const started = performance.now();
+  const server = await startBenchServer();
+  log(`database: ${server.description}`);
+  const pgbench = ensurePgbench();
+  const baselines = ensureBaselines();
+  if (baselines) log(`baselines: ${baselines.versions} on Node ${baselines.nodeVersion} (${path.relative(process.cwd(), baselines.node)}); Claimboard on Node ${process.version}`);
+  let cycle: CapturedCycle | null = null;
+  try {
+    cycle = await captureCycle(await db(server, "capture"));
+    await queueRows(server, pgbench, cycle, baselines);
+    await section("claim-p50-1m-vs-1k", () => claimScale(server));
+    await serverRows(server);
+  } finally {
+    await server.stop();
+  }
+  const meta = {
+    mode: quick ? "quick" : "full",
+    at: new Date().toISOString(),
+    seconds: Math.round((performance.now() - started) / 1000),
+    machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.release()}`,
+    loadAverage: os.loadavg().map((l) => l.toFixed(2)).join(" "),
+    database: server.description,
+    node: process.version,
+    baselines: baselines ? `${baselines.versions} on Node ${baselines.nodeVersion}` : "unavailable",
+  };
+  const file = path.join(path.dirname(new URL(import.meta.url).pathname), "results/latest.json");
+  writeResults(file, meta, rows);
+  console.log(`\n${table(rows)}\n`);
+  console.log(`${meta.mode} run: ${meta.seconds} s; load average at the end ${meta.loadAverage}; written to ${path.relative(process.cwd(), file)}`);
+}
+
+async function queueRows(server: BenchServer, pgbench: string, cycle: CapturedCycle, baselines: Baselines | null) {
+  const engine = async (workers: number, jobs: number, batch?: number) => {
+    const url = await db(server, "engine");
+    await seedQueued(url, jobs);
+    const rate = await engineDrain(url, { workers, total: jobs, batch });
+    await server.drop(url.split("/").at(-1)!);
+    return rate;
+  };
+  const baseline = async (mode: BaselineMode, workers: number, jobs: number) => {
+    if (!baselines) throw new Error("baselines unavailable (npm install into bench/.baselines failed)");
+    const name = `bench_${mode.replace("-", "_")}_${++seq}`;
+    const rate = await runBaseline(baselines, mode, await server.empty(name), workers, jobs);
+    await server.drop(name);
+    return rate;
+  };
+  const raw = async (variant: Variant, clients: number, jobs: number, mode: "prepared" | "extended" = "prepared") => {
+    const url = await db(server, "pgbench");
+    const perClient = Math.ceil(jobs / clients);
+    await seedQueued(url, perClient * clients + clients * 2); // slack: a claim never comes back empty
+    const rate = await runPgbench(pgbench, url, cycle, variant, clients, perClient, mode);
+    await server.drop(url.split("/").at(-1)!);
+    return rate;
+  };
+
+  await section("engine-vs-pgboss", async () => {
+    for (const workers of [16, 1, 4, 64]) {
+      const jobs = workers === 1 ? SIZES.jobsOneWorker : SIZES.jobs;
+      const p = await paired(workers === 16 ? SIZES.reps : SIZES.repsSide, () => engine(workers, jobs), () => baseline("pgboss", workers, jobs));
+      rows.push(ratioRow(workers === 16 ? "engine-vs-pgboss" : `engine-vs-pgboss@${workers}`, `cycles/s ÷ jobs/s, ${workers} workers`, p,
+        workers === 16 ? { op: ">=", target: 1.0 } : undefined));
+      log(`  ${workers} workers: engine ${p.a.median.toFixed(0)}/s, pg-boss ${p.b.median.toFixed(0)}/s`);
+    }
+  });
+  await section("engine-vs-raw-sql", async () => {
+    const before = { url: await db(server, "growth") };
+    await seedQueued(before.url, SIZES.jobs);
+    const bytes0 = await eventLogBytes(before.url);
+    await engineDrain(before.url, { workers: 16, total: SIZES.jobs });
+    const growth = ((await eventLogBytes(before.url)) - bytes0) / (SIZES.jobs / 1000);
+    const p = await paired(SIZES.reps, () => engine(16, SIZES.jobs), () => raw("cycle", 16, SIZES.jobs));
+    rows.push(ratioRow("engine-vs-raw-sql", "cycles/s ÷ pgbench cycles/s, 16 clients", p, { op: ">=", target: 0.8 }));
+    const n = await paired(SIZES.reps, () => raw("cycle", 16, SIZES.jobs), () => raw("cycle-no-notify", 16, SIZES.jobs));
+    rows.push(ratioRow("notify-vs-no-notify", "pgbench cycles/s with pg_notify ÷ without, 16 clients", n));
+    const n64 = await paired(SIZES.repsSide, () => raw("cycle", 64, SIZES.jobs), () => raw("cycle-no-notify", 64, SIZES.jobs));
+    rows.push(ratioRow("notify-vs-no-notify@64", "the same, 64 clients", n64));
+    // The bound of engine-vs-pgboss: the engine's own SQL with no client code at all.
+    const rb = await paired(SIZES.repsSide, () => raw("cycle", 16, SIZES.jobs), () => baseline("pgboss", 16, SIZES.jobs));
+    rows.push(ratioRow("raw-sql-vs-pgboss", "pgbench cycles/s (engine SQL) ÷ pg-boss jobs/s, 16 clients", rb));
+    const rn = await paired(SIZES.repsSide, () => raw("cycle-no-notify", 16, SIZES.jobs), () => baseline("pgboss", 16, SIZES.jobs));
+    rows.push(ratioRow("raw-sql-no-notify-vs-pgboss", "the same without pg_notify", rn));
+    const pu = await paired(SIZES.repsSide, () => raw("cycle", 16, SIZES.jobs), () => raw("cycle", 16, SIZES.jobs, "extended"));
+    rows.push(ratioRow("prepared-vs-unnamed", "pgbench cycles/s, -M prepared ÷ -M extended (unnamed: parsed and planned each time)", pu));
+    const na = await paired(SIZES.repsSide, () => raw("cycle-notify-after", 16, SIZES.jobs), () => raw("cycle", 16, SIZES.jobs));
+    rows.push(ratioRow("notify-after-commit-vs-in-tx", "pgbench: NOTIFY in its own async-commit tx ÷ in the data tx (not implemented)", na));
+    rows.push({ name: "event-log-growth", metric: "task_events bytes per 1,000 cycles (3 events each)", value: growth, baseline: null, ratio: null });
+  });
+  await section("batch-vs-graphile", async () => {
+    const p = await paired(SIZES.reps, () => engine(4, SIZES.jobs, 10), () => baseline("graphile-batch", 4, SIZES.jobs));
+    rows.push(ratioRow("batch-vs-graphile", "tasks/s (batch 10 → complete) ÷ graphile local queue 10 jobs/s, 4 workers", p, { op: ">=", target: 1.0 }));
+    const g = await paired(SIZES.repsSide, () => engine(4, SIZES.jobs), () => baseline("graphile", 4, SIZES.jobs));
+    rows.push(ratioRow("engine-vs-graphile@4", "cycles/s ÷ graphile-worker default jobs/s, 4 workers", g));
+    const b = await paired(SIZES.repsSide, () => engine(4, SIZES.jobs, 10), () => baseline("pgboss-batch", 4, SIZES.jobs));
+    rows.push(ratioRow("batch-vs-pgboss-batch", "tasks/s ÷ pg-boss work() batchSize 10 jobs/s, 4 workers", b));
+  });
+}
+
+async function claimScale(server: BenchServer) {
+  const small = await db(server, "claim_1k");
+  const big = await db(server, "claim_big");
+  await seedMixed(small, 1000);
+  const t0 = performance.now();
+  await seedMixed(big, SIZES.bigClaim);
+  log(`  seeded ${SIZES.bigClaim} tasks in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const p = await paired(SIZES.claimReps, () => claimP50(big, SIZES.claims), () => claimP50(small, SIZES.claims));
+  const label = SIZES.bigClaim === 1_000_000 ? "1M" : `${SIZES.bigClaim / 1000}k (quick)`;
+  rows.push(ratioRow("claim-p50-1m-vs-1k", `claim-next p50 ms, ${label} tasks ÷ 1k`, p, { op: "<=", target: 1.5 },
+    quick ? "quick run: 100,000 tasks instead of 1,000,000" : undefined));
+}
+
+async function serverRows(server: BenchServer) {
+  if (!fs.existsSync(".next/BUILD_ID")) {
+    log("no production build: running next build (2–4 min)");
+    const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+    const build = spawnSync(process.execPath, [nextBin, "build"], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" } });
+    if (build.status !== 0) throw new Error("next build failed");
+  }
+  const url = await db(server, "http");
+  const next = await startNext(url);
+  try {
+    await section("http-vs-engine", async () => {
+      const tokens = await agentTokens(url, 64, "bench-http");
+      const https: HttpCycleResult[] = [];
+      const engineCpu: number[] = [];
+      const p = await paired(
+        SIZES.httpReps,
+        async () => {
+          const r = await httpDrain(next, url, tokens, SIZES.httpCycles);
+          https.push(r);
+          return r.cyclesPerSecond;
+        },
+        async () => {
+          const e = await db(server, "engine64");
+          await seedQueued(e, SIZES.jobs);
+          return engineDrain(e, { workers: 64, total: SIZES.jobs }, (ms) => engineCpu.push(ms));
+        },
+      );
+      const cpu = summarize(https.map((h) => h.serverCpuMsPerCycle)).median;
+      const client = summarize(https.map((h) => h.clientCpuMsPerCycle)).median;
+      const busy = summarize(https.map((h) => h.machineBusy)).median;
+      const engineMs = summarize(engineCpu).median;
+      // next start runs its JavaScript on one thread: one core at most, however idle the rest.
+      const bound = 1000 / cpu / p.b.median;
+      rows.push(ratioRow("http-vs-engine", "HTTP cycles/s (64 keep-alive clients) ÷ engine-direct, 64 workers", p, { op: ">=", target: 0.5 },
+        `server CPU ${cpu.toFixed(1)} ms/cycle (2 requests; engine-direct process ${engineMs.toFixed(1)} ms), HTTP client ${client.toFixed(1)} ms; ` +
+        `server used ${((p.a.median * cpu) / 10).toFixed(0)}% of a core, machine ${(busy * 100).toFixed(0)}% busy; ` +
+        `bound with a whole core for the server: ${bound.toFixed(2)}`));
+      rows.push({ name: "http-server-cpu", metric: "next start CPU ms per cycle (2 requests)", value: cpu, baseline: null, ratio: null });
+    });
+    await section("sse-p99-1000-vs-1", async () => {
+      const [token] = await agentTokens(url, 1, "bench-sse");
+      const one = await sseBurst(next, url, token!, 1, SIZES.sseEvents);
+      const many = await sseBurst(next, url, token!, SIZES.subscribers, SIZES.sseEvents);
+      log(`  1 subscriber p99 ${one.p99.toFixed(1)} ms; ${SIZES.subscribers} subscribers p50 ${many.p50.toFixed(1)} p99 ${many.p99.toFixed(1)} ms (${many.samples} samples)`);
+      rows.push({
+        name: "sse-p99-1000-vs-1", metric: `commit→delivery p99 ms, ${SIZES.subscribers} subscribers ÷ 1, burst of ${SIZES.sseEvents}`,
+        value: many.p99, baseline: one.p99, ratio: many.p99 / one.p99, goal: "<= 3", met: many.p99 / one.p99 <= 3,
+        note: `p50 ${many.p50.toFixed(1)} vs ${one.p50.toFixed(1)} ms; timed on 50 probe subscribers; ` +
+          `burst delivered in ${(many.burstMs / 1000).toFixed(1)} s (vs ${(one.burstMs / 1000).toFixed(1)} s); server CPU ` +
+          `${((many.serverCpuMs * 1000) / (SIZES.subscribers * SIZES.sseEvents)).toFixed(1)} µs per delivered message ` +
+          `(${(many.serverCpuMs / 1000).toFixed(1)} s for ${SIZES.subscribers * SIZES.sseEvents} messages)`,
+      });
+      rows.push({ name: "sse-server-rss", metric: `server RSS MiB with ${SIZES.subscribers} subscribers ÷ with 1`, value: many.rssBytes / 2 ** 20, baseline: one.rssBytes / 2 ** 20, ratio: many.rssBytes / one.rssBytes });
+    });
+  } finally {
+    await next.stop();
+  }
+  await section("board-100k-vs-1k", async () => {
+    const small = await db(server, "board_1k");
+    const big = await db(server, "board_big");
+    await seedMixed(small, 1000);
+    await seedMixed(big, SIZES.boardBig);
+    const [a, b] = [await startNext(big), await startNext(small)];
+    try {
+      const [ca, cb] = [await sessionCookie(big, "big@bench.test"), await sessionCookie(small, "small@bench.test")];
+      await boardMedian(a, ca, 3); // warm both servers' routes
+      await boardMedian(b, cb, 3);
+      const p = await paired(SIZES.boardReps, () => boardMedian(a, ca, SIZES.boardRequests), () => boardMedian(b, cb, SIZES.boardRequests));
+      rows.push(ratioRow("board-100k-vs-1k", "board page (GET /) median ms, 100k tasks ÷ 1k", p, { op: "<=", target: 1.5 }));
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

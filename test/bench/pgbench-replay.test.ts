@@ -1,0 +1,49 @@
+import { spawnSync } from "node:child_process";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { captureCycle } from "@/bench/lib/capture";
+import { seedQueued } from "@/bench/lib/seed";
+import { runPgbench, script } from "@/bench/pgbench";
+import { freshDatabase, type TestDatabase } from "@/test/db";
+
+// The bench's raw-SQL baseline is only a baseline if pgbench replays the very statements the
+// engine runs and they do the same work: capture one engine cycle, replay it with pgbench,
+// and check every task went queued → done with the engine's three events, and a NOTIFY per
+// transaction. (pgbench comes with postgresql-client; `npm run bench` installs it if missing.)
+
+const pgbench = spawnSync("sh", ["-c", "command -v pgbench || ls /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | tail -1"], { encoding: "utf8" })
+  .stdout.trim().split("\n").filter(Boolean)[0];
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await freshDatabase();
+});
+afterAll(async () => {
+  await db?.close();
+});
+
+test.skipIf(!pgbench)("pgbench replays the engine's captured cycle: claim with start → complete, events and NOTIFY", async () => {
+  const cycle = await captureCycle(db.url);
+  const text = script(cycle, "cycle");
+  expect(text).toContain("\\gset");
+  expect(text.match(/pg_notify\(/g)).toHaveLength(2);
+  expect(script(cycle, "cycle-no-notify")).not.toContain("pg_notify(");
+
+  await seedQueued(db.url, 4 * 5 + 8); // slack: a claim never comes back empty under SKIP LOCKED
+  const rate = await runPgbench(pgbench!, db.url, cycle, "cycle", 4, 5);
+  console.log(`[pgbench-replay] 20 cycles at ${rate.toFixed(0)} cycles/s`);
+
+  const tasks = await db.client<{ status: string; version: number; n: number }[]>`
+    SELECT status::text, version, count(*)::int AS n FROM tasks WHERE title LIKE 'bench %' GROUP BY 1, 2 ORDER BY status::text, version`;
+  expect(tasks).toEqual([
+    { status: "done", version: 4, n: 20 },
+    { status: "queued", version: 1, n: 8 },
+  ]);
+  const events = await db.client<{ type: string; n: number }[]>`
+    SELECT e.type::text, count(*)::int AS n FROM task_events e JOIN tasks t ON t.id = e.task_id
+    WHERE t.title LIKE 'bench %' GROUP BY 1 ORDER BY 1`;
+  expect(events).toEqual([
+    { type: "claimed", n: 20 },
+    { type: "completed", n: 20 },
+    { type: "started", n: 20 },
+  ]);
+});
