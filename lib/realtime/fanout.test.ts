@@ -1,25 +1,21 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { createActor, type ActorRef } from "@/lib/tasks";
+import type { ActorRef } from "@/lib/tasks";
 import { independentClients } from "@/test/clients";
-import { freshDatabase, type TestDatabase } from "@/test/db";
-import { collect, createTasks, heartbeatBurst, lastTableCursor, percentile, tableCursors, until, type Collector } from "@/test/realtime/helpers";
+import type { TestDatabase } from "@/test/db";
+import { collect, createTasks, heartbeatBurst, lastTableCursor, percentile, tableCursors, until, type Collector, hubFixture, type HubFixture } from "@/test/realtime/helpers";
 import { formatCursor } from "./cursor";
 import { currentPosition } from "./feed";
-import { Hub } from "./hub";
+import type { Hub } from "./hub";
 
+let fixture: HubFixture;
 let database: TestDatabase;
 let hub: Hub;
 let actor: ActorRef;
 beforeAll(async () => {
-  database = await freshDatabase();
-  hub = new Hub({ db: database.db, url: database.url });
-  await hub.start();
-  actor = await createActor(database.db, "user", "Burst");
+  fixture = await hubFixture("Burst");
+  ({ database, hub, actor } = fixture);
 });
-afterAll(async () => {
-  await hub?.stop();
-  await database?.close();
-});
+afterAll(() => fixture?.close());
 
 test("500 subscribers of one hub each get every event of a 1,000-event burst, in order", async () => {
   const from = formatCursor(await currentPosition(database.db));

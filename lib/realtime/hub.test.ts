@@ -1,26 +1,22 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { appendEvents } from "@/lib/tasks/events";
-import { claimNext, createActor, createTask, databaseClock, perform, type ActorRef } from "@/lib/tasks";
+import { claimNext, createTask, databaseClock, perform, type ActorRef } from "@/lib/tasks";
 import { independentClients } from "@/test/clients";
-import { freshDatabase, type TestDatabase } from "@/test/db";
-import { collect, createAndClaim, createTasks, lastTableCursor, openTransaction, tableCursors, until } from "@/test/realtime/helpers";
+import type { TestDatabase } from "@/test/db";
+import { collect, createAndClaim, createTasks, lastTableCursor, openTransaction, tableCursors, until, hubFixture, type HubFixture } from "@/test/realtime/helpers";
 import { formatCursor } from "./cursor";
 import { currentPosition } from "./feed";
 import { Hub } from "./hub";
 
+let fixture: HubFixture;
 let database: TestDatabase;
 let hub: Hub;
 let actor: ActorRef;
 beforeAll(async () => {
-  database = await freshDatabase();
-  hub = new Hub({ db: database.db, url: database.url });
-  await hub.start();
-  actor = await createActor(database.db, "user", "A");
+  fixture = await hubFixture("A");
+  ({ database, hub, actor } = fixture);
 });
-afterAll(async () => {
-  await hub?.stop();
-  await database?.close();
-});
+afterAll(() => fixture?.close());
 
 const position = async () => formatCursor(await currentPosition(database.db));
 

@@ -1,24 +1,20 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { createActor, type ActorRef } from "@/lib/tasks";
-import { freshDatabase, type TestDatabase } from "@/test/db";
-import { collect, createTasks, lastTableCursor, tableCursors, until } from "@/test/realtime/helpers";
+import type { ActorRef } from "@/lib/tasks";
+import type { TestDatabase } from "@/test/db";
+import { collect, createTasks, lastTableCursor, tableCursors, until, hubFixture, type HubFixture } from "@/test/realtime/helpers";
 import { formatCursor } from "./cursor";
 import { currentPosition } from "./feed";
-import { Hub } from "./hub";
+import type { Hub } from "./hub";
 
+let fixture: HubFixture;
 let database: TestDatabase;
 let hub: Hub;
 let actor: ActorRef;
 beforeAll(async () => {
-  database = await freshDatabase();
-  hub = new Hub({ db: database.db, url: database.url });
-  await hub.start();
-  actor = await createActor(database.db, "user", "Writer");
+  fixture = await hubFixture("Writer");
+  ({ database, hub, actor } = fixture);
 });
-afterAll(async () => {
-  await hub?.stop();
-  await database?.close();
-});
+afterAll(() => fixture?.close());
 
 /** The backend of this database's LISTEN connection (other test files have their own). */
 async function listenBackend(): Promise<number | null> {

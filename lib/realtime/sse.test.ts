@@ -1,27 +1,23 @@
 import { afterAll, afterEach, beforeAll, expect, test, vi } from "vitest";
-import { createActor, databaseClock, type ActorRef } from "@/lib/tasks";
+import { databaseClock, type ActorRef } from "@/lib/tasks";
 import { appendEvents } from "@/lib/tasks/events";
-import { freshDatabase, type TestDatabase } from "@/test/db";
-import { createTasks, lastTableCursor, tableCursors, until } from "@/test/realtime/helpers";
+import type { TestDatabase } from "@/test/db";
+import { createTasks, lastTableCursor, tableCursors, until, hubFixture, type HubFixture } from "@/test/realtime/helpers";
 import { parseEventStream, type SseItem } from "@/test/sse";
 import { formatCursor, parseCursor } from "./cursor";
 import { currentPosition, readFeed } from "./feed";
-import { Hub } from "./hub";
+import type { Hub } from "./hub";
 import { eventStream, formatMessage, KEEPALIVE_MS, MAX_BUFFERED_MESSAGES } from "./sse";
 
+let fixture: HubFixture;
 let database: TestDatabase;
 let hub: Hub;
 let actor: ActorRef;
 beforeAll(async () => {
-  database = await freshDatabase();
-  hub = new Hub({ db: database.db, url: database.url });
-  await hub.start();
-  actor = await createActor(database.db, "user", "Streamer");
+  fixture = await hubFixture("Streamer");
+  ({ database, hub, actor } = fixture);
 });
-afterAll(async () => {
-  await hub?.stop();
-  await database?.close();
-});
+afterAll(() => fixture?.close());
 afterEach(() => {
   vi.useRealTimers();
 });

@@ -1,15 +1,41 @@
 import { TransactionRollbackError } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db, Tx } from "@/db/client";
-import { claim, createTask, databaseClock, perform, type ActorRef, type Operation } from "@/lib/tasks";
+import { claim, createActor, createTask, databaseClock, perform, type ActorRef, type Operation } from "@/lib/tasks";
 import { formatCursor, parseCursor } from "@/lib/realtime/cursor";
 import type { FeedEvent } from "@/lib/realtime/feed";
-import type { Hub } from "@/lib/realtime/hub";
+import { Hub } from "@/lib/realtime/hub";
 import type { StreamFilter, Subscriber } from "@/lib/realtime/subscriber";
 import { appendEvents } from "@/lib/tasks/events";
-import type { TestDatabase } from "@/test/db";
+import { freshDatabase, type TestDatabase } from "@/test/db";
 
 // Shared by the realtime suites (hub level in lib/realtime, HTTP level in test/realtime).
+
+export interface HubFixture {
+  database: TestDatabase;
+  hub: Hub;
+  /** Someone to write events as. */
+  actor: ActorRef;
+  /** Stops the hub before closing the pool it reads from. */
+  close(): Promise<void>;
+}
+
+/** A fresh database with a started hub on it: the hub-level suites' fixture. */
+export async function hubFixture(actorName: string): Promise<HubFixture> {
+  const database = await freshDatabase();
+  const hub = new Hub({ db: database.db, url: database.url });
+  await hub.start();
+  const actor = await createActor(database.db, "user", actorName);
+  return {
+    database,
+    hub,
+    actor,
+    async close() {
+      await hub.stop();
+      await database.close();
+    },
+  };
+}
 
 /**
  * task_events as the stream must deliver it: `tx:id` cursors in (tx_id, id) order,
