@@ -61,7 +61,8 @@ function oidcProvider(): Provider[] {
  */
 export const authOptions: NextAuthOptions = {
   session: { strategy: "jwt", maxAge: 12 * 60 * 60 },
-  pages: { signIn: "/login" },
+  // Sign-in errors (a refused single sign-on) land on the login page, which says them in words.
+  pages: { signIn: "/login", error: "/login" },
   providers: [
     CredentialsProvider({
       name: "Email and password",

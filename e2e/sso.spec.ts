@@ -1,0 +1,58 @@
+import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
+import type { Browser } from "@playwright/test";
+import { createUser } from "../lib/auth/users";
+import { startServer } from "../test/server";
+import { expect, live, test } from "./fixtures";
+import { startIdp } from "./oidc-idp";
+
+// Single sign-on (lib/auth/options.ts): a second `next start` with OIDC_* set, against a
+// minimal OpenID provider (e2e/oidc-idp.ts), on the run's database. It admits people who
+// already have an account, matched by email; nobody else, and no disabled account.
+
+async function ssoAttempt(browser: Browser, base: string) {
+  const context = await browser.newContext({ baseURL: base });
+  const page = await context.newPage();
+  await page.goto("/login?next=/");
+  await page.getByRole("button", { name: "Acme SSO" }).click();
+  return { page, close: () => context.close() };
+}
+
+test("single sign-on: a known person is signed in; an unknown or disabled one is told, in words", async ({ browser, db }) => {
+  const idp = await startIdp();
+  const server = await startServer(process.env.E2E_DATABASE_URL!, {
+    OIDC_ISSUER: idp.issuer,
+    OIDC_CLIENT_ID: idp.clientId,
+    OIDC_CLIENT_SECRET: idp.clientSecret,
+    OIDC_NAME: "Acme SSO",
+  });
+  try {
+    const tag = randomBytes(3).toString("hex");
+    await createUser(db, { email: `noor.${tag}@example.com`, name: `Noor ${tag}`, role: "staff", password: randomBytes(12).toString("hex") });
+
+    // The provider's email in other case: accounts match case-insensitively.
+    idp.signInAs({ sub: `idp-noor-${tag}`, email: `Noor.${tag}@Example.com`, name: "Noor at Acme" });
+    const known = await ssoAttempt(browser, server.url);
+    await expect(known.page.getByTestId("signed-in-as")).toContainText(`Noor ${tag}`);
+    await live(known.page);
+    await known.close();
+
+    idp.signInAs({ sub: `idp-stranger-${tag}`, email: `stranger.${tag}@example.com`, name: "Stranger" });
+    const stranger = await ssoAttempt(browser, server.url);
+    await expect(stranger.page.getByText("That single sign-on account has no Claimboard account")).toBeVisible();
+    await expect(stranger.page.getByTestId("signed-in-as")).toHaveCount(0);
+    await stranger.close();
+
+    await createUser(db, { email: `gone.${tag}@example.com`, name: `Gone ${tag}`, role: "staff", password: randomBytes(12).toString("hex") });
+    await db.execute(sql`UPDATE users SET disabled = true WHERE email = ${`gone.${tag}@example.com`}`);
+    idp.signInAs({ sub: `idp-gone-${tag}`, email: `gone.${tag}@example.com`, name: "Gone" });
+    const disabled = await ssoAttempt(browser, server.url);
+    await expect(disabled.page.getByText("That single sign-on account has no Claimboard account")).toBeVisible();
+    await disabled.close();
+
+    expect(idp.refusals, "token requests the provider refused (client secret, PKCE, redirect)").toEqual([]);
+  } finally {
+    await server.stop();
+    await idp.close();
+  }
+});
