@@ -11,12 +11,13 @@ import { migrateDatabase } from "../db/migrate";
 import * as schema from "../db/schema";
 import { claimNext } from "../lib/tasks/claim-next";
 import { databaseClock } from "../lib/tasks/clock";
+import { BENCH_AGENT, seedMixed } from "./lib/seed";
+import { enableAutoExplain } from "./lib/auto-explain";
 
 const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const SCRATCH = "claimboard_explain";
 const TASKS = 1_000_000;
 const RUNS = 7;
-const AGENT = { id: "11111111-1111-4111-8111-111111111111", name: "bench-agent", kind: "agent" as const };
 const THRESHOLD = 100; // queues.expiry_threshold default
 const WINDOW_SECONDS = 300; // queues.expiry_window_seconds default
 const CLOCK_TOLERANCE_SECONDS = 5; // lib/tasks/breaker.ts
@@ -73,35 +74,8 @@ const OR_FORM = `SELECT id FROM tasks WHERE queue = $1
   AND (status = 'queued' OR (status IN ('claimed', 'started') AND lease_until < now()))
   ORDER BY priority DESC, created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`;
 
-// 5% queued, 2.5% held with lapsed leases (up to 2 h ago), 20 live leases, the rest done;
-// created over 30 days; one `created` event per task and a lease_expired for 1 in 20
-// (50 of them inside the breaker window: below the threshold, so the budget is 50).
-const LOAD = [
-  `INSERT INTO actors (id, kind, name) VALUES ('${AGENT.id}', 'agent', '${AGENT.name}')`,
-  `SELECT setseed(0.42)`,
-  `INSERT INTO tasks (queue, title, priority, status, owner_id, lease_until, lease_seconds, version,
-                      side_effect_recorded, created_at, updated_at)
-   SELECT 'default', 'task ' || i, p, s, CASE WHEN s <> 'queued' THEN '${AGENT.id}'::uuid END,
-          CASE WHEN s IN ('claimed', 'started') THEN CASE WHEN i <= 20 THEN now() + interval '10 minutes'
-               ELSE now() - (1 + random() * 7200) * interval '1 second' END END,
-          CASE WHEN s IN ('claimed', 'started') THEN 120 END,
-          CASE s WHEN 'queued' THEN 1 WHEN 'claimed' THEN 2 WHEN 'started' THEN 3 ELSE 4 END,
-          s IN ('claimed', 'started') AND random() < 0.3, c, c
-   FROM (SELECT i, (floor(random() * 11) - 5)::int AS p,
-                (CASE WHEN i <= 20 THEN 'started' WHEN i % 40 < 2 THEN 'queued'
-                      WHEN i % 40 = 2 THEN CASE WHEN i % 80 = 2 THEN 'claimed' ELSE 'started' END
-                      ELSE 'done' END)::task_status AS s,
-                now() - interval '30 days' * (1 - i / ${TASKS}.0) - random() * interval '1 hour' AS c
-         FROM generate_series(1, ${TASKS}) i) g`,
-  `INSERT INTO task_events (task_id, queue, type, actor_id, payload, created_at)
-   SELECT id, queue, 'created', '${AGENT.id}', '{"version":1}', created_at FROM tasks ORDER BY id`,
-  `INSERT INTO task_events (task_id, queue, type, actor_id, payload, created_at)
-   SELECT id, queue, 'lease_expired', '00000000-0000-0000-0000-000000000000', '{}',
-          CASE WHEN id > ${TASKS - 1000} THEN now() - random() * interval '4 minutes'
-               ELSE created_at + interval '3 minutes' END
-   FROM tasks WHERE id % 20 = 7 ORDER BY id`,
-  `VACUUM ANALYZE tasks, task_events`,
-];
+// The table: bench/lib/seed.ts seedMixed (5% queued, 2.5% lapsed leases, 20 live, the rest
+// done; a lease_expired for 1 in 20, 50 of them inside the breaker window: the budget is 50).
 
 type Param = string | number | boolean | null;
 const ms = (n: number) => `${n.toFixed(3)} ms`;
@@ -154,7 +128,7 @@ async function engineClaimNext(url: string): Promise<void> {
   const once = () =>
     db
       .transaction(async (tx) => {
-        const result = await claimNext.run(tx, { queue: "default" }, { actor: AGENT, clock: databaseClock });
+        const result = await claimNext.run(tx, { queue: "default" }, { actor: BENCH_AGENT, clock: databaseClock });
         if (!result.ok || !result.value) throw new Error(`claimNext claimed nothing: ${JSON.stringify(result)}`);
         tx.rollback();
       })
@@ -162,9 +136,7 @@ async function engineClaimNext(url: string): Promise<void> {
         if (!(e instanceof TransactionRollbackError)) throw e;
       });
   const median = await timed("(e) the engine's whole claimNext transaction", once);
-  await client.unsafe(`LOAD 'auto_explain'`);
-  await client.unsafe(`SET auto_explain.log_min_duration = 0; SET auto_explain.log_analyze = on;
-    SET auto_explain.log_buffers = on; SET auto_explain.log_level = notice`);
+  await enableAutoExplain(client);
   await once();
   await client.end();
   const update = notices.find((n) => n.includes("Update on tasks")) ?? "(no UPDATE plan captured)";
@@ -184,7 +156,7 @@ async function main(): Promise<void> {
   try {
     await migrateDatabase(url.toString());
     const t0 = performance.now();
-    for (const statement of LOAD) await db.unsafe(statement);
+    await seedMixed(url.toString(), TASKS);
     const counts = await db.unsafe(`SELECT status, count(*)::int AS n,
       count(*) FILTER (WHERE lease_until <= now())::int AS lapsed FROM tasks GROUP BY 1 ORDER BY 1`);
     console.log(`loaded ${TASKS} tasks in ${((performance.now() - t0) / 1000).toFixed(1)} s:`,
@@ -198,7 +170,7 @@ async function main(): Promise<void> {
     for (const limit of [1, 100]) {
       const lapsedLimit = Math.min(limit, budget);
       await explain(db, `(a) claim-next, limit ${limit} (lapsed limit ${lapsedLimit}), BEGIN..ROLLBACK`,
-        CLAIM_NEXT, ["default", limit, lapsedLimit, null, false, AGENT.id], true);
+        CLAIM_NEXT, ["default", limit, lapsedLimit, null, false, BENCH_AGENT.id], true);
     }
     await explain(db, "(d) contrast: the one-predicate OR form, limit 1", OR_FORM, ["default"], true);
     await engineClaimNext(url.toString());
@@ -212,7 +184,7 @@ async function main(): Promise<void> {
     await db.unsafe(`UPDATE tasks SET lease_until = now() - interval '1 minute' WHERE id = (SELECT id FROM tasks
       WHERE status IN ('claimed', 'started') ORDER BY priority, created_at DESC, id DESC LIMIT 1)`);
     await explain(db, "(a') claim-next, limit 1, one lapsed lease ranked last",
-      CLAIM_NEXT, ["default", 1, 1, null, false, AGENT.id], true);
+      CLAIM_NEXT, ["default", 1, 1, null, false, BENCH_AGENT.id], true);
     console.log("\n##### medians (client round trip)");
     for (const [label, t] of medians) console.log(`${ms(t).padStart(12)}  ${label}`);
   } finally {

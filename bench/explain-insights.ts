@@ -12,6 +12,7 @@ import * as schema from "../db/schema";
 import { readInsights } from "../lib/insights/insights";
 import type { WindowName } from "../lib/insights/window";
 import { readGauges } from "../lib/metrics/gauges";
+import { enableAutoExplain } from "./lib/auto-explain";
 
 const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const SCRATCH = "claimboard_explain_insights";
@@ -62,9 +63,7 @@ async function median(fn: () => Promise<unknown>): Promise<number> {
 async function plans(url: string, label: string, fn: (db: ReturnType<typeof drizzle<typeof schema>>) => Promise<unknown>): Promise<void> {
   const notices: string[] = [];
   const client = postgres(url, { max: 1, onnotice: (n) => notices.push(String(n.message)), connection: { TimeZone: "UTC" } });
-  await client.unsafe(`LOAD 'auto_explain'`);
-  await client.unsafe(`SET auto_explain.log_min_duration = 0; SET auto_explain.log_analyze = on;
-    SET auto_explain.log_buffers = on; SET auto_explain.log_level = notice`);
+  await enableAutoExplain(client);
   await fn(drizzle(client, { schema }));
   await client.end();
   console.log(`\n=== ${label}: ${notices.length} statements`);
