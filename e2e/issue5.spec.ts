@@ -4,11 +4,11 @@ import type { APIRequestContext, Page } from "@playwright/test";
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { createAgentToken } from "../lib/auth/tokens";
-import { createActor, failTask, perform, start } from "../lib/tasks";
-import type { ActorRef, Task } from "../lib/tasks/types";
+import { perform, start } from "../lib/tasks";
+import type { Task } from "../lib/tasks/types";
 import { AMAL, BILAL, SARA } from "./people";
 import { expect, live, pageAs, test } from "./fixtures";
-import { claimAs, makeTask, must } from "./seed";
+import { claimAs, escalated, makeTask, must } from "./seed";
 
 // Races between people, agents working over the HTTP API while people watch, the
 // supervisor guard on server actions called by hand, and the history page against the API.
@@ -48,18 +48,6 @@ async function markDocument(page: Page) {
 }
 async function sameDocument(page: Page) {
   return page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument === true);
-}
-
-/** A task an agent failed three times (the default max_failures): escalated. */
-async function escalated(db: Db, creator: ActorRef, input: { title: string; queue: string }, reasons: string[]): Promise<Task> {
-  const agent = await createActor(db, "agent", `robot-${Math.random().toString(36).slice(2, 6)}`);
-  let task = await makeTask(db, creator, input);
-  for (const reason of reasons) {
-    task = await claimAs(db, agent, task);
-    task = must(await perform(failTask, { taskId: task.id, version: task.version, reason }, { db, actor: agent }));
-  }
-  expect(task.status).toBe("escalated");
-  return task;
 }
 
 /** The id of a server action, from the manifest of the build the e2e server runs (global-setup builds into ./.next). */

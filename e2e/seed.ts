@@ -1,3 +1,4 @@
+import { expect } from "@playwright/test";
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { claim, complete, createActor, createTask, failTask, perform, recordSideEffect, setQueueSettings, start } from "../lib/tasks";
@@ -30,6 +31,18 @@ export async function abandonedWithSideEffect(db: Db, creator: ActorRef, input: 
   // The lease lapses: as if the agent crashed a while ago.
   await db.execute(sql`UPDATE tasks SET lease_until = now() - interval '5 seconds' WHERE id = ${task.id}::bigint`);
   return { agent, task };
+}
+
+/** A task an agent failed three times (the default max_failures): escalated, one failure per reason. */
+export async function escalated(db: Db, creator: ActorRef, input: { title: string; queue: string }, reasons: string[]): Promise<Task> {
+  const agent = await createActor(db, "agent", `robot-${Math.random().toString(36).slice(2, 6)}`);
+  let task = await makeTask(db, creator, input);
+  for (const reason of reasons) {
+    task = await claimAs(db, agent, task);
+    task = must(await perform(failTask, { taskId: task.id, version: task.version, reason }, { db, actor: agent }));
+  }
+  expect(task.status).toBe("escalated");
+  return task;
 }
 
 /** A board with something in every column, for screenshots. */

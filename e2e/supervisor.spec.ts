@@ -1,22 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { createActor, failTask, perform } from "../lib/tasks";
-import type { ActorRef, Task } from "../lib/tasks/types";
 import { SARA } from "./people";
 import { expect, live, signIn, test } from "./fixtures";
-import { abandonedWithSideEffect, claimAs, makeTask, must } from "./seed";
-
-/** A task an agent failed three times (the default max_failures): escalated, with three reasons. */
-async function escalated(db: Db, creator: ActorRef, input: { title: string; queue: string }, reasons: string[]): Promise<Task> {
-  const agent = await createActor(db, "agent", `robot-${Math.random().toString(36).slice(2, 6)}`);
-  let task = await makeTask(db, creator, input);
-  for (const reason of reasons) {
-    task = await claimAs(db, agent, task);
-    task = must(await perform(failTask, { taskId: task.id, version: task.version, reason }, { db, actor: agent }));
-  }
-  expect(task.status).toBe("escalated");
-  return task;
-}
+import { abandonedWithSideEffect, escalated, makeTask } from "./seed";
 
 async function statusOf(db: Db, id: string) {
   const [row] = await db.execute<{ status: string; failure_count: number }>(sql`SELECT status, failure_count FROM tasks WHERE id = ${id}::bigint`);
