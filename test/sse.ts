@@ -2,6 +2,8 @@
 // the WHATWG event-stream rules (any line ending, `:` comments, `id`/`event`/`data`/`retry`
 // fields, dispatch on a blank line, a message without data is not dispatched).
 
+import type { LiveEvent } from "@/components/realtime/invalidate";
+
 export interface SseMessage {
   /** The last event ID when this message was dispatched: the stream's resume cursor. */
   id: string;
@@ -69,16 +71,8 @@ export async function* parseEventStream(body: ReadableStream<Uint8Array>): Async
   }
 }
 
-export interface StreamEvent {
-  eventId: string;
-  taskId: string | null;
-  queue: string;
-  type: string;
-  actor: { id: string; name: string; kind: string };
-  version: number | null;
-  status: string | null;
-  at: string;
-}
+/** The `data:` of an `event: task` message: the browser's own type for it. */
+export type StreamEvent = LiveEvent;
 
 export interface SseOptions {
   token?: string;

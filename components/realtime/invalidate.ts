@@ -2,7 +2,7 @@ import type { QueryClient } from "@tanstack/react-query";
 import { supervisorKeys } from "@/components/supervisor/keys";
 import { queueKeys, taskKeys } from "@/components/task/api";
 import type { ListFilter } from "@/components/task/filters";
-import { STATUSES, type TaskStatus } from "@/components/task/wire";
+import { HELD, STATUSES, type TaskStatus } from "@/components/task/wire";
 
 /** One message of GET /api/v1/events (lib/realtime/sse.ts). */
 export interface LiveEvent {
@@ -15,8 +15,6 @@ export interface LiveEvent {
   status: string | null;
   at: string;
 }
-
-const HELD: TaskStatus[] = ["claimed", "started"];
 
 /** Which board columns an event can change: the status it left and the one it reached. */
 const TOUCHES: Record<string, TaskStatus[]> = {
