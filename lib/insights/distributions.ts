@@ -34,13 +34,13 @@ type Row = {
 };
 
 /**
- * Every queue's step-time distributions over the span, in one statement. Each queue's
+ * Every queue's (or only one's) step-time distributions over the span, in one statement. Each queue's
  * events of the span are one range of task_events_queue_time (LATERAL per queue, so the
  * index is used without a scan of the log); window functions pair each event with the
  * task's earlier ones. An event whose partner lies before the span is not a sample.
  * Events of one transaction (claim-next with start) are not an interval of silence.
  */
-export async function readDistributions(db: Executor, span: Span): Promise<Map<string, QueueDistributions>> {
+export async function readDistributions(db: Executor, span: Span, only?: string): Promise<Map<string, QueueDistributions>> {
   const rows = await db.execute<Row>(sql`
     WITH ev AS MATERIALIZED (
       SELECT e.queue, e.type, e.created_at, e.tx_id,
@@ -55,6 +55,7 @@ export async function readDistributions(db: Executor, span: Span): Promise<Map<s
         WHERE queue = q.name AND created_at >= ${at(span.from)} AND created_at < ${at(span.to)} AND task_id IS NOT NULL
         OFFSET 0 -- keeps this a per-queue range of the index: flattened, the planner may scan the whole log
       ) e
+      WHERE ${only === undefined ? sql`true` : sql`q.name = ${only}`}
       WINDOW w AS (PARTITION BY e.task_id ORDER BY e.id)
     ),
     samples AS (

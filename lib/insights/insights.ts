@@ -1,4 +1,4 @@
-import { asc, sql } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Executor } from "@/db/client";
 import { queues, type Queue } from "@/db/schema";
@@ -54,7 +54,7 @@ interface ClaimCounts {
  * expiries under the old lease say nothing about the new one (and counting them would
  * have the recommendation double a lease that was just doubled).
  */
-async function readClaimCounts(db: Executor, span: Span): Promise<Map<string, ClaimCounts>> {
+async function readClaimCounts(db: Executor, span: Span, only?: string): Promise<Map<string, ClaimCounts>> {
   const rows = await db.execute<{ queue: string; claims: number; expiries: number; changed_at: string | null }>(sql`
     WITH changed AS (
       SELECT q.name AS queue,
@@ -62,6 +62,7 @@ async function readClaimCounts(db: Executor, span: Span): Promise<Map<string, Cl
           WHERE queue = q.name AND task_id IS NULL AND type = 'settings_changed' AND payload -> 'changes' ? 'leaseSeconds'
             AND created_at >= ${at(span.from)} AND created_at < ${at(span.to)}) AS changed_at
       FROM queues q
+      WHERE ${only === undefined ? sql`true` : sql`q.name = ${only}`}
     )
     SELECT c.queue, c.changed_at,
       (SELECT count(*)::int FROM task_events WHERE queue = c.queue AND type = 'claimed'
@@ -84,6 +85,16 @@ function overviewOf(queue: Queue, distributions: QueueDistributions, counts: Cla
   return { queue, distributions, evidence, leaseChangedAt: counts?.leaseChangedAt ?? null, recommendation: recommendLease(evidence) };
 }
 
+/** Every queue at a glance over the span (or only `only`): its distributions, evidence and recommendation. */
+async function readOverview(db: Executor, span: Span, only?: string): Promise<QueueOverview[]> {
+  const [all, distributions, counts] = await Promise.all([
+    db.select().from(queues).where(only === undefined ? undefined : eq(queues.name, only)).orderBy(asc(queues.name)),
+    readDistributions(db, span, only),
+    readClaimCounts(db, span, only),
+  ]);
+  return all.map((q) => overviewOf(q, distributions.get(q.name) ?? {}, counts.get(q.name)));
+}
+
 /** Every queue at a glance (for the span), and the chosen one in detail. */
 export async function readInsights(
   db: Executor,
@@ -91,12 +102,7 @@ export async function readInsights(
 ): Promise<Insights> {
   const window = options.window ?? DEFAULT_WINDOW;
   const span = spanOf(window, await now(db, options.clock ?? databaseClock));
-  const [all, distributions, counts] = await Promise.all([
-    db.select().from(queues).orderBy(asc(queues.name)),
-    readDistributions(db, span),
-    readClaimCounts(db, span),
-  ]);
-  const overview = all.map((q) => overviewOf(q, distributions.get(q.name) ?? {}, counts.get(q.name)));
+  const overview = await readOverview(db, span);
   const chosen = overview.find((o) => o.queue.name === options.queue) ?? (options.queue ? undefined : overview[0]);
   if (!chosen) return { window, span, overview, selected: null };
   const name = chosen.queue.name;
@@ -118,9 +124,9 @@ export const applyRecommendedLease = defineOperation({
   name: "applyRecommendedLease",
   input: applyRecommendationInput,
   async run(tx, input, { actor, clock }) {
-    const insights = await readInsights(tx, { queue: input.queue, window: input.window, clock });
-    const selected = insights.selected;
-    if (!selected || selected.queue.name !== input.queue) return fail({ code: "not_found", message: `There is no queue ${input.queue}` });
+    // Only this queue's evidence: the charts and the other queues are not needed to decide.
+    const [selected] = await readOverview(tx, spanOf(input.window, await now(tx, clock)), input.queue);
+    if (!selected) return fail({ code: "not_found", message: `There is no queue ${input.queue}` });
     const { seconds, why } = selected.recommendation;
     if (seconds === null) return fail({ code: "invalid_request", field: "queue", message: why });
     const { queue } = await changeQueueSettings(tx, clock, actor, { queue: input.queue, leaseSeconds: seconds }, {
