@@ -13,7 +13,7 @@ export default defineConfig({
   },
   test: {
     include: ["test/faults/**/*.test.ts"],
-    globalSetup: ["test/faults/global-setup.ts"],
+    globalSetup: ["test/global-setup.ts"],
     pool: "forks",
     maxWorkers: 1,
     fileParallelism: false,

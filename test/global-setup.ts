@@ -9,13 +9,16 @@ declare module "vitest" {
     adminUrl: string;
     templateDatabase: string;
     databasePrefix: string;
+    /** The embedded cluster's data folder, which the fault suite's restart test may stop; "" under TEST_DATABASE_URL. */
+    pgDataDir: string;
   }
 }
 
 /**
  * One PostgreSQL for the whole run: TEST_DATABASE_URL's server when set, else an embedded
  * one in a temporary folder. Migrations run once into a template database; every test
- * file then gets its own copy of it (see test/db.ts).
+ * file then gets its own copy of it (see test/db.ts). The fault suite runs on the same setup
+ * (vitest.faults.config.ts): a TEST_DATABASE_URL server is shared, so it is never restarted.
  */
 export default async function setup(project: TestProject) {
   const cluster = await testCluster("test");
@@ -33,12 +36,13 @@ export default async function setup(project: TestProject) {
   project.provide("adminUrl", adminUrl);
   project.provide("templateDatabase", template);
   project.provide("databasePrefix", prefix);
+  project.provide("pgDataDir", cluster.pgDataDir ?? "");
 
   return async () => {
     const leftovers = await admin<{ datname: string }[]>`
       SELECT datname FROM pg_database WHERE datname LIKE ${prefix + "%"}`;
     for (const { datname } of leftovers) await admin.unsafe(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
-    await admin.end();
-    await cluster.stop();
+    await admin.end(); // reconnects on demand if a fault test restarted the server
+    await cluster.stop(); // restart-safe
   };
 }
