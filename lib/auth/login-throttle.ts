@@ -1,3 +1,5 @@
+import { clientAddress } from "@/lib/http/client-address";
+
 /**
  * Failed sign-ins, counted per account (the email as typed, lowercased — known or not, so
  * the throttle says nothing about which emails exist) and per client address. Once a key
@@ -51,19 +53,9 @@ export function loginThrottle() {
   return globalForThrottle.claimboardLogin;
 }
 
-/** Not known: no trusted proxy says where the caller is (the per-address window is skipped). */
-export const UNKNOWN_ADDRESS = "direct";
-
-/**
- * The address a sign-in counts against, as in lib/http/handler.ts: the last X-Forwarded-For
- * entry (else X-Real-IP) only when TRUST_PROXY=1 says a proxy sets it; otherwise unknown.
- */
+/** The address a sign-in counts against: the API's rule (lib/http/client-address.ts). */
 export function loginAddress(headers: Record<string, unknown> | undefined): string {
-  if (process.env.TRUST_PROXY !== "1") return UNKNOWN_ADDRESS;
-  const forwarded = headers?.["x-forwarded-for"];
-  const realIp = headers?.["x-real-ip"];
-  const last = typeof forwarded === "string" ? forwarded.split(",").at(-1)?.trim() : undefined;
-  return last || (typeof realIp === "string" && realIp) || UNKNOWN_ADDRESS;
+  return clientAddress((name) => headers?.[name]);
 }
 
 /** Thrown from authorize: next-auth hands the message to the sign-in form as the error code. */

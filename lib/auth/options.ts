@@ -5,7 +5,8 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import type { Provider } from "next-auth/providers/index";
 import { getDatabase } from "@/db";
 import { users } from "@/db/schema";
-import { loginAddress, loginThrottle, TOO_MANY_ATTEMPTS, UNKNOWN_ADDRESS } from "./login-throttle";
+import { UNKNOWN_ADDRESS } from "@/lib/http/client-address";
+import { loginAddress, loginThrottle, TOO_MANY_ATTEMPTS } from "./login-throttle";
 import { verifyPassword } from "./passwords";
 
 // A hash of a password nobody has: unknown emails cost the same argon2 work as known ones.

@@ -8,6 +8,7 @@ import { classifyDatabaseError, perform, safeParse, validationError, type Operat
 import type { Result } from "@/lib/tasks/types";
 import { readJsonBody } from "./body";
 import type { Endpoint } from "./endpoints";
+import { clientAddress } from "./client-address";
 import { errorResponse } from "./errors";
 import { limiters } from "./rate-limit";
 
@@ -33,17 +34,6 @@ async function sessionPrincipal(): Promise<TokenPrincipal | null> {
 }
 
 /**
- * The address failed authentications are counted against. Route handlers cannot see the
- * socket's address, and clients can forge X-Forwarded-For, so it is trusted only when
- * TRUST_PROXY=1 says a proxy in front sets it; otherwise all direct callers share one key.
- */
-function clientAddress(request: Request): string {
-  if (process.env.TRUST_PROXY !== "1") return "direct";
-  const forwarded = request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
-  return forwarded || request.headers.get("x-real-ip") || "direct";
-}
-
-/**
  * Every route handler of the API: authenticate the token (throttling failures per
  * address — a valid token is never refused for what others sent), rate-limit per token,
  * check the role, read and validate the body and query, then the endpoint's own code —
@@ -58,7 +48,7 @@ export function handle<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => P
         const bearer = bearerToken(request.headers.get("authorization"));
         principal = bearer || !endpoint.session ? await authenticateToken(getDatabase().db, bearer) : await sessionPrincipal();
         if (!principal) {
-          const wait = failedAuth.take(clientAddress(request));
+          const wait = failedAuth.take(clientAddress((name) => request.headers.get(name)));
           if (wait > 0) {
             return errorResponse({ code: "rate_limited", message: "Too many failed authentications; slow down", retryAfterSeconds: wait });
           }
