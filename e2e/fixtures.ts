@@ -46,10 +46,25 @@ const RESTARTING = RUN_DIR && path.join(RUN_DIR, "restarting");
 const shareName = (testInfo: TestInfo) => `${process.pid}-${testInfo.testId}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Runs `body` with no other test running, in any worker (see RUNNING above). */
+/**
+ * Runs `body` with no other test running, in any worker (see RUNNING above). One such test
+ * at a time: RESTARTING is created exclusively, and a test waiting for it steps aside (drops
+ * its share) so the one holding it is not left waiting for the waiter.
+ */
 export async function aloneWithTheDatabase<T>(testInfo: TestInfo, body: () => Promise<T>): Promise<T> {
   if (!RUNNING || !RESTARTING) return body();
-  await fs.writeFile(RESTARTING, shareName(testInfo));
+  const mine = path.join(RUNNING, shareName(testInfo));
+  for (;;) {
+    try {
+      await fs.writeFile(RESTARTING, shareName(testInfo), { flag: "wx" });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    await fs.rm(mine, { force: true });
+    await sleep(200);
+  }
+  await fs.writeFile(mine, ""); // our share again (the fixture removes it when the test ends)
   try {
     const others = async () => (await fs.readdir(RUNNING)).filter((name) => name !== shareName(testInfo));
     await expect.poll(others, { message: "other tests still running", timeout: 100_000, intervals: [200] }).toEqual([]);

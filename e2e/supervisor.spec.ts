@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { SARA } from "./people";
-import { expect, live, signIn, test } from "./fixtures";
+import { aloneWithTheDatabase, expect, live, signIn, test } from "./fixtures";
 import { abandonedWithSideEffect, escalated, makeTask } from "./seed";
 
 async function statusOf(db: Db, id: string) {
@@ -52,7 +52,7 @@ test.describe("the supervisors' inbox", () => {
     expect((await statusOf(db, three.id)).status).toBe("cancelled");
   });
 
-  test("a tripped breaker shows its reason and what it holds back; resetting it clears it", async ({ page, db, queue, actorOf }) => {
+  test("a tripped breaker shows its reason and what it holds back; resetting it clears it", async ({ page, db, queue, actorOf }, testInfo) => {
     const title = `Email the landlord ${queue}`;
     await abandonedWithSideEffect(db, await actorOf(SARA), { title, queue }, "Sent the reminder email");
     const reason = `e2e: 7 lease expiries within 300 s reached the threshold of 5 (${queue})`;
@@ -65,8 +65,11 @@ test.describe("the supervisors' inbox", () => {
     await expect(breaker.getByRole("link", { name: title })).toBeVisible();
 
     // The sweep honours the breaker: it says what it held back and changes nothing here.
-    await page.getByRole("button", { name: "Sweep expired leases" }).click();
-    await expect(page.getByRole("status").filter({ hasText: /Swept \d+ expired lease/ })).toContainText(queue);
+    // It sweeps every queue, so no other test may have a lapsed lease meanwhile (task.spec.ts does).
+    await aloneWithTheDatabase(testInfo, async () => {
+      await page.getByRole("button", { name: "Sweep expired leases" }).click();
+      await expect(page.getByRole("status").filter({ hasText: /Swept \d+ expired lease/ })).toContainText(queue);
+    });
 
     await breaker.getByRole("button", { name: "Reset breaker" }).click();
     await expect(breaker).toBeHidden();
