@@ -9,8 +9,18 @@ import { requireUser, streamPosition } from "./_lib/session";
 
 export const metadata: Metadata = { title: "Board · Claimboard" };
 
+/** The supervisor pages a staff member may be sent back from, in words. */
+const DENIED: Record<string, string> = {
+  inbox: "the escalation inbox",
+  queues: "the queue settings",
+  insights: "Insights",
+  agents: "agent tokens",
+};
+
 export default async function BoardPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const filters = parseBoardFilters(await searchParams);
+  const params = await searchParams;
+  const filters = parseBoardFilters(params);
+  const denied = typeof params.denied === "string" ? (DENIED[params.denied] ?? null) : null;
   const user = await requireUser(`/${boardSearch(filters)}`);
   await streamPosition(); // before any read: the browser's stream resumes from there
   const { db } = getDatabase();
@@ -24,6 +34,11 @@ export default async function BoardPage({ searchParams }: { searchParams: Promis
   return (
     <main className="mx-auto max-w-screen-2xl px-4 py-4">
       <h1 className="sr-only">Board</h1>
+      {denied ? (
+        <p role="alert" data-testid="denied" className="mb-4 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950">
+          Only supervisors may open {denied}, so you were brought back to the board. Ask a supervisor if you need something there.
+        </p>
+      ) : null}
       <Board filters={filters} initial={initial} queues={queues} />
       <footer className="mt-8 border-t border-slate-200 pt-3 text-sm text-slate-600">
         Agents: <Link className="text-blue-700 underline" href="/api-reference">API reference</Link> ·{" "}

@@ -4,6 +4,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useEffect, useState, type ReactNode } from "react";
 import { noteServerTime } from "@/components/realtime/clock";
 import { LiveEvents } from "@/components/realtime/live-status";
+import { LeaseKeeper } from "@/components/presence/lease-keeper";
 import { ViewerProvider } from "@/components/realtime/viewer";
 import type { Viewer } from "@/components/task/wire";
 import { ToastProvider } from "@/components/ui/toaster";
@@ -45,7 +46,14 @@ export function Providers({
   return (
     <QueryClientProvider client={client}>
       <ToastProvider>
-        <ViewerProvider viewer={viewer}>{viewer ? <LiveEvents after={after}>{children}</LiveEvents> : children}</ViewerProvider>
+        <ViewerProvider viewer={viewer}>{viewer ? (
+            <LiveEvents after={after}>
+              <LeaseKeeper />
+              {children}
+            </LiveEvents>
+          ) : (
+            children
+          )}</ViewerProvider>
       </ToastProvider>
     </QueryClientProvider>
   );

@@ -11,8 +11,12 @@ test.describe("insights", () => {
     await signIn(page, SARA, `/insights?queue=${queue}&window=6h`);
     await expect(page.getByRole("heading", { name: `Queue ${queue}`, level: 2 })).toBeVisible();
 
-    // Charts, not tables: four distributions, three series, a bar per claimant.
-    await expect(page.getByTestId("histogram")).toHaveCount(4);
+    // Charts, not tables: four distributions for each of people and agents (both claim here), three series, a bar per claimant.
+    await expect(page.getByTestId("histogram")).toHaveCount(8);
+    await expect(page.getByRole("region", { name: "Step times of people" }).getByTestId("histogram")).toHaveCount(4);
+    await expect(page.getByRole("region", { name: "Step times of agents" }).getByTestId("histogram")).toHaveCount(4);
+    await expect(page.getByTestId("advice-people")).toBeVisible();
+    await expect(page.getByTestId("advice-agents")).toBeVisible();
     await expect(page.getByTestId("series")).toHaveCount(3);
     await expect(page.getByTestId("histogram").first().locator(`svg rect:not([height="0"])`).first()).toBeVisible();
     await expect(page.getByTestId("claimant").filter({ hasText: `etl-bot-${queue.slice(-4)}-1` })).toBeVisible();
@@ -20,7 +24,7 @@ test.describe("insights", () => {
 
     // Leases lapsed under the 30 s lease: too short, and a recommendation beside it.
     const lease = page.getByRole("region", { name: "Lease length" });
-    await expect(lease.getByText("too short")).toBeVisible();
+    await expect(lease.getByText("too short").first()).toBeVisible();
     await expect(page.getByTestId("current-lease")).toHaveText("30 s");
     const recommended = Number((await page.getByTestId("recommended-lease").textContent())!.replace(" s", ""));
     expect(recommended).toBeGreaterThanOrEqual(60);
@@ -53,7 +57,8 @@ test.describe("insights", () => {
     // A phone: everything fits the width.
     await page.setViewportSize({ width: 390, height: 844 });
     await expect(page.getByTestId("series").first()).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    const wide = await page.evaluate(() => [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > 391).map((e) => `${e.tagName}.${e.className}`.slice(0, 120)).slice(0, 8));
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), wide.join("\n")).toBeLessThanOrEqual(390);
   });
 
   test("staff are kept out, and an unknown queue is said so", async ({ page, browser }) => {

@@ -25,6 +25,12 @@ test("an empty database gets three people, tasks, and a history /insights can re
   expect(insights.selected!.recommendation.verdict).toBe("too short");
   expect(insights.selected!.claimants.map((c) => c.actor.name)).toEqual(expect.arrayContaining(["import-bot-1", "import-bot-2", "Amal"]));
 
+  const rules = await database.client`SELECT name, claimants, max_attempt_seconds FROM queues WHERE name IN ('errands', 'crawl') ORDER BY name`;
+  expect(rules).toEqual([
+    { name: "crawl", claimants: "agents", max_attempt_seconds: 900 },
+    { name: "errands", claimants: "people", max_attempt_seconds: null },
+  ]);
+
   const before = await rowCounts(database.db);
   expect(await seedDemo(database.db)).toBeNull();
   expect(await rowCounts(database.db)).toEqual(before);

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { createUser } from "@/lib/auth/users";
 import { seedHistory } from "@/lib/demo-history";
-import { createTask, perform, type ActorRef } from "@/lib/tasks";
+import { createTask, perform, setQueueSettings, type ActorRef } from "@/lib/tasks";
 
 export interface DemoLogin {
   email: string;
@@ -23,11 +23,20 @@ const TASKS = [
   { title: "Reconcile October invoices", priority: 1, queue: "default" },
   { title: "Translate the safety notice", priority: 0, queue: "default" },
   { title: "Call back the caretaker", priority: 2, queue: "inspections" },
+  { title: "Phone the tenant in 2C about the boiler", priority: 2, queue: "errands", description: "People only: a call an agent cannot make." },
+  { title: "Fetch the meter readings from the portal", priority: 1, queue: "crawl", description: "Agents only: a scripted export." },
+];
+
+/** A people queue and an agents queue (who may claim), the agents' with an attempt ceiling. */
+const QUEUES = [
+  { queue: "errands", claimants: "people" as const },
+  { queue: "crawl", claimants: "agents" as const, maxAttemptSeconds: 900 },
 ];
 
 /**
  * On an empty database only: three people (two staff, one supervisor) with fresh random
- * passwords, a handful of tasks and three hours of history in an "imports" queue, so a
+ * passwords, a handful of tasks (one in a people-only queue, one in an agents-only queue)
+ * and three hours of history in an "imports" queue, so a
  * newcomer can try the board, the inbox and the insights at once. Returns the
  * logins, or null when the database already has people.
  */
@@ -44,6 +53,7 @@ export async function seedDemo(db: Db): Promise<DemoLogin[] | null> {
   }
   // Three hours of an imports queue whose 30 s lease is too short: something for /insights.
   await seedHistory(db, { amal: actors.Amal!, sara: actors.Sara! }, "imports", "import-bot");
+  for (const queue of QUEUES) await perform(setQueueSettings, queue, { db, actor: actors.Sara! });
   for (const task of TASKS) await perform(createTask, task, { db, actor: actors.Sara! });
   return logins;
 }

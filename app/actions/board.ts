@@ -2,8 +2,11 @@
 
 import { z } from "zod";
 import { guardedAction } from "@/lib/auth/action";
-import { listQueueNames } from "@/lib/tasks/queries";
+import { listQueueNames, listQueueRules } from "@/lib/tasks/queries";
 import { ok } from "@/lib/tasks/types";
 
 // Reads the board needs that the agent API does not offer, behind the same guard.
 export const listQueuesAction = guardedAction("staff", z.strictObject({}), async (_input, { db }) => ok(await listQueueNames(db)));
+
+/** Who may claim each queue and its last strike: the board hides what a person may not do, and says why. */
+export const queueRulesAction = guardedAction("staff", z.strictObject({}), async (_input, { db }) => ok(await listQueueRules(db)));

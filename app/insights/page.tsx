@@ -116,28 +116,33 @@ export default async function InsightsPage({ searchParams }: { searchParams: Sea
               from={from} to={to} bucketSeconds={insights.span.bucketSeconds}
             />
           </div>
+          {(selected.populations.length > 0 ? selected.populations : [{ population: null, distributions: selected.distributions }]).map((p) => (
+            <section key={p.population ?? "all"} aria-label={p.population ? `Step times of ${p.population}` : "Step times"} className="space-y-2">
+              {p.population ? <h3 className="font-semibold">{p.population === "people" ? "People" : "Agents"}</h3> : null}
           <div className="grid grid-cols-1 gap-3 md:grid-cols-2">
-            <HistogramChart
-              title="Heartbeat interval"
-              hint="Time between an owner's signs of life in one attempt (claim, start, heartbeat, side effect, completion). The lease must outlast the longest."
-              distribution={selected.distributions.heartbeat_interval} edges={EDGES_MS} leaseMs={selected.queue.leaseSeconds * 1000}
-            />
-            <HistogramChart
-              title="Time in queue"
-              hint="From creation, release or requeue to the next claim."
-              distribution={selected.distributions.time_in_queue} edges={EDGES_MS}
-            />
-            <HistogramChart
-              title="Claim to start"
-              hint="From a claim to its start (0 when claimed and started at once)."
-              distribution={selected.distributions.claim_to_start} edges={EDGES_MS}
-            />
-            <HistogramChart
-              title="Start to complete"
-              hint="From start to completion of the attempt that completed."
-              distribution={selected.distributions.start_to_complete} edges={EDGES_MS}
-            />
-          </div>
+              <HistogramChart
+                title="Heartbeat interval"
+                hint="Time between an owner's signs of life in one attempt (claim, start, heartbeat, side effect, completion). The lease must outlast the longest."
+                distribution={p.distributions.heartbeat_interval} edges={EDGES_MS} leaseMs={selected.queue.leaseSeconds * 1000}
+              />
+              <HistogramChart
+                title="Time in queue"
+                hint="From creation, release or requeue to the next claim."
+                distribution={p.distributions.time_in_queue} edges={EDGES_MS}
+              />
+              <HistogramChart
+                title="Claim to start"
+                hint="From a claim to its start (0 when claimed and started at once)."
+                distribution={p.distributions.claim_to_start} edges={EDGES_MS}
+              />
+              <HistogramChart
+                title="Start to complete"
+                hint="From start to completion of the attempt that completed."
+                distribution={p.distributions.start_to_complete} edges={EDGES_MS}
+              />
+            </div>
+            </section>
+          ))}
           <section aria-labelledby="claimants-heading" className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
             <h2 id="claimants-heading" className="mb-2 font-semibold">People and agents</h2>
             <ClaimantBars claimants={selected.claimants} />

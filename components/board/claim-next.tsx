@@ -9,6 +9,7 @@ import { errorSentence, unwrap } from "@/components/task/mutations";
 import { toWire, type TaskView } from "@/components/task/wire";
 import { Button } from "@/components/ui/button";
 import { useToast } from "@/components/ui/toaster";
+import { peopleExcluded, useQueueRules } from "@/components/task/queue-rules";
 
 /**
  * Claim the next task of a queue, in claim order. Which task the server picks is not
@@ -43,6 +44,9 @@ export function ClaimNext({ queue }: { queue: string }) {
     },
     onError: (error) => notify("error", errorSentence(error, "claim", viewer)),
   });
+  // An agents-only queue: no Claim button for people, and a sentence saying why.
+  const excluded = peopleExcluded(useQueueRules().get(queue));
+  if (excluded) return <p data-testid="claim-next-excluded" className="max-w-xs text-sm text-slate-600">{excluded}</p>;
   return (
     <Button tone="primary" disabled={mutation.isPending} onClick={() => mutation.mutate()}>
       {mutation.isPending ? "Claiming…" : `Claim next in ${queue}`}

@@ -6,6 +6,7 @@ import { ActorName, NeedsCheckBadge, PriorityBadge } from "@/components/task/bad
 import { LeaseCountdown } from "@/components/task/lease";
 import type { TaskAction } from "@/components/task/permissions";
 import { TaskActions } from "@/components/task/task-actions";
+import { HandoffHint, ProgressLine } from "@/components/task/handoff";
 import { HELD, type TaskView } from "@/components/task/wire";
 import { Badge } from "@/components/ui/badge";
 import { focusRing } from "@/components/ui/button";
@@ -55,6 +56,8 @@ export function TaskCard({ task }: { task: TaskView }) {
           </>
         ) : null}
       </dl>
+      {held ? <ProgressLine task={task} compact /> : null}
+      <HandoffHint task={task} />
       {task.needsCheck || task.pending ? (
         <div className="mt-2 flex flex-wrap gap-1">
           {task.needsCheck ? <NeedsCheckBadge /> : null}

@@ -4,6 +4,7 @@ import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { LocalTime } from "@/components/ui/local-time";
 import { ApplyLease } from "./apply-lease";
 import { formatDuration } from "./format";
+import { PopulationAdvice } from "./population-advice";
 
 export const VERDICT_TONE: Record<string, BadgeTone> = {
   "too short": "red",
@@ -41,6 +42,13 @@ export function LeaseCard({ overview, window, changes }: { overview: QueueOvervi
         </div>
       </dl>
       <p className="mt-3 text-sm text-slate-700" data-testid="recommendation-why">{rec.why}</p>
+      {overview.populations.length > 1 ? (
+        <p className="mt-1 text-xs text-slate-500">
+          People and agents both claim here: each is measured apart below, and the queue&apos;s lease follows the kind that
+          claims most. Agents may ask for their own lease on each claim (leaseSeconds).
+        </p>
+      ) : null}
+      <PopulationAdvice populations={overview.populations} />
       {overview.leaseChangedAt ? (
         <p className="mt-1 text-xs text-slate-500">
           Claims and lapsed leases are counted since the lease last changed, <LocalTime iso={overview.leaseChangedAt.toISOString()} withDate />.

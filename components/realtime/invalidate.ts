@@ -55,6 +55,8 @@ export function invalidateFor(client: QueryClient, events: LiveEvent[]): void {
   // The inbox and queue pages: escalations, breaker trips and resets, lapsed leases. Only
   // what is on screen refetches, and a supervisor's pages are few and small.
   void client.invalidateQueries({ queryKey: supervisorKeys.all });
+  // Who may claim and the last strike, shown on the board, follow a queue's settings.
+  if (events.some((e) => e.type === "settings_changed")) void client.invalidateQueries({ queryKey: ["queue-rules"] });
   const known = client.getQueryData<string[]>(queueKeys);
   if (known && events.some((e) => !known.includes(e.queue))) void client.invalidateQueries({ queryKey: queueKeys });
 }

@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from "react";
 import { goToSignIn } from "@/components/task/api";
 import { noteServerTime } from "./clock";
 import { invalidateFor, type LiveEvent } from "./invalidate";
+import { emitLiveEvents } from "./listeners";
 
 export type LiveStatus = "connecting" | "live" | "reconnecting" | "offline";
 
@@ -40,7 +41,9 @@ export function useLiveEvents(after: string | null): LiveStatus {
 
     const flush = () => {
       flushTimer = null;
-      invalidateFor(client, pending.splice(0));
+      const batch = pending.splice(0);
+      invalidateFor(client, batch);
+      emitLiveEvents(batch);
     };
 
     const reopenLater = () => {

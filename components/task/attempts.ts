@@ -7,6 +7,8 @@ export interface TimelineEntry {
   actor: EventView["actor"];
   at: string;
   events: EventView[];
+  /** A claim right after a lapse: this claimant took the task over from the previous owner. */
+  takeover?: boolean;
 }
 
 export interface Attempt {
@@ -30,7 +32,7 @@ const OUTCOMES: Record<string, string> = {
 };
 
 /** Consecutive heartbeats by the same actor read as one line ("renewed the lease ×12"). */
-function entriesOf(events: EventView[]): TimelineEntry[] {
+function entriesOf(events: EventView[], takeovers: Set<string>): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
   for (const event of events) {
     const last = entries.at(-1);
@@ -38,7 +40,8 @@ function entriesOf(events: EventView[]): TimelineEntry[] {
       last.events.push(event);
       last.at = event.createdAt;
     } else {
-      entries.push({ key: event.id, type: event.type, actor: event.actor, at: event.createdAt, events: [event] });
+      const takeover = takeovers.has(event.id) ? { takeover: true } : {};
+      entries.push({ key: event.id, type: event.type, actor: event.actor, at: event.createdAt, events: [event], ...takeover });
     }
   }
   return entries;
@@ -51,7 +54,11 @@ function entriesOf(events: EventView[]): TimelineEntry[] {
  */
 export function groupByAttempt(events: EventView[]): Attempt[] {
   const groups: { claimant: EventView["actor"] | null; events: EventView[] }[] = [];
+  const takeovers = new Set<string>();
+  let previous: EventView | null = null;
   for (const event of events) {
+    if (event.type === "claimed" && previous?.type === "lease_expired") takeovers.add(event.id);
+    if (event.type !== "claim_rejected") previous = event;
     if (event.type === "claimed" || groups.length === 0) {
       groups.push({ claimant: event.type === "claimed" ? event.actor : null, events: [] });
     }
@@ -63,7 +70,7 @@ export function groupByAttempt(events: EventView[]): Attempt[] {
     return {
       number: number++,
       claimant: group.claimant,
-      entries: entriesOf(group.events),
+      entries: entriesOf(group.events, takeovers),
       outcome: ending ? OUTCOMES[ending.type]! : group.claimant ? "in progress" : "",
     };
   });

@@ -3,7 +3,7 @@
 import { useNow } from "@/components/realtime/clock";
 import { LocalTime } from "@/components/ui/local-time";
 
-function duration(ms: number): string {
+export function duration(ms: number): string {
   const total = Math.max(0, Math.round(ms / 1000));
   const h = Math.floor(total / 3600);
   const m = Math.floor((total % 3600) / 60);

@@ -3,6 +3,7 @@
 import { useMutation, useQueryClient, type QueryKey } from "@tanstack/react-query";
 import type { ActionResult } from "@/lib/auth/action";
 import type { Task } from "@/lib/tasks/types";
+import type { HandoffNote } from "@/lib/client";
 import {
   claimAction,
   completeAction,
@@ -32,6 +33,8 @@ export interface TaskCallVars {
   confirmCheck?: boolean;
   description?: string;
   reason?: string;
+  /** A hand-off note on release or fail. */
+  handoff?: HandoffNote;
 }
 
 interface Spec {
@@ -69,7 +72,7 @@ const specs: Record<TaskAction, Spec> = {
   },
   release: {
     verb: "release",
-    call: (task) => releaseAction(ref(task)),
+    call: (task, vars) => releaseAction({ ...ref(task), ...(vars.handoff ? { handoff: vars.handoff } : {}) }),
     predict: (task) => ({ status: "queued", ...ended, version: task.version + 1, pending: "Releasing…" }),
   },
   complete: {
@@ -79,7 +82,7 @@ const specs: Record<TaskAction, Spec> = {
   },
   fail: {
     verb: "fail",
-    call: (task, vars) => failAction({ ...ref(task), reason: vars.reason ?? "" }),
+    call: (task, vars) => failAction({ ...ref(task), reason: vars.reason ?? "", ...(vars.handoff ? { handoff: vars.handoff } : {}) }),
     predict: (task) => ({ status: "queued", ...ended, failureCount: task.failureCount + 1, version: task.version + 1, pending: "Failing…" }),
   },
   forceRelease: {
@@ -103,6 +106,19 @@ const specs: Record<TaskAction, Spec> = {
     predict: (task) => ({ status: "cancelled", version: task.version + 1, pending: "Cancelling…" }),
   },
 };
+
+/** The toast that confirms a fail, a release or an escalation, so nobody wonders whether it went through. */
+function confirmation(action: TaskAction, task: TaskView, handoff: boolean): string | null {
+  const note = handoff ? " with your hand-off note" : "";
+  if (action === "fail") {
+    return task.status === "escalated"
+      ? `“${task.title}” failed its last strike and went to the supervisors' inbox${note}.`
+      : `Failure reported: “${task.title}” is back in the queue${note} (failures: ${task.failureCount}).`;
+  }
+  if (action === "release") return `Released “${task.title}”: it is back in the queue${note}.`;
+  if (action === "forceRelease") return `Force-released “${task.title}” back to the queue.`;
+  return null;
+}
 
 /** Unwraps a server action's result; an expected failure is thrown as an ActionFailure. */
 export async function unwrap<T>(result: Promise<ActionResult<T>>): Promise<T> {
@@ -159,6 +175,8 @@ export function useTaskMutation(options: { onDone?: (call: TaskCall, task: TaskV
     },
     onSuccess: (task, call) => {
       putTask(client, task, viewer);
+      const done = confirmation(call.action, task, !!call.vars?.handoff);
+      if (done) notify("info", done);
       options.onDone?.(call, task);
     },
   });

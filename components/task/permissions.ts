@@ -1,3 +1,4 @@
+import type { QueueRules } from "@/lib/tasks/queries";
 import { HELD, type TaskView, type Viewer } from "./wire";
 
 export type TaskAction =
@@ -22,8 +23,14 @@ export function leaseLapsed(task: TaskView, now: number): boolean {
  * What the viewer may do to the task now, as DESIGN.md's table says. This only decides
  * which buttons to show: the server checks every call again and has the last word.
  */
-export function availableActions(task: TaskView, viewer: Viewer, now: number): TaskAction[] {
+export function availableActions(task: TaskView, viewer: Viewer, now: number, rules?: QueueRules): TaskAction[] {
   if (task.pending) return [];
+  const actions = actionsByState(task, viewer, now);
+  // An agents-only queue takes no claim from a person (the server refuses it too).
+  return rules?.claimants === "agents" ? actions.filter((a) => a !== "claim") : actions;
+}
+
+function actionsByState(task: TaskView, viewer: Viewer, now: number): TaskAction[] {
   const supervisor = viewer.role === "supervisor";
   const mine = task.owner?.id === viewer.actorId;
   const lapsed = leaseLapsed(task, now);
@@ -60,7 +67,7 @@ export const actionLabels: Record<TaskAction, string> = {
   start: "Start",
   renew: "Renew lease",
   sideEffect: "Record side effect",
-  release: "Release",
+  release: "Release…",
   complete: "Complete",
   fail: "Fail…",
   forceRelease: "Force release",
@@ -68,3 +75,25 @@ export const actionLabels: Record<TaskAction, string> = {
   resolve: "Resolve",
   cancel: "Cancel task",
 };
+
+/**
+ * Why the viewer can do nothing to the task now, in a sentence for the action area — never
+ * an empty box. Null where there is something to do, or the page says it already (done).
+ */
+export function whyNoActions(task: TaskView, viewer: Viewer, now: number, rules?: QueueRules): string | null {
+  if (task.pending || task.status === "done" || task.status === "cancelled") return null;
+  if (availableActions(task, viewer, now, rules).length > 0) return null;
+  if (rules?.claimants === "agents" && (task.status === "queued" || leaseLapsed(task, now))) {
+    return `Only agents claim tasks in queue ${task.queue}: a person cannot take this one.`;
+  }
+  if (HELD.includes(task.status) && task.owner) {
+    return `${task.owner.name} holds this task while their lease runs: only they can work on it, or a supervisor can force-release it.`;
+  }
+  if (task.status === "escalated") {
+    return `It is in the supervisors' inbox after ${task.failureCount} failure${task.failureCount === 1 ? "" : "s"}: only a supervisor can requeue, resolve or cancel it.`;
+  }
+  return "There is nothing you can do to this task right now.";
+}
+
+/** The next failure is the queue's last strike: it sends the task to the supervisors' inbox. */
+export const isLastStrike = (task: TaskView, rules?: QueueRules) => !!rules && task.failureCount + 1 >= rules.maxFailures;

@@ -5,8 +5,10 @@ import { useNow } from "@/components/realtime/clock";
 import { useViewer } from "@/components/realtime/viewer";
 import { Button, type ButtonTone } from "@/components/ui/button";
 import { CheckDialog, TextDialog } from "./dialogs";
+import { HandoffDialog } from "./handoff-dialog";
+import { useQueueRules } from "./queue-rules";
 import { useTaskMutation, type TaskCallVars } from "./mutations";
-import { actionLabels, availableActions, type TaskAction } from "./permissions";
+import { actionLabels, availableActions, isLastStrike, whyNoActions, type TaskAction } from "./permissions";
 import { HELD, type TaskView } from "./wire";
 
 const tones: Partial<Record<TaskAction, ButtonTone>> = {
@@ -18,19 +20,20 @@ const tones: Partial<Record<TaskAction, ButtonTone>> = {
   cancel: "danger",
 };
 
-type Asking = "check" | "fail" | "sideEffect" | null;
+type Asking = "check" | "fail" | "release" | "sideEffect" | null;
 
 /**
  * The buttons for what the viewer may do to this task now (`only` narrows them, e.g. on
  * a board card). Start asks for the check first when the task needs one; fail and
  * record-side-effect ask for their text.
  */
-export function TaskActions({ task, only, size = "md" }: { task: TaskView; only?: TaskAction[]; size?: "sm" | "md" }) {
+export function TaskActions({ task, only, size = "md", explain = false }: { task: TaskView; only?: TaskAction[]; size?: "sm" | "md"; explain?: boolean }) {
   const viewer = useViewer();
   const now = useNow(HELD.includes(task.status));
   const mutation = useTaskMutation();
   const [asking, setAsking] = useState<Asking>(null);
-  const actions = availableActions(task, viewer, now ?? 0).filter((a) => !only || only.includes(a));
+  const rules = useQueueRules().get(task.queue);
+  const actions = availableActions(task, viewer, now ?? 0, rules).filter((a) => !only || only.includes(a));
 
   const run = (action: TaskAction, vars?: TaskCallVars) => {
     setAsking(null);
@@ -39,11 +42,16 @@ export function TaskActions({ task, only, size = "md" }: { task: TaskView; only?
   const press = (action: TaskAction) => {
     if (action === "start" && task.needsCheck) setAsking("check");
     else if (action === "fail") setAsking("fail");
+    else if (action === "release") setAsking("release");
     else if (action === "sideEffect") setAsking("sideEffect");
     else run(action);
   };
 
-  if (actions.length === 0 && !asking) return null;
+  if (actions.length === 0 && !asking) {
+    // Where a person cannot act, the action area says why in a sentence, not an empty box.
+    const why = explain && now !== null ? whyNoActions(task, viewer, now, rules) : null;
+    return why ? <p data-testid="why-no-actions" className="text-sm text-slate-600">{why}</p> : null;
+  }
   const mine = task.owner?.id === viewer.actorId;
   return (
     <div className="flex flex-wrap gap-2">
@@ -56,15 +64,25 @@ export function TaskActions({ task, only, size = "md" }: { task: TaskView; only?
         <CheckDialog task={task} open onClose={() => setAsking(null)} onConfirm={() => run("start", { confirmCheck: true })} />
       ) : null}
       {asking === "fail" ? (
-        <TextDialog
-          open
-          onClose={() => setAsking(null)}
-          onSubmit={(reason) => run("fail", { reason })}
+        <HandoffDialog
           title={`Fail “${task.title}”`}
-          label="Reason"
-          hint={`The task goes back to the queue, or to the supervisors' inbox on its last strike (failures so far: ${task.failureCount}).`}
+          intro={`The task goes back to the queue, or to the supervisors' inbox on its last strike (failures so far: ${task.failureCount}${rules ? ` of ${rules.maxFailures}` : ""}).`}
+          warning={isLastStrike(task, rules) ? "This is its last strike: failing it sends the task to the supervisors' inbox, not back to the queue." : null}
+          reason
           submit="Report failure"
           tone="danger"
+          onClose={() => setAsking(null)}
+          onSubmit={({ reason, handoff }) => run("fail", { reason, ...(handoff ? { handoff } : {}) })}
+        />
+      ) : null}
+      {asking === "release" ? (
+        <HandoffDialog
+          title={`Release “${task.title}”`}
+          intro="The task goes back to the queue for someone else. A hand-off note tells them where you got to."
+          submit="Release"
+          tone="primary"
+          onClose={() => setAsking(null)}
+          onSubmit={({ handoff }) => run("release", handoff ? { handoff } : {})}
         />
       ) : null}
       {asking === "sideEffect" ? (

@@ -9,6 +9,7 @@ import { fetchTask, taskKeys } from "./api";
 import { ActorName, NeedsCheckBadge, PriorityBadge, StatusBadge } from "./badges";
 import { LeaseCountdown } from "./lease";
 import { TaskActions } from "./task-actions";
+import { HandoffCard, ProgressLine } from "./handoff";
 import { Timeline } from "./timeline";
 import { HELD, type EventView, type TaskView as Task } from "./wire";
 
@@ -44,8 +45,10 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
             {task.pending ? <span className="text-xs text-blue-700">{task.pending}</span> : null}
           </div>
         </div>
+        <HandoffCard task={task} />
+        {HELD.includes(task.status) ? <ProgressLine task={task} /> : null}
         <section aria-label="Actions" className="rounded-lg border border-slate-200 bg-white p-3">
-          <TaskActions task={task} />
+          <TaskActions task={task} explain />
           {task.status === "done" || task.status === "cancelled" ? (
             <p className="text-sm text-slate-500">This task is {task.status}: nothing more to do.</p>
           ) : null}

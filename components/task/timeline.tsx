@@ -10,6 +10,20 @@ import type { EventView } from "./wire";
 
 type Payload = Record<string, unknown>;
 
+const progressText = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
+
+/** The hand-off a release, fail or lapse left, under its line. */
+function HandoffLine({ payload }: { payload: Payload }) {
+  const note = payload.handoff as { summary?: string; next?: string | null } | undefined;
+  if (!note?.summary) return null;
+  return (
+    <p data-testid="event-handoff" className="mt-0.5 text-sm text-blue-900">
+      ↪ hand-off: {note.summary}
+      {note.next ? <> — next: {note.next}</> : null}
+    </p>
+  );
+}
+
 /** What happened, in words; the payload itself is one click away. */
 function what(entry: TimelineEntry): ReactNode {
   const payload = (entry.events.at(-1)!.payload ?? {}) as Payload;
@@ -18,7 +32,9 @@ function what(entry: TimelineEntry): ReactNode {
     case "created":
       return "created the task";
     case "claimed":
-      return "claimed it";
+      return entry.takeover ? "took it over (the previous lease had lapsed)" : "claimed it";
+    case "attempt_limit_reached":
+      return `reached the queue's attempt ceiling (${String(payload.maxAttemptSeconds ?? "?")} s): the lease was not extended`;
     case "claim_rejected":
       return `tried to claim it — too late (it was ${text("status") || "taken"})`;
     case "started":
@@ -27,14 +43,17 @@ function what(entry: TimelineEntry): ReactNode {
       return "confirmed the check of earlier side effects";
     case "heartbeat": {
       const until = text("leaseUntil") ? <> (until <LocalTime iso={text("leaseUntil")} />)</> : null;
-      return entry.events.length > 1 ? <>renewed the lease ×{entry.events.length}{until}</> : <>renewed the lease{until}</>;
+      const how = payload.presence ? " while on the page" : "";
+      const progress = entry.events.findLast((e) => (e.payload as Payload)?.progress !== undefined);
+      const said = progress ? <>; progress: {progressText((progress.payload as Payload).progress)}</> : null;
+      return entry.events.length > 1 ? <>renewed the lease{how} ×{entry.events.length}{until}{said}</> : <>renewed the lease{how}{until}{said}</>;
     }
     case "side_effect":
       return `recorded a side effect: ${text("description")}`;
     case "released":
       return payload.force ? "force-released it back to the queue" : "released it back to the queue";
     case "lease_expired":
-      return "noted the lease had lapsed; back to the queue";
+      return payload.strike ? "noted the lease had lapsed at the attempt ceiling: a strike" : "noted the lease had lapsed; back to the queue";
     case "failed":
       return `reported a failure: ${text("reason")}`;
     case "escalated":
@@ -52,6 +71,12 @@ function what(entry: TimelineEntry): ReactNode {
   }
 }
 
+/** The agent process that wrote the event (Claimboard-Instance), when it said. */
+const instanceOf = (entry: TimelineEntry) => {
+  const value = (entry.events.at(-1)!.payload as Payload | null)?.instance;
+  return typeof value === "string" ? `on ${value}` : null;
+};
+
 function Entry({ entry }: { entry: TimelineEntry }) {
   const payloads = entry.events.map((e: EventView) => e.payload);
   return (
@@ -60,7 +85,9 @@ function Entry({ entry }: { entry: TimelineEntry }) {
       <p className="text-sm">
         <LocalTime iso={entry.at} className="mr-2 text-xs text-slate-500 tabular-nums" />
         <ActorName actor={entry.actor} /> {what(entry)}
+        {instanceOf(entry) ? <span className="ml-1 text-xs text-slate-500" data-testid="instance">· {instanceOf(entry)}</span> : null}
       </p>
+      <HandoffLine payload={(entry.events.at(-1)!.payload ?? {}) as Payload} />
       <details className="mt-1 text-xs">
         <summary className="cursor-pointer text-slate-500">Payload</summary>
         <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-2 text-slate-100">

@@ -24,8 +24,21 @@ export interface Distribution {
 
 export type QueueDistributions = Partial<Record<Metric, Distribution>>;
 
+/** People (signed-in users) and agents (tokens) work differently: each step is measured for both apart. */
+export const POPULATIONS = ["people", "agents"] as const;
+export type Population = (typeof POPULATIONS)[number];
+
+/** A queue's distributions over everyone, and for each population apart. */
+export interface DistributionSet {
+  all: QueueDistributions;
+  people: QueueDistributions;
+  agents: QueueDistributions;
+}
+
 type Row = {
   queue: string;
+  /** Null: every population together. */
+  population: Population | null;
   metric: Metric;
   n: number;
   p: number[];
@@ -39,11 +52,15 @@ type Row = {
  * index is used without a scan of the log); window functions pair each event with the
  * task's earlier ones. An event whose partner lies before the span is not a sample.
  * Events of one transaction (claim-next with start) are not an interval of silence.
+ * Each sample belongs to the population of the actor of its later event — the owner who
+ * started, renewed or completed, the claimer who ended a wait — and every statistic is
+ * computed for everyone and for each population (GROUPING SETS: one pass).
  */
-export async function readDistributions(db: Executor, span: Span, only?: string): Promise<Map<string, QueueDistributions>> {
+export async function readDistributions(db: Executor, span: Span, only?: string): Promise<Map<string, DistributionSet>> {
   const rows = await db.execute<Row>(sql`
     WITH ev AS MATERIALIZED (
       SELECT e.queue, e.type, e.created_at, e.tx_id,
+             CASE WHEN a.kind = 'user' THEN 'people' ELSE 'agents' END AS population,
              lag(e.type) OVER w AS prev_type,
              lag(e.created_at) OVER w AS prev_at,
              lag(e.tx_id) OVER w AS prev_tx,
@@ -51,51 +68,54 @@ export async function readDistributions(db: Executor, span: Span, only?: string)
              max(e.created_at) FILTER (WHERE e.type = 'started') OVER w AS started_at
       FROM queues q
       CROSS JOIN LATERAL (
-        SELECT task_id, id, queue, type, created_at, tx_id FROM task_events
+        SELECT task_id, id, queue, type, created_at, tx_id, actor_id FROM task_events
         WHERE queue = q.name AND created_at >= ${at(span.from)} AND created_at < ${at(span.to)} AND task_id IS NOT NULL
         OFFSET 0 -- keeps this a per-queue range of the index: flattened, the planner may scan the whole log
       ) e
+      JOIN actors a ON a.id = e.actor_id
       WHERE ${only === undefined ? sql`true` : sql`q.name = ${only}`}
       WINDOW w AS (PARTITION BY e.task_id ORDER BY e.id)
     ),
     samples AS (
-      SELECT queue, 'claim_to_start' AS metric, created_at - claimed_at AS d FROM ev
+      SELECT queue, population, 'claim_to_start' AS metric, created_at - claimed_at AS d FROM ev
         WHERE type = 'started' AND claimed_at IS NOT NULL
       UNION ALL
-      SELECT queue, 'start_to_complete', created_at - started_at FROM ev
+      SELECT queue, population, 'start_to_complete', created_at - started_at FROM ev
         WHERE type = 'completed' AND started_at IS NOT NULL
       UNION ALL
-      SELECT queue, 'heartbeat_interval', created_at - prev_at FROM ev
+      SELECT queue, population, 'heartbeat_interval', created_at - prev_at FROM ev
         WHERE prev_type IN ('claimed', 'started', 'check_confirmed', 'heartbeat', 'side_effect')
           AND type IN ('started', 'check_confirmed', 'heartbeat', 'side_effect', 'completed', 'failed', 'released')
           AND tx_id <> prev_tx
       UNION ALL
-      SELECT queue, 'time_in_queue', created_at - prev_at FROM ev
+      SELECT queue, population, 'time_in_queue', created_at - prev_at FROM ev
         WHERE type = 'claimed' AND prev_type IN ('created', 'released', 'requeued')
     ),
     ms AS (
-      SELECT queue, metric, extract(epoch FROM d) * 1000 AS ms FROM samples
+      SELECT queue, population, metric, extract(epoch FROM d) * 1000 AS ms FROM samples
     ),
     stats AS (
-      SELECT queue, metric, count(*)::int AS n,
+      SELECT queue, CASE WHEN grouping(population) = 0 THEN population END AS population, metric, count(*)::int AS n,
              percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY ms) AS p, max(ms)::float8 AS max
-      FROM ms GROUP BY queue, metric
+      FROM ms GROUP BY GROUPING SETS ((queue, metric), (queue, population, metric))
     ),
     buckets AS (
-      SELECT queue, metric, width_bucket(ms, ${sql.raw(`ARRAY[${EDGES_MS.join(",")}]::float8[]`)}) AS bucket, count(*)::int AS n
-      FROM ms GROUP BY queue, metric, bucket
+      SELECT queue, CASE WHEN grouping(population) = 0 THEN population END AS population, metric,
+             width_bucket(ms, ${sql.raw(`ARRAY[${EDGES_MS.join(",")}]::float8[]`)}) AS bucket, count(*)::int AS n
+      FROM ms GROUP BY GROUPING SETS ((queue, metric, bucket), (queue, population, metric, bucket))
     ),
     histogram AS (
-      SELECT queue, metric, jsonb_object_agg(bucket, n) AS histogram FROM buckets GROUP BY queue, metric
+      SELECT queue, population, metric, jsonb_object_agg(bucket, n) AS histogram FROM buckets GROUP BY queue, population, metric
     )
-    SELECT s.queue, s.metric, s.n, s.p, s.max, h.histogram
-    FROM stats s JOIN histogram h ON h.queue = s.queue AND h.metric = s.metric`);
-  const result = new Map<string, QueueDistributions>();
+    SELECT s.queue, s.population, s.metric, s.n, s.p, s.max, h.histogram
+    FROM stats s JOIN histogram h
+      ON h.queue = s.queue AND h.metric = s.metric AND h.population IS NOT DISTINCT FROM s.population`);
+  const result = new Map<string, DistributionSet>();
   for (const row of rows) {
     const counts = Array.from({ length: EDGES_MS.length + 1 }, (_, i) => row.histogram[String(i)] ?? 0);
     const [p50, p95, p99] = row.p.map(Number);
-    const entry = result.get(row.queue) ?? {};
-    entry[row.metric] = { count: row.n, p50: p50!, p95: p95!, p99: p99!, max: Number(row.max), counts };
+    const entry = result.get(row.queue) ?? { all: {}, people: {}, agents: {} };
+    entry[row.population ?? "all"][row.metric] = { count: row.n, p50: p50!, p95: p95!, p99: p99!, max: Number(row.max), counts };
     result.set(row.queue, entry);
   }
   return result;

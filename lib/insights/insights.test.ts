@@ -92,9 +92,12 @@ describe("the recommended lease", () => {
     expect(insights.selected!.recommendation).toMatchObject({ seconds: 120, verdict: "too short" });
   });
 
-  test("flaky: 10 of 20 claims lapsed, so at least double the lease (20 s) whatever the survivors show", () => {
+  test("flaky: all 10 of the people's claims lapsed, so at least double the lease (20 s) whatever the agent's survivors show", () => {
     const flaky = insights.overview.find((o) => o.queue.name === "flaky")!;
-    expect(flaky.evidence).toMatchObject({ currentSeconds: 10, claims: 20, expiries: 10 });
+    // Amal (a person) went silent on every claim; the agent that took over never lapsed.
+    expect(flaky.populations.map((p) => [p.population, p.evidence.claims, p.evidence.expiries])).toEqual([["people", 10, 10], ["agents", 10, 0]]);
+    // A tie in claims: the queue's lease follows the people's (they cannot ask for their own).
+    expect(flaky.evidence).toMatchObject({ currentSeconds: 10, claims: 10, expiries: 10 });
     expect(flaky.recommendation).toMatchObject({ seconds: 20, verdict: "too short" });
   });
 
@@ -139,5 +142,44 @@ describe("series, claimants and queue facts", () => {
     const facts = insights.selected!.facts;
     expect(facts.map((x) => [x.type, x.actor.name])).toEqual([["settings_changed", "Sara"]]);
     expect((await readInsights(f.db, { queue: "nope", window: "1h", clock: f.clock })).selected).toBeNull();
+  });
+});
+
+describe("people and agents apart", () => {
+  // Last in the file: it moves the clock past the other tests' window.
+  test("a queue used by both shows both, each with its own intervals and advice; a people queue shows people only", async () => {
+    // "shared", lease 120 s: a person renews every 40 s (a browser at a third of the lease),
+    // an agent every 5 s. Mixed, the p99 is a blend; apart, each kind gets its own lease.
+    const person = await f.actor("Bea");
+    await f.must(setQueueSettings, { queue: "shared", leaseSeconds: 120 }, sara);
+    await f.must(setQueueSettings, { queue: "desk", leaseSeconds: 120, claimants: "people" }, sara);
+    const work = async (queue: string, who: ActorRef, every: number, beats: number) => {
+      const task = await f.task(`${queue} by ${who.name}`, { queue });
+      let t = await f.must(claim, { taskId: task.id, version: task.version }, who);
+      t = await f.must(start, { taskId: t.id, version: t.version }, who);
+      for (let b = 0; b < beats; b++) {
+        f.clock.advance(every);
+        t = await f.must(renew, { taskId: t.id, version: t.version }, who);
+      }
+      await f.must(complete, { taskId: t.id, version: t.version }, who);
+    };
+    for (let i = 0; i < 8; i++) await work("shared", person, 40, 3);
+    for (let i = 0; i < 12; i++) await work("shared", agent, 5, 3);
+    for (let i = 0; i < 8; i++) await work("desk", person, 40, 3);
+    f.clock.advance(1);
+    const read = await readInsights(f.db, { queue: "shared", window: "1h", clock: f.clock });
+    const shared = read.selected!;
+    const [people, agents] = shared.populations;
+    expect([people?.population, agents?.population]).toEqual(["people", "agents"]);
+    expect(people!.distributions.heartbeat_interval).toMatchObject({ count: 40, p99: 40_000 });
+    expect(agents!.distributions.heartbeat_interval).toMatchObject({ count: 60, p99: 5_000 });
+    expect(shared.distributions.heartbeat_interval?.count).toBe(100);
+    expect(people!.recommendation).toMatchObject({ seconds: 120, verdict: "about right" });
+    expect(agents!.recommendation).toMatchObject({ seconds: 15, verdict: "too long" });
+    // The queue's lease follows the kind that claims most: the agents here.
+    expect(shared.recommendation).toEqual(agents!.recommendation);
+    const desk = read.overview.find((o) => o.queue.name === "desk")!;
+    expect(desk.populations.map((p) => p.population)).toEqual(["people"]);
+    expect(desk.recommendation).toMatchObject({ seconds: 120 });
   });
 });

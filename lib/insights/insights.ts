@@ -7,17 +7,30 @@ import { defineOperation } from "@/lib/tasks/engine";
 import { changeQueueSettings } from "@/lib/tasks/queues";
 import { queueName } from "@/lib/tasks/schemas";
 import { fail, ok } from "@/lib/tasks/types";
-import { readDistributions, type QueueDistributions } from "./distributions";
+import { POPULATIONS, readDistributions, type DistributionSet, type Population, type QueueDistributions } from "./distributions";
 import { recommendLease, type Evidence, type Recommendation } from "./recommend";
 import { readClaimants, readQueueFacts, readSeries, type Bucket, type Claimant, type QueueFact } from "./series";
 import { at, DEFAULT_WINDOW, spanOf, windowName, type Span, type WindowName } from "./window";
 
+/** One claimant kind's use of a queue: its own distributions, evidence and lease advice. */
+export interface PopulationInsights {
+  population: Population;
+  distributions: QueueDistributions;
+  evidence: Evidence;
+  recommendation: Recommendation;
+}
+
 export interface QueueOverview {
   queue: Queue;
+  /** Everyone together. */
   distributions: QueueDistributions;
+  /** Each claimant kind that claimed in the queue in the window (and that the queue admits), apart. */
+  populations: PopulationInsights[];
+  /** The evidence behind `recommendation`: that of the population that claims most. */
   evidence: Evidence;
   /** Set when the lease changed within the window: claims and expiries are counted from then. */
   leaseChangedAt: Date | null;
+  /** The queue's lease (what Apply sets): the advice for the population that claims most. */
   recommendation: Recommendation;
 }
 
@@ -45,6 +58,8 @@ async function now(db: Executor, clock: Clock): Promise<Date> {
 interface ClaimCounts {
   claims: number;
   expiries: number;
+  /** The same counts per population (of the claimer; of the owner whose lease lapsed). */
+  by: Record<Population, { claims: number; expiries: number }>;
   /** The lease was changed in the span at this instant: claims and expiries count from it. */
   leaseChangedAt: Date | null;
 }
@@ -55,7 +70,10 @@ interface ClaimCounts {
  * have the recommendation double a lease that was just doubled).
  */
 async function readClaimCounts(db: Executor, span: Span, only?: string): Promise<Map<string, ClaimCounts>> {
-  const rows = await db.execute<{ queue: string; claims: number; expiries: number; changed_at: string | null }>(sql`
+  const rows = await db.execute<{
+    queue: string; changed_at: string | null;
+    people_claims: number; agent_claims: number; people_expiries: number; agent_expiries: number;
+  }>(sql`
     WITH changed AS (
       SELECT q.name AS queue,
         (SELECT max(created_at) FROM task_events
@@ -64,25 +82,59 @@ async function readClaimCounts(db: Executor, span: Span, only?: string): Promise
       FROM queues q
       WHERE ${only === undefined ? sql`true` : sql`q.name = ${only}`}
     )
-    SELECT c.queue, c.changed_at,
-      (SELECT count(*)::int FROM task_events WHERE queue = c.queue AND type = 'claimed'
-          AND created_at >= greatest(${at(span.from)}, c.changed_at) AND created_at < ${at(span.to)}) AS claims,
-      (SELECT count(*)::int FROM task_events WHERE queue = c.queue AND type = 'lease_expired'
-          AND created_at >= greatest(${at(span.from)}, c.changed_at) AND created_at < ${at(span.to)}) AS expiries
-    FROM changed c`);
-  return new Map(rows.map((r) => [r.queue, { claims: r.claims, expiries: r.expiries, leaseChangedAt: r.changed_at ? new Date(r.changed_at) : null }]));
+    SELECT c.queue, c.changed_at, k.*, x.*
+    FROM changed c
+    CROSS JOIN LATERAL (
+      SELECT count(*) FILTER (WHERE a.kind = 'user')::int AS people_claims, count(*) FILTER (WHERE a.kind <> 'user')::int AS agent_claims
+      FROM task_events e JOIN actors a ON a.id = e.actor_id
+      WHERE e.queue = c.queue AND e.type = 'claimed'
+        AND e.created_at >= greatest(${at(span.from)}, c.changed_at) AND e.created_at < ${at(span.to)}) k
+    CROSS JOIN LATERAL (
+      -- A lapse counts against the population of the owner whose lease lapsed.
+      SELECT count(*) FILTER (WHERE a.kind = 'user')::int AS people_expiries, count(*) FILTER (WHERE a.kind IS DISTINCT FROM 'user')::int AS agent_expiries
+      FROM task_events e LEFT JOIN actors a ON a.id = (e.payload ->> 'previousOwnerId')::uuid
+      WHERE e.queue = c.queue AND e.type = 'lease_expired'
+        AND e.created_at >= greatest(${at(span.from)}, c.changed_at) AND e.created_at < ${at(span.to)}) x`);
+  return new Map(rows.map((r) => [r.queue, {
+    claims: r.people_claims + r.agent_claims,
+    expiries: r.people_expiries + r.agent_expiries,
+    by: { people: { claims: r.people_claims, expiries: r.people_expiries }, agents: { claims: r.agent_claims, expiries: r.agent_expiries } },
+    leaseChangedAt: r.changed_at ? new Date(r.changed_at) : null,
+  }]));
 }
 
-function overviewOf(queue: Queue, distributions: QueueDistributions, counts: ClaimCounts | undefined): QueueOverview {
+function evidenceOf(queue: Queue, distributions: QueueDistributions, counts: { claims: number; expiries: number } | undefined): Evidence {
   const intervals = distributions.heartbeat_interval;
-  const evidence: Evidence = {
+  return {
     currentSeconds: queue.leaseSeconds,
     intervals: intervals?.count ?? 0,
     p99Ms: intervals?.p99 ?? null,
     claims: counts?.claims ?? 0,
     expiries: counts?.expiries ?? 0,
   };
-  return { queue, distributions, evidence, leaseChangedAt: counts?.leaseChangedAt ?? null, recommendation: recommendLease(evidence) };
+}
+
+const admits = (queue: Queue, population: Population) => queue.claimants === "anyone" || queue.claimants === population;
+
+/**
+ * People and agents renew differently (a browser at a third of the lease while someone is
+ * present; a process on its own schedule), so each kind that claims in the queue gets its
+ * own evidence and advice — never one p99 over both. The queue's lease follows the kind
+ * that claims most (agents may ask for their own leaseSeconds on each claim; docs/insights.md).
+ */
+function overviewOf(queue: Queue, set: DistributionSet | undefined, counts: ClaimCounts | undefined): QueueOverview {
+  const distributions = set?.all ?? {};
+  const populations = POPULATIONS.filter((p) => admits(queue, p) && (counts?.by[p].claims ?? 0) > 0).map((population) => {
+    const evidence = evidenceOf(queue, set?.[population] ?? {}, counts?.by[population]);
+    return { population, distributions: set?.[population] ?? {}, evidence, recommendation: recommendLease(evidence) };
+  });
+  // Most claims decides; a tie goes to the people (POPULATIONS order), who cannot ask for their own lease.
+  const main = [...populations].sort((a, b) => b.evidence.claims - a.evidence.claims)[0];
+  const evidence = main?.evidence ?? evidenceOf(queue, distributions, counts);
+  return {
+    queue, distributions, populations, evidence, leaseChangedAt: counts?.leaseChangedAt ?? null,
+    recommendation: main?.recommendation ?? recommendLease(evidence),
+  };
 }
 
 /** Every queue at a glance over the span (or only `only`): its distributions, evidence and recommendation. */
@@ -92,7 +144,7 @@ async function readOverview(db: Executor, span: Span, only?: string): Promise<Qu
     readDistributions(db, span, only),
     readClaimCounts(db, span, only),
   ]);
-  return all.map((q) => overviewOf(q, distributions.get(q.name) ?? {}, counts.get(q.name)));
+  return all.map((q) => overviewOf(q, distributions.get(q.name), counts.get(q.name)));
 }
 
 /** Every queue at a glance (for the span), and the chosen one in detail. */

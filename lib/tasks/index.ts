@@ -19,3 +19,4 @@ export { createActor, findActor, SYSTEM_ACTOR } from "./actors";
 export { loadTask } from "./task-row";
 export { NOTIFY_CHANNEL } from "./events";
 export type { ActorRef, Task, EngineError, EngineErrorCode, ConflictCode, Result } from "./types";
+export { heldLeases, type HeldLease } from "./held";

@@ -122,3 +122,18 @@ export async function listQueueNames(db: Executor): Promise<string[]> {
   const rows = await db.select({ name: queues.name }).from(queues).orderBy(asc(queues.name));
   return rows.map((r) => r.name);
 }
+
+export interface QueueRules {
+  name: string;
+  claimants: "anyone" | "people" | "agents";
+  maxFailures: number;
+  maxAttemptSeconds: number | null;
+}
+
+/** Every queue's claim rules, alphabetically: who may claim, the last strike, the attempt ceiling. */
+export async function listQueueRules(db: Executor): Promise<QueueRules[]> {
+  return db
+    .select({ name: queues.name, claimants: queues.claimants, maxFailures: queues.maxFailures, maxAttemptSeconds: queues.maxAttemptSeconds })
+    .from(queues)
+    .orderBy(asc(queues.name));
+}

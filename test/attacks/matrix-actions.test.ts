@@ -36,6 +36,8 @@ const SCENES: Record<string, Scene> = {
   revokeTokenAction: async (_s, _c, q) => (await createAgentToken(fixture.database.db, { name: `rev-${q}` }), { name: `rev-${q}` }),
   bulkSuperviseAction: async (s, _c, q) => ({ action: "requeue", tasks: [ref(await s.escalated(q))] }),
   listQueuesAction: async () => ({}),
+  queueRulesAction: async () => ({}),
+  heldLeasesAction: async (s, c, q) => (await s.started(q, c.actor), { renew: true }),
   agentTokensAction: async () => ({}),
   inboxAction: async () => ({ queue: null }),
   queueSettingsListAction: async () => ({}),
@@ -49,6 +51,7 @@ const SCENES: Record<string, Scene> = {
 const FILE_ROLE: Record<string, "staff" | "supervisor"> = {
   "app/actions/tasks.ts": "staff",
   "app/actions/board.ts": "staff",
+  "app/actions/leases.ts": "staff",
   "app/actions/supervise.ts": "supervisor",
   "app/agents/actions.ts": "supervisor",
   "app/inbox/actions.ts": "supervisor",
