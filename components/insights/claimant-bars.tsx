@@ -31,7 +31,7 @@ export function ClaimantBars({ claimants }: { claimants: Claimant[] }) {
             </span>
             <span className="flex min-w-0 items-center gap-2">
               {/* SVG widths, not inline styles: the Content-Security-Policy allows no style attributes. */}
-              <svg viewBox="0 0 100 4" preserveAspectRatio="none" className="h-3 w-full min-w-0 flex-1 rounded bg-slate-100" aria-hidden>
+              <svg viewBox="0 0 100 4" preserveAspectRatio="none" className="h-3 w-full min-w-12 flex-1 rounded bg-slate-100" aria-hidden>
                 {PARTS.reduce<{ x: number; rects: ReactNode[] }>(
                   (acc, p) => {
                     const w = (c[p.key] / top) * 100;
@@ -41,7 +41,8 @@ export function ClaimantBars({ claimants }: { claimants: Claimant[] }) {
                   { x: 0, rects: [] },
                 ).rects}
               </svg>
-              <span className="shrink-0 text-xs text-slate-600 sm:w-40">
+              {/* Wraps on a phone rather than push the row past the screen; one line from sm up. */}
+              <span className="text-xs text-slate-600 sm:w-40 sm:shrink-0">
                 {c.completed} done · {c.failed} failed · {c.expiries} lapsed
               </span>
             </span>
