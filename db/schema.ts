@@ -46,7 +46,12 @@ export const eventType = pgEnum("event_type", [
   "breaker_reset",
   // A supervisor changed a queue's settings (lease length, max failures, breaker bounds).
   "settings_changed",
+  // A heartbeat met the queue's attempt ceiling (maxAttemptSeconds): the lease was not extended.
+  "attempt_limit_reached",
 ]);
+
+/** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */
+export const claimants = pgEnum("claimants", ["anyone", "people", "agents"]);
 
 /** PostgreSQL's 64-bit transaction id; the realtime replay orders by it. */
 const xid8 = customType<{ data: string; driverData: string }>({
@@ -78,6 +83,9 @@ export const queues = pgTable(
     breakerReason: text("breaker_reason"),
     /** Events up to this id are ignored by the breaker's checks: a reset starts a fresh window. */
     breakerResetEventId: bigint("breaker_reset_event_id", { mode: "bigint" }).notNull().default(sql`0`),
+    claimants: claimants("claimants").notNull().default("anyone"),
+    /** The ceiling of one attempt from its claim: heartbeats cannot carry a lease past it. */
+    maxAttemptSeconds: integer("max_attempt_seconds"),
     ...timestamps,
   },
   (t) => [
@@ -86,6 +94,7 @@ export const queues = pgTable(
     check("queues_max_failures_range", sql`${t.maxFailures} BETWEEN 1 AND 100`),
     check("queues_expiry_threshold_range", sql`${t.expiryThreshold} BETWEEN 1 AND 1000000`),
     check("queues_expiry_window_range", sql`${t.expiryWindowSeconds} BETWEEN 1 AND 86400`),
+    check("queues_max_attempt_seconds_range", sql`${t.maxAttemptSeconds} IS NULL OR ${t.maxAttemptSeconds} BETWEEN 60 AND 604800`),
   ],
 );
 
@@ -110,6 +119,16 @@ export const tasks = pgTable(
     needsCheck: boolean("needs_check").notNull().default(false),
     /** True once the current attempt recorded an external side effect; cleared when the attempt ends. */
     sideEffectRecorded: boolean("side_effect_recorded").notNull().default(false),
+    /** When the current attempt was claimed: the attempt ceiling counts from here. */
+    claimedAt: timestamp("claimed_at", { withTimezone: true }),
+    /** A heartbeat of the current attempt met the ceiling: its lapse is a strike. */
+    attemptLimited: boolean("attempt_limited").notNull().default(false),
+    /** The current attempt's last heartbeat progress (any JSON) and when it came; null without one. */
+    progress: jsonb("progress"),
+    progressAt: timestamp("progress_at", { withTimezone: true }),
+    /** The latest hand-off note {summary, next, artifacts, by} and when it was written. */
+    handoff: jsonb("handoff"),
+    handoffAt: timestamp("handoff_at", { withTimezone: true }),
     ...timestamps,
   },
   (t) => [
@@ -128,6 +147,10 @@ export const tasks = pgTable(
     index("tasks_status_order").on(t.status, t.priority.desc().nullsFirst(), t.createdAt, t.id),
     index("tasks_owner").on(t.ownerId).where(sql`${t.ownerId} IS NOT NULL`),
     index("tasks_queue_status").on(t.queue, t.status, t.id),
+    // The few attempts that met their ceiling: a claim strikes their lapse before walking the queue.
+    index("tasks_attempt_limited")
+      .on(t.queue, t.leaseUntil)
+      .where(sql`${t.attemptLimited} AND ${t.status} IN ('claimed', 'started')`),
     check(
       "tasks_held_has_owner_and_lease",
       sql`(${t.status} IN ('claimed', 'started')) = (${t.leaseUntil} IS NOT NULL AND ${t.leaseSeconds} IS NOT NULL)
@@ -227,3 +250,4 @@ export type TaskEventRow = typeof taskEvents.$inferSelect;
 export type TaskStatus = (typeof taskStatus.enumValues)[number];
 export type EventType = (typeof eventType.enumValues)[number];
 export type ActorKind = (typeof actorKind.enumValues)[number];
+export type Claimants = (typeof claimants.enumValues)[number];

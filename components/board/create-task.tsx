@@ -33,6 +33,8 @@ function placeholder(draft: Draft): TaskView {
     needsCheck: false,
     createdAt: now,
     updatedAt: now,
+    handoff: null,
+    progress: null,
     pending: "Creating…",
   };
 }

@@ -15,6 +15,7 @@ export const STATUS_OF: Record<ApiErrorCode, number> = {
   invalid_transition: 409,
   check_required: 409,
   busy: 409,
+  attempt_limit: 409,
   payload_too_large: 413,
   rate_limited: 429,
   unavailable: 503,

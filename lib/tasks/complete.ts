@@ -6,6 +6,7 @@ import { completeInput } from "./schemas";
 import { toTasks } from "./task-row";
 import { transition } from "./transition";
 import { ok } from "./types";
+import { instanceOf } from "./attempt";
 
 /**
  * Owner only, from started. Allowed after the lease lapsed as long as nobody reclaimed
@@ -15,7 +16,7 @@ import { ok } from "./types";
 export const complete = defineOperation({
   name: "complete",
   input: completeInput,
-  async run(tx, input, { actor, clock }) {
+  async run(tx, input, { actor, clock, instance }) {
     const now = clock.now();
     const changed = await transition(
       tx,
@@ -33,7 +34,7 @@ export const complete = defineOperation({
     const { row } = changed;
     await appendEvents(tx, clock, [{
       taskId: row.id, queue: row.queue, type: "completed", actorId: actor.id,
-      payload: { version: row.version, status: row.status, ...(input.result !== undefined ? { result: input.result } : {}) },
+      payload: { version: row.version, status: row.status, ...(input.result !== undefined ? { result: input.result } : {}), ...instanceOf(instance) },
     }]);
     return ok((await toTasks(tx, [row], actor))[0]!);
   },

@@ -9,6 +9,8 @@ export type FoldedTask = Omit<TaskRow, "id">;
 const COMPANIONS: Partial<Record<TaskEventRow["type"], TaskEventRow["type"]>> = {
   escalated: "failed",
   started: "check_confirmed",
+  // A lapse of an attempt that met its ceiling is a strike: lease_expired and failed, one version.
+  failed: "lease_expired",
 };
 
 /**
@@ -35,6 +37,12 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
     failureCount: 0,
     needsCheck: false,
     sideEffectRecorded: false,
+    claimedAt: null,
+    attemptLimited: false,
+    progress: null,
+    progressAt: null,
+    handoff: null,
+    handoffAt: null,
     createdAt: first.createdAt,
     updatedAt: first.createdAt,
   };
@@ -46,12 +54,21 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
     task.leaseSeconds = null;
     task.needsCheck = task.needsCheck || task.sideEffectRecorded;
     task.sideEffectRecorded = false;
+    task.claimedAt = null;
+    task.attemptLimited = false;
+    task.progress = null;
+    task.progressAt = null;
+  };
+  const handoff = (event: { createdAt: Date }, payload: Record<string, unknown>) => {
+    if (payload.handoff === undefined) return;
+    task.handoff = payload.handoff;
+    task.handoffAt = event.createdAt;
   };
 
   let previousType: TaskEventRow["type"] = first.type;
   for (const event of rest) {
     const payload = event.payload as Record<string, unknown>;
-    const transition = !["claim_rejected", "heartbeat", "side_effect"].includes(event.type);
+    const transition = !["claim_rejected", "heartbeat", "side_effect", "attempt_limit_reached"].includes(event.type);
     if (transition && COMPANIONS[event.type] !== previousType) task.version += 1;
     if (event.type !== "claim_rejected") task.updatedAt = event.createdAt;
     // A losing claim appends without the row lock, so its id may fall between the two rows of
@@ -65,6 +82,10 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
         task.leaseUntil = new Date(payload.leaseUntil as string);
         task.leaseSeconds = payload.leaseSeconds as number;
         task.sideEffectRecorded = false;
+        task.claimedAt = event.createdAt;
+        task.attemptLimited = false;
+        task.progress = null;
+        task.progressAt = null;
         break;
       case "started":
         task.status = "started";
@@ -74,6 +95,13 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
         break;
       case "heartbeat":
         task.leaseUntil = new Date(payload.leaseUntil as string);
+        if ("progress" in payload) {
+          task.progress = payload.progress;
+          task.progressAt = event.createdAt;
+        }
+        break;
+      case "attempt_limit_reached":
+        task.attemptLimited = true;
         break;
       case "side_effect":
         task.sideEffectRecorded = true;
@@ -81,9 +109,11 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
       case "released":
       case "lease_expired":
         endAttempt();
+        handoff(event, payload);
         break;
       case "failed":
         endAttempt();
+        handoff(event, payload);
         task.failureCount += 1;
         break;
       case "escalated":

@@ -131,8 +131,13 @@ const commands: Record<string, Command> = {
   },
 
   "queue set": {
-    usage: "queue set --name Q [--lease-seconds S] [--max-failures F] [--expiry-threshold X]",
-    options: { name: str, "lease-seconds": str, "max-failures": str, "expiry-threshold": str },
+    usage:
+      "queue set --name Q [--lease-seconds S] [--max-failures F] [--expiry-threshold X] " +
+      "[--claimants anyone|people|agents] [--max-attempt-seconds S|none]",
+    options: {
+      name: str, "lease-seconds": str, "max-failures": str, "expiry-threshold": str,
+      claimants: str, "max-attempt-seconds": str,
+    },
     async prepare(values) {
       const { queueSettingsInput } = await import("@/lib/tasks/schemas");
       const input = parse(
@@ -142,8 +147,11 @@ const commands: Record<string, Command> = {
           leaseSeconds: integer(values, "lease-seconds"),
           maxFailures: integer(values, "max-failures"),
           expiryThreshold: integer(values, "expiry-threshold"),
+          claimants: optional(values, "claimants"),
+          // "none" lifts the ceiling.
+          maxAttemptSeconds: optional(values, "max-attempt-seconds") === "none" ? null : integer(values, "max-attempt-seconds"),
         },
-        { queue: "--name" },
+        { queue: "--name", maxAttemptSeconds: "--max-attempt-seconds" },
       );
       return async (db) => {
         const { perform, setQueueSettings } = await import("@/lib/tasks");
@@ -153,7 +161,8 @@ const commands: Record<string, Command> = {
         const q = result.value;
         return [
           `queue ${q.name}: lease ${q.leaseSeconds} s, max failures ${q.maxFailures}, ` +
-            `breaker after ${q.expiryThreshold} lease expiries in ${q.expiryWindowSeconds} s`,
+            `breaker after ${q.expiryThreshold} lease expiries in ${q.expiryWindowSeconds} s, ` +
+            `claimants ${q.claimants}, attempt ceiling ${q.maxAttemptSeconds === null ? "none" : `${q.maxAttemptSeconds} s`}`,
         ];
       };
     },
