@@ -77,6 +77,8 @@ const FIELD_HINTS: Record<string, string> = {
   confirmCheck: "true: you checked whether the earlier attempt's side effect happened, and you take the task on knowing that.",
   progress: "How far you are: any JSON, shown on the board.",
   result: "What you did: any JSON, kept with the task.",
+  handoff:
+    "A note for whoever takes the task next: summary (what you did, 1..2000 characters), next (what remains to do), artifacts (up to 20 links or paths to what you made).",
   reason: "Why this attempt failed, for the next attempt and for supervisors (1..2000 characters).",
   title: "A short title (1..200 characters).",
   priority: "Higher is claimed first, -1000..1000 (default 0).",

@@ -89,6 +89,10 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
       ["created", agentName], ["claimed", agentName], ["started", agentName], ["heartbeat", agentName], ["completed", agentName],
     ]);
     expect(events[3]!.payload.progress).toEqual({ percent: 50 });
+    // The MCP process names itself host:pid over stdio, as the typed client does; over HTTP
+    // only a caller that sends Claimboard-Instance is named (below).
+    if (transport === "stdio") expect(events[1]!.payload.instance).toMatch(/^.+:\d+$/);
+    else expect(events[1]!.payload.instance).toBeUndefined();
     expect(events[4]!.payload).toMatchObject({ result: { verdict: "ok" } });
 
     const history = resultJson(await call(mcp, "task_history", { id: created.id }));
@@ -151,6 +155,25 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     expect(await taskOf(mcp, "get_task", { id: task.id })).toMatchObject({ status: "queued" });
   });
 
+  test("a hand-off note on release_task reaches the next claimant; fail_task takes one too", async () => {
+    const q = `${queue}-handoff`;
+    const task = expectTaskResponse(await f.api.post("/tasks", tokens.rival, { title: "handed on", queue: q }), 201);
+    const claimed = await taskOf(mcp, "claim_next_task", { queue: q, start: true });
+    expect(claimed.id).toBe(task.id);
+    const handoff = { summary: "read the first half", next: "the second half", artifacts: ["notes/half.md"] };
+    const released = await taskOf(mcp, "release_task", { id: task.id, version: claimed.version, handoff });
+    expect(released).toMatchObject({ status: "queued", handoff: { ...handoff, by: { name: agentName } } });
+    const next = expectTaskResponse(await f.api.post("/claims", tokens.rival, { queue: q }));
+    expect(next).toMatchObject({ id: task.id, handoff: { summary: "read the first half", next: "the second half" } });
+    await f.api.post(`/tasks/${task.id}/release`, tokens.rival, { version: next.version });
+
+    const again = await taskOf(mcp, "claim_next_task", { queue: q });
+    expect((await refusalOf(mcp, "fail_task", { id: task.id, version: again.version, reason: "x", handoff: { summary: "" } }, "invalid_request")).field)
+      .toBe("handoff.summary");
+    const failed = await taskOf(mcp, "fail_task", { id: task.id, version: again.version, reason: "the file is corrupt", handoff: { summary: "tried twice" } });
+    expect(failed).toMatchObject({ status: "queued", failureCount: 1, handoff: { summary: "tried twice", next: null, artifacts: [] } });
+  });
+
   test("the task is a resource, and the prompt explains the loop", async () => {
     const task = await create("as a resource");
     const read = await mcp.client.readResource({ uri: `claimboard://tasks/${task.id}` });
@@ -175,6 +198,19 @@ describe("over HTTP only", () => {
       expect(res.headers.get("www-authenticate")).toContain("Bearer");
       expect(await res.json()).toMatchObject({ error: { code: "unauthorized" } });
     }
+  });
+
+  test("the caller's Claimboard-Instance reaches the events, never the server's own", async () => {
+    const named = await connect(f, "http", tokens["mcp-http"]!, { "Claimboard-Instance": "laptop-7:4242" });
+    const plain = await connect(f, "http", tokens["mcp-http"]!);
+    sessions.push(named, plain);
+    const a = await taskOf(named, "create_task", { title: "from laptop-7", queue: "mcp-instance" });
+    await taskOf(named, "claim_task", { id: a.id, version: 1 });
+    const b = await taskOf(plain, "create_task", { title: "from nowhere", queue: "mcp-instance" });
+    await taskOf(plain, "claim_task", { id: b.id, version: 1 });
+    const instances = async (id: string) => (await eventTypes(f, id)).filter((e) => e.type === "claimed").map((e) => e.payload.instance);
+    expect(await instances(a.id)).toEqual(["laptop-7:4242"]);
+    expect(await instances(b.id)).toEqual([undefined]);
   });
 
   test("each tool call by the owner on a held task renews its lease", async () => {
