@@ -1,7 +1,9 @@
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { jsonSchema } from "@/lib/mcp/schemas";
 import { tools } from "@/lib/mcp/tools";
-import { expectTaskResponse, httpFixture, type HttpFixture } from "@/test/http/helpers";
+import { expectNoLeak, expectTaskResponse, httpFixture, type HttpFixture } from "@/test/http/helpers";
 import { call, connect, eventTypes, refusalOf, resultJson, taskDigest, taskOf, type McpSession, type TransportName } from "./helpers";
 
 // The MCP server through the SDK's own Client, over stdio (`npm run mcp`'s script, which
@@ -188,6 +190,28 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
   });
 });
 
+describe("over stdio only", () => {
+  test("lines that are not JSON-RPC are skipped without a word on stdout or a stack; the next request is answered", async () => {
+    const child = spawn(process.execPath, [createRequire(import.meta.url).resolve("tsx/cli"), "scripts/mcp.ts"], {
+      env: { PATH: process.env.PATH ?? "", CLAIMBOARD_URL: f.server.url, CLAIMBOARD_TOKEN: tokens.rival! },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.stdin.write('{not json\n[1,2\n{"jsonrpc":"2.0"}\n"just a string"\n');
+    child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }) + "\n");
+    for (let i = 0; i < 100 && !stdout.includes('"id":1'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toMatchObject({ id: 1, result: { serverInfo: { name: "claimboard" } } });
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    expectNoLeak(stderr);
+    expect(stderr).not.toContain(tokens.rival);
+  });
+});
+
 describe("over HTTP only", () => {
   test("no token: 401 in the API's error shape, as for every API call", async () => {
     const init = { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" } };
@@ -211,6 +235,21 @@ describe("over HTTP only", () => {
     const instances = async (id: string) => (await eventTypes(f, id)).filter((e) => e.type === "claimed").map((e) => e.payload.instance);
     expect(await instances(a.id)).toEqual(["laptop-7:4242"]);
     expect(await instances(b.id)).toEqual([undefined]);
+  });
+
+  test("bodies that are not MCP are refused in 4xx without a stack; the endpoint keeps answering", async () => {
+    const post = (body: string) => fetch(`${f.server.url}/api/mcp`, {
+      method: "POST", body,
+      headers: { authorization: `Bearer ${tokens.rival}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    });
+    for (const body of ["{not json", "[]", "{}", '{"jsonrpc":"2.0","id":1}', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_task","arguments":"42"}}', "[".repeat(100) + "]".repeat(100)]) {
+      const res = await post(body);
+      const text = await res.text();
+      expect(res.status < 500, `${body}: ${res.status} ${text}`).toBe(true);
+      expectNoLeak(text);
+    }
+    const ok = await post(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }));
+    expect(ok.status).toBe(200);
   });
 
   test("each tool call by the owner on a held task renews its lease", async () => {
