@@ -192,14 +192,12 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
 
 describe("over stdio only", () => {
   test("lines that are not JSON-RPC are skipped without a word on stdout or a stack; the next request is answered", async () => {
-    const child = spawn(process.execPath, [createRequire(import.meta.url).resolve("tsx/cli"), "scripts/mcp.ts"], {
-      env: { PATH: process.env.PATH ?? "", CLAIMBOARD_URL: f.server.url, CLAIMBOARD_TOKEN: tokens.rival! },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const env = { PATH: process.env.PATH ?? "", CLAIMBOARD_URL: f.server.url, CLAIMBOARD_TOKEN: tokens.rival! } as unknown as NodeJS.ProcessEnv;
+    const child = spawn(process.execPath, [createRequire(import.meta.url).resolve("tsx/cli"), "scripts/mcp.ts"], { env, stdio: "pipe" });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
     child.stdin.write('{not json\n[1,2\n{"jsonrpc":"2.0"}\n"just a string"\n');
     child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }) + "\n");
     for (let i = 0; i < 100 && !stdout.includes('"id":1'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
