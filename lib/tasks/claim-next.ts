@@ -9,6 +9,10 @@ import { claimBatchInput, claimNextInput } from "./schemas";
 import { toTasks } from "./task-row";
 import { ok, type ActorRef, type Task } from "./types";
 
+// The partial indexes' predicates (db/schema.ts), which a query must repeat to use them.
+const READY_QUEUED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NULL`);
+const READY_SCHEDULED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NOT NULL`);
+
 /**
  * Hands out the best `limit` claimable tasks of a queue without waiting on any row another
  * claimer holds (FOR UPDATE SKIP LOCKED). Queued tasks and tasks with a lapsed lease are two
@@ -23,7 +27,7 @@ async function claimBest(
   limit: number,
 ): Promise<Task[]> {
   const state = await readQueueState(tx, input.queue ?? DEFAULT_QUEUE, clock);
-  if (!state) return [];
+  if (!state || state.queue.paused) return []; // paused: owners finish what they hold, nobody takes more
   const expiredLimit = Math.min(limit, await reclaimBudget(tx, state, clock));
   const queue = state.queue.name;
   // A lapsed attempt that recorded a side effect comes back needs_check too.
@@ -32,9 +36,19 @@ async function claimBest(
 
   const candidates = sql`
     WITH queued AS MATERIALIZED (
+      -- tasks_queued_order holds only unblocked tasks with no notBefore (the predicate below
+      -- is the index's, word for word), so the walk never steps over a blocked or waiting row.
       SELECT ${CANDIDATE_COLUMNS} FROM tasks
-      WHERE queue = ${queue} AND status = 'queued' ${checkFilter}
+      WHERE queue = ${queue} AND ${READY_QUEUED} ${checkFilter}
       ORDER BY priority DESC, created_at, id
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    ), due AS MATERIALIZED (
+      -- Scheduled and backed-off tasks, walked by tasks_scheduled in not_before order: a range
+      -- read that stops at the first not-yet-due row or at the limit, however many still wait.
+      SELECT ${CANDIDATE_COLUMNS} FROM tasks
+      WHERE queue = ${queue} AND ${READY_SCHEDULED} AND not_before <= ${clock.now()} ${checkFilter}
+      ORDER BY not_before
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
     ), lapsed AS MATERIALIZED (
@@ -47,7 +61,7 @@ async function claimBest(
       LIMIT ${expiredLimit}
       FOR UPDATE SKIP LOCKED
     )
-    SELECT * FROM (SELECT * FROM queued UNION ALL SELECT * FROM lapsed) both_sets
+    SELECT * FROM (SELECT * FROM queued UNION ALL SELECT * FROM due UNION ALL SELECT * FROM lapsed) candidate_sets
     ORDER BY priority DESC, created_at, id
     LIMIT ${limit}`;
 

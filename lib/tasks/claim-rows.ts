@@ -56,6 +56,7 @@ export async function claimRows(
       lease_seconds = d.lease_seconds,
       needs_check = d.needs_check,
       side_effect_recorded = false,
+      not_before = NULL, -- it was due: once claimed, a task waits for nothing until it fails again
       version = t.version
         + CASE WHEN d.previous_status <> 'queued' THEN 1 ELSE 0 END
         + 1

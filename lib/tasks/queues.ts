@@ -19,7 +19,7 @@ export async function getQueue(tx: Executor, name: string): Promise<Queue | null
   return queue ?? null;
 }
 
-const SETTINGS = ["leaseSeconds", "maxFailures", "expiryThreshold", "expiryWindowSeconds"] as const;
+const SETTINGS = ["leaseSeconds", "maxFailures", "expiryThreshold", "expiryWindowSeconds", "retryDelaySeconds"] as const;
 type Setting = (typeof SETTINGS)[number];
 export type SettingsChange = Partial<Record<Setting, { from: number; to: number }>>;
 
