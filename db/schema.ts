@@ -46,6 +46,8 @@ export const eventType = pgEnum("event_type", [
   "breaker_reset",
   // A supervisor changed a queue's settings (lease length, max failures, breaker bounds).
   "settings_changed",
+  // A heartbeat met the queue's attempt ceiling (maxAttemptSeconds): the lease was not extended.
+  "attempt_limit_reached",
   // The work graph (docs/engine.md): dependencies added to a queued task; its last one done.
   "dependency_added",
   "unblocked",
@@ -53,6 +55,9 @@ export const eventType = pgEnum("event_type", [
   "queue_paused",
   "queue_resumed",
 ]);
+
+/** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */
+export const claimants = pgEnum("claimants", ["anyone", "people", "agents"]);
 
 /** PostgreSQL's 64-bit transaction id; the realtime replay orders by it. */
 const xid8 = customType<{ data: string; driverData: string }>({
@@ -90,6 +95,9 @@ export const queues = pgTable(
     paused: boolean("paused").notNull().default(false),
     pausedBy: uuid("paused_by").references(() => actors.id),
     pausedAt: timestamp("paused_at", { withTimezone: true }),
+    claimants: claimants("claimants").notNull().default("anyone"),
+    /** The ceiling of one attempt from its claim: heartbeats cannot carry a lease past it. */
+    maxAttemptSeconds: integer("max_attempt_seconds"),
     ...timestamps,
   },
   (t) => [
@@ -99,6 +107,7 @@ export const queues = pgTable(
     check("queues_expiry_threshold_range", sql`${t.expiryThreshold} BETWEEN 1 AND 1000000`),
     check("queues_expiry_window_range", sql`${t.expiryWindowSeconds} BETWEEN 1 AND 86400`),
     check("queues_retry_delay_range", sql`${t.retryDelaySeconds} BETWEEN 0 AND 86400`),
+    check("queues_max_attempt_seconds_range", sql`${t.maxAttemptSeconds} IS NULL OR ${t.maxAttemptSeconds} BETWEEN 60 AND 604800`),
   ],
 );
 
@@ -132,6 +141,16 @@ export const tasks = pgTable(
     notBefore: timestamp("not_before", { withTimezone: true }),
     /** Unique per queue: a retried create with the same key finds the task it made. */
     idempotencyKey: text("idempotency_key"),
+    /** When the current attempt was claimed: the attempt ceiling counts from here. */
+    claimedAt: timestamp("claimed_at", { withTimezone: true }),
+    /** A heartbeat of the current attempt met the ceiling: its lapse is a strike. */
+    attemptLimited: boolean("attempt_limited").notNull().default(false),
+    /** The current attempt's last heartbeat progress (any JSON) and when it came; null without one. */
+    progress: jsonb("progress"),
+    progressAt: timestamp("progress_at", { withTimezone: true }),
+    /** The latest hand-off note {summary, next, artifacts, by} and when it was written. */
+    handoff: jsonb("handoff"),
+    handoffAt: timestamp("handoff_at", { withTimezone: true }),
     ...timestamps,
   },
   (t) => [
@@ -160,6 +179,10 @@ export const tasks = pgTable(
     index("tasks_status_order").on(t.status, t.priority.desc().nullsFirst(), t.createdAt, t.id),
     index("tasks_owner").on(t.ownerId).where(sql`${t.ownerId} IS NOT NULL`),
     index("tasks_queue_status").on(t.queue, t.status, t.id),
+    // The few attempts that met their ceiling: a claim strikes their lapse before walking the queue.
+    index("tasks_attempt_limited")
+      .on(t.queue, t.leaseUntil)
+      .where(sql`${t.attemptLimited} AND ${t.status} IN ('claimed', 'started')`),
     check(
       "tasks_held_has_owner_and_lease",
       sql`(${t.status} IN ('claimed', 'started')) = (${t.leaseUntil} IS NOT NULL AND ${t.leaseSeconds} IS NOT NULL)
@@ -260,3 +283,4 @@ export type TaskEventRow = typeof taskEvents.$inferSelect;
 export type TaskStatus = (typeof taskStatus.enumValues)[number];
 export type EventType = (typeof eventType.enumValues)[number];
 export type ActorKind = (typeof actorKind.enumValues)[number];
+export type Claimants = (typeof claimants.enumValues)[number];

@@ -10,6 +10,22 @@ export interface ActorRef {
   kind: "user" | "agent" | "system";
 }
 
+/** The latest hand-off note on a task (from a release or fail, or by the system after a lapse). */
+export interface Handoff {
+  summary: string;
+  next: string | null;
+  artifacts: string[];
+  by: ActorRef;
+  at: string;
+}
+
+/** What a release or fail tells the next claimant: summary 1..2000, next ≤ 2000, ≤ 20 artifacts of ≤ 500. */
+export interface HandoffNote {
+  summary: string;
+  next?: string;
+  artifacts?: string[];
+}
+
 /** API.md's task object; timestamps are ISO 8601 strings from the database clock. */
 export interface Task {
   id: string;
@@ -31,6 +47,9 @@ export interface Task {
   notBefore: string | null;
   createdAt: string;
   updatedAt: string;
+  handoff: Handoff | null;
+  /** The current attempt's last heartbeat progress. */
+  progress: { value: unknown; at: string } | null;
 }
 
 /** Why a task is or is not claimable by the caller now (GET /tasks/{id}/readiness). */
@@ -153,6 +172,22 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** Per request; default 30 s. */
   timeoutMs?: number;
+  /**
+   * Sent as the Claimboard-Instance header and recorded in the events this client's calls
+   * write, so one process is told apart from another on the same token. Default: host:pid
+   * where a process exists (Node), none elsewhere; "" sends none.
+   */
+  instance?: string;
+}
+
+/** The request header naming the calling process. */
+export const INSTANCE_HEADER = "Claimboard-Instance";
+
+function defaultInstance(): string | undefined {
+  const proc = (globalThis as { process?: { pid?: number; env?: Record<string, string | undefined> } }).process;
+  if (!proc?.pid) return undefined;
+  const host = proc.env?.HOSTNAME ?? proc.env?.COMPUTERNAME ?? "host";
+  return `${host}:${proc.pid}`.replace(/[^\x21-\x7e]/g, "_").slice(0, 200);
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -162,12 +197,16 @@ export class ClaimboardClient {
   private readonly token?: string;
   private readonly fetchImpl: typeof fetch;
   private readonly timeoutMs: number;
+  /** The Claimboard-Instance this client sends, if any. */
+  readonly instance?: string;
 
   constructor(options: ClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, "").replace(/\/api\/v1$/, "") + "/api/v1";
     this.token = options.token;
     this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    const instance = options.instance ?? defaultInstance();
+    if (instance) this.instance = instance;
   }
 
   async createTask(input: NewTask): Promise<Task> {
@@ -213,8 +252,9 @@ export class ClaimboardClient {
     return this.ownerCall("recordSideEffect", task, { description });
   }
 
-  async release(task: TaskRef): Promise<Task> {
-    return this.ownerCall("release", task, {});
+  /** Gives the task back; a hand-off note tells the next claimant what was done and what comes next. */
+  async release(task: TaskRef, options: { handoff?: HandoffNote } = {}): Promise<Task> {
+    return this.ownerCall("release", task, options);
   }
 
   async complete(task: TaskRef, options: { result?: unknown } = {}): Promise<Task> {
@@ -222,8 +262,8 @@ export class ClaimboardClient {
   }
 
   /** Status comes back queued, or escalated on the queue's last strike. */
-  async fail(task: TaskRef, reason: string): Promise<Task> {
-    return this.ownerCall("fail", task, { reason });
+  async fail(task: TaskRef, reason: string, options: { handoff?: HandoffNote } = {}): Promise<Task> {
+    return this.ownerCall("fail", task, { reason, ...options });
   }
 
   /** Adds dependencies to a queued task; a cycle is refused (dependency_cycle). */
@@ -253,6 +293,7 @@ export class ClaimboardClient {
     }
     const headers: Record<string, string> = { Accept: "application/json" };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    if (this.instance) headers[INSTANCE_HEADER] = this.instance;
     if (options.body !== undefined) headers["Content-Type"] = "application/json";
 
     let response: Response;

@@ -89,8 +89,9 @@ const FITS: Partial<Record<StepKind, string[]>> = {
   cancel: ["queued", "escalated"], depend: ["queued"],
 };
 
-const OWNER_CALLS = { start, renew, recordSideEffect, release, complete, fail: failTask } as const;
-const SUPERVISOR_CALLS = { forceRelease, requeue, resolve, cancel } as const;
+const SUPERVISOR_CALLS = { requeue, resolve, cancel } as const;
+/** A hand-off note for release and fail (and progress for renew) when the step's flag is set. */
+const NOTE = { summary: "halfway", next: "finish the rest", artifacts: ["https://example.test/draft"] };
 
 /**
  * Moves the clock and performs one step; never throws on an expected failure. `rows` are
@@ -147,13 +148,18 @@ export async function applyStep(ctx: RunContext, step: Step, rows: TaskRow[]): P
   } else if (step.kind === "recordSideEffect") {
     result = await f.run(recordSideEffect, { ...target, description: "external call" }, actor);
   } else if (step.kind === "fail") {
-    result = await f.run(failTask, { ...target, reason: "random failure" }, actor);
+    result = await f.run(failTask, { ...target, reason: "random failure", ...(step.flag ? { handoff: NOTE } : {}) }, actor);
+  } else if (step.kind === "release") {
+    result = await f.run(release, { ...target, ...(step.flag ? { handoff: NOTE } : {}) }, actor);
+  } else if (step.kind === "renew") {
+    result = await f.run(renew, { ...target, ...(step.flag ? { progress: { done: step.task } } : {}) }, actor);
+  } else if (step.kind === "forceRelease") {
+    return { ...applied, actor: ctx.supervisor, taskId, result: await f.run(forceRelease, target, ctx.supervisor) };
   } else if (step.kind in SUPERVISOR_CALLS) {
     const op = SUPERVISOR_CALLS[step.kind as keyof typeof SUPERVISOR_CALLS];
     return { ...applied, actor: ctx.supervisor, taskId, result: await f.run(op, target, ctx.supervisor) };
   } else {
-    const op = OWNER_CALLS[step.kind as "renew" | "release" | "complete"];
-    result = await f.run(op, target, actor);
+    result = await f.run(complete, target, actor);
   }
   return { ...applied, actor, taskId, result };
 }

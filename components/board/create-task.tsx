@@ -36,6 +36,8 @@ function placeholder(draft: Draft): TaskView {
     notBefore: null,
     createdAt: now,
     updatedAt: now,
+    handoff: null,
+    progress: null,
     pending: "Creating…",
   };
 }

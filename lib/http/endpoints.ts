@@ -9,6 +9,23 @@ import * as input from "@/lib/tasks/schemas";
 
 const actorRef = z.object({ id: z.string(), name: z.string(), kind: z.enum(["user", "agent", "system"]) });
 
+/** The request header naming the calling process of an agent (host:pid, …); see the handler. */
+export const INSTANCE_HEADER = "Claimboard-Instance";
+
+const handoffObject = z
+  .object({
+    summary: z.string(),
+    next: z.string().nullable(),
+    artifacts: z.array(z.string()),
+    by: actorRef,
+    at: z.iso.datetime(),
+  })
+  .meta({ id: "Handoff", description: "The latest hand-off note: from a release or fail, or by the system when a lease lapsed after progress" });
+
+const progressObject = z
+  .object({ value: z.json(), at: z.iso.datetime() })
+  .meta({ id: "Progress", description: "The current attempt's last heartbeat progress" });
+
 export const taskObject = z
   .object({
     id: z.string(),
@@ -28,6 +45,8 @@ export const taskObject = z
     notBefore: z.iso.datetime().nullable().meta({ description: "Not claimable before this time (scheduled, or the retry backoff)" }),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
+    handoff: handoffObject.nullable(),
+    progress: progressObject.nullable(),
   })
   .meta({ id: "Task" });
 
@@ -145,13 +164,13 @@ export const endpoints = {
     roles: WORK, body: input.claimNextInput,
     success: { status: 200, description: "The claimed task", schema: taskResponse },
     alsoAnswers: [{ status: 204, description: "Nothing is claimable (no body)" }],
-    errors: [400, 413],
+    errors: [400, 403, 413],
   },
   claimBatch: {
     operationId: "claimBatch", method: "POST", path: "/claims/batch", summary: "Claim up to `limit` tasks in one transaction",
     roles: WORK, body: input.claimBatchInput,
     success: { status: 200, description: "The claimed tasks (possibly none)", schema: z.object({ tasks: z.array(taskObject) }) },
-    errors: [400, 413],
+    errors: [400, 403, 413],
   },
   claimTask: ownerCall("claimTask", "claim", "Claim a given task at the expected version", input.claimBody),
   startTask: ownerCall("startTask", "start", "Start a claimed task (confirmCheck for a needs_check task)", input.startBody),

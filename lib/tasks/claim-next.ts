@@ -7,7 +7,9 @@ import { defineOperation } from "./engine";
 import { DEFAULT_QUEUE } from "./queues";
 import { claimBatchInput, claimNextInput } from "./schemas";
 import { toTasks } from "./task-row";
-import { ok, type ActorRef, type Task } from "./types";
+import { fail, ok, type ActorRef, type Result, type Task } from "./types";
+import { claimantRefusal } from "./claimants";
+import { strikeCappedLapses } from "./ceiling";
 
 // The partial indexes' predicates (db/schema.ts), which a query must repeat to use them.
 const READY_QUEUED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NULL`);
@@ -25,9 +27,16 @@ async function claimBest(
   actor: ActorRef,
   input: { queue?: string; leaseSeconds?: number; start?: boolean; skipNeedsCheck?: boolean },
   limit: number,
-): Promise<Task[]> {
+  instance?: string,
+): Promise<Result<Task[]>> {
   const state = await readQueueState(tx, input.queue ?? DEFAULT_QUEUE, clock);
-  if (!state || state.queue.paused) return []; // paused: owners finish what they hold, nobody takes more
+  if (!state) return ok([]);
+  // Who may claim is the queue's rule: checked once here, never per candidate row.
+  const refused = claimantRefusal(state.queue, actor);
+  if (refused) return fail(refused);
+  if (state.queue.paused) return ok([]); // paused: owners finish what they hold, nobody takes more
+  // Lapses of attempts that met their ceiling are strikes, not plain reclaims: settle them first.
+  if (state.hasExpired) await strikeCappedLapses(tx, clock, state.queue);
   const expiredLimit = Math.min(limit, await reclaimBudget(tx, state, clock));
   const queue = state.queue.name;
   // A lapsed attempt that recorded a side effect comes back needs_check too.
@@ -65,17 +74,17 @@ async function claimBest(
     ORDER BY priority DESC, created_at, id
     LIMIT ${limit}`;
 
-  const claimed = await claimRows(tx, clock, candidates, { actor, leaseSeconds: input.leaseSeconds, start: input.start });
-  return toTasks(tx, claimed.map((c) => c.row), actor);
+  const claimed = await claimRows(tx, clock, candidates, { actor, leaseSeconds: input.leaseSeconds, start: input.start, instance });
+  return ok(await toTasks(tx, claimed.map((c) => c.row), actor));
 }
 
 /** Claim the next task of a queue (and start it, when asked and no check is needed); null when none. */
 export const claimNext = defineOperation({
   name: "claimNext",
   input: claimNextInput,
-  async run(tx, input, { actor, clock }) {
-    const [task] = await claimBest(tx, clock, actor, input, 1);
-    return ok(task ?? null);
+  async run(tx, input, { actor, clock, instance }) {
+    const claimed = await claimBest(tx, clock, actor, input, 1, instance);
+    return claimed.ok ? ok(claimed.value[0] ?? null) : claimed;
   },
 });
 
@@ -83,7 +92,7 @@ export const claimNext = defineOperation({
 export const claimBatch = defineOperation({
   name: "claimBatch",
   input: claimBatchInput,
-  async run(tx, input, { actor, clock }) {
-    return ok(await claimBest(tx, clock, actor, input, input.limit));
+  async run(tx, input, { actor, clock, instance }) {
+    return claimBest(tx, clock, actor, input, input.limit, instance);
   },
 });

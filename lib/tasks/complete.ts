@@ -7,6 +7,7 @@ import { completeInput } from "./schemas";
 import { toTasks } from "./task-row";
 import { transition } from "./transition";
 import { ok } from "./types";
+import { instanceOf } from "./attempt";
 
 /**
  * Owner only, from started. Allowed after the lease lapsed as long as nobody reclaimed
@@ -16,7 +17,7 @@ import { ok } from "./types";
 export const complete = defineOperation({
   name: "complete",
   input: completeInput,
-  async run(tx, input, { actor, clock }) {
+  async run(tx, input, { actor, clock, instance }) {
     const now = clock.now();
     const changed = await transition(
       tx,
@@ -34,7 +35,7 @@ export const complete = defineOperation({
     const { row } = changed;
     await appendEvents(tx, clock, [{
       taskId: row.id, queue: row.queue, type: "completed", actorId: actor.id,
-      payload: { version: row.version, status: row.status, ...(input.result !== undefined ? { result: input.result } : {}) },
+      payload: { version: row.version, status: row.status, ...(input.result !== undefined ? { result: input.result } : {}), ...instanceOf(instance) },
     }]);
     await unblockDependents(tx, clock, actor, [row.id]); // its dependents are claimable when this commits
     return ok((await toTasks(tx, [row], actor))[0]!);

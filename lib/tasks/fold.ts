@@ -10,12 +10,16 @@ import { taskEvents, type TaskEventRow, type TaskRow } from "@/db/schema";
 export type FoldedTask = Omit<TaskRow, "id" | "blockedBy">;
 
 /** Facts about a task that change none of status, owner, needs_check or failure_count: no version. */
-const NOT_TRANSITIONS: TaskEventRow["type"][] = ["claim_rejected", "heartbeat", "side_effect", "unblocked"];
+const NOT_TRANSITIONS: TaskEventRow["type"][] = [
+  "claim_rejected", "heartbeat", "side_effect", "attempt_limit_reached", "unblocked",
+];
 
 // Events that complete the transition of the event before them, so they add no version.
 const COMPANIONS: Partial<Record<TaskEventRow["type"], TaskEventRow["type"]>> = {
   escalated: "failed",
   started: "check_confirmed",
+  // A lapse of an attempt that met its ceiling is a strike: lease_expired and failed, one version.
+  failed: "lease_expired",
 };
 
 /**
@@ -45,6 +49,12 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
     dependsOn: ((p.dependsOn as string[] | undefined) ?? []).map((id) => BigInt(id)),
     notBefore: p.notBefore ? new Date(p.notBefore as string) : null,
     idempotencyKey: (p.idempotencyKey as string | undefined) ?? null,
+    claimedAt: null,
+    attemptLimited: false,
+    progress: null,
+    progressAt: null,
+    handoff: null,
+    handoffAt: null,
     createdAt: first.createdAt,
     updatedAt: first.createdAt,
   };
@@ -56,6 +66,15 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
     task.leaseSeconds = null;
     task.needsCheck = task.needsCheck || task.sideEffectRecorded;
     task.sideEffectRecorded = false;
+    task.claimedAt = null;
+    task.attemptLimited = false;
+    task.progress = null;
+    task.progressAt = null;
+  };
+  const handoff = (event: { createdAt: Date }, payload: Record<string, unknown>) => {
+    if (payload.handoff === undefined) return;
+    task.handoff = payload.handoff;
+    task.handoffAt = event.createdAt;
   };
 
   let previousType: TaskEventRow["type"] = first.type;
@@ -83,6 +102,10 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
         task.leaseSeconds = payload.leaseSeconds as number;
         task.sideEffectRecorded = false;
         task.notBefore = null;
+        task.claimedAt = event.createdAt;
+        task.attemptLimited = false;
+        task.progress = null;
+        task.progressAt = null;
         break;
       case "started":
         task.status = "started";
@@ -92,6 +115,13 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
         break;
       case "heartbeat":
         task.leaseUntil = new Date(payload.leaseUntil as string);
+        if ("progress" in payload) {
+          task.progress = payload.progress;
+          task.progressAt = event.createdAt;
+        }
+        break;
+      case "attempt_limit_reached":
+        task.attemptLimited = true;
         break;
       case "side_effect":
         task.sideEffectRecorded = true;
@@ -99,9 +129,11 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
       case "released":
       case "lease_expired":
         endAttempt();
+        handoff(event, payload);
         break;
       case "failed":
         endAttempt();
+        handoff(event, payload);
         task.failureCount += 1;
         task.notBefore = payload.notBefore ? new Date(payload.notBefore as string) : null;
         break;

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import type { TaskStatus } from "@/db/schema";
+import type { Claimants, TaskStatus } from "@/db/schema";
+import { claimantRefusal } from "./claimants";
 import type { Clock } from "./clock";
 import { notFound } from "./conflicts";
 import { defineOperation } from "./engine";
@@ -47,11 +48,13 @@ interface Facts {
   paused_at: Date | null;
   breaker_reason: string | null;
   queue: string;
+  claimants: Claimants;
 }
 
-/** Who may claim in this queue (the queue setting `claimants`); null while every caller may. */
-function claimantsReason(_facts: Facts, _caller: ActorRef): ReadinessReason | null {
-  return null; // the claimants setting (issue 12) plugs in here
+/** Who may claim in this queue (the queue setting `claimants`): the claim's own 403, in words. */
+function claimantsReason(facts: Facts, caller: ActorRef): ReadinessReason | null {
+  const refused = claimantRefusal({ name: facts.queue, claimants: facts.claimants }, caller);
+  return refused ? { code: "claimants", message: refused.message } : null;
 }
 
 const at = (d: Date | string) => parseTimestamp(d).toISOString();
@@ -63,7 +66,7 @@ export async function readTaskReadiness(db: Executor, clock: Clock, taskId: stri
            coalesce(t.lease_until <= ${clock.now()}, false) AS lapsed,
            t.not_before, coalesce(t.not_before > ${clock.now()}, false) AS waiting,
            t.needs_check OR (t.status IN ('claimed', 'started') AND t.side_effect_recorded) AS needs_check,
-           t.blocked_by::text[] AS blocked_by, q.paused, p.name AS paused_by, q.paused_at, q.breaker_reason
+           t.blocked_by::text[] AS blocked_by, q.paused, p.name AS paused_by, q.paused_at, q.breaker_reason, q.claimants
     FROM tasks t JOIN queues q ON q.name = t.queue
     LEFT JOIN actors o ON o.id = t.owner_id LEFT JOIN actors p ON p.id = q.paused_by
     WHERE t.id = ${taskId}::bigint`);

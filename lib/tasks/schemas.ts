@@ -90,13 +90,20 @@ export const claimBatchInput = claimNextInput.extend({
   limit: z.number().int("must be a whole number").min(1).max(100),
 });
 
+/** A hand-off note on release or fail: what was done, what comes next, links to what was made. */
+export const handoffInput = z.strictObject({
+  summary: text(2000, 1),
+  next: text(2000).optional(),
+  artifacts: z.array(text(500)).max(20, "must have at most 20 items").optional(),
+});
+
 export const claimBody = z.strictObject({ version });
 export const startBody = z.strictObject({ version, confirmCheck: z.boolean().optional() });
 export const heartbeatBody = z.strictObject({ version, progress: jsonValue.optional() });
 export const sideEffectBody = z.strictObject({ version, description: text(2000, 1) });
-export const releaseBody = z.strictObject({ version });
+export const releaseBody = z.strictObject({ version, handoff: handoffInput.optional() });
 export const completeBody = z.strictObject({ version, result: jsonValue.optional() });
-export const failBody = z.strictObject({ version, reason: text(2000, 1) });
+export const failBody = z.strictObject({ version, reason: text(2000, 1), handoff: handoffInput.optional() });
 export const superviseBody = z.strictObject({ version, reason: text(2000).optional() });
 
 export const dependenciesBody = z.strictObject({
@@ -128,7 +135,13 @@ export const queueSettingsInput = z.strictObject({
   expiryThreshold: z.number().int("must be a whole number").min(1).max(1_000_000).optional(),
   expiryWindowSeconds: z.number().int("must be a whole number").min(1).max(86_400).optional(),
   retryDelaySeconds: z.number().int("must be a whole number").min(0).max(86_400).optional(),
+  claimants: z.enum(["anyone", "people", "agents"], "must be anyone, people or agents").optional(),
+  /** null lifts the ceiling. */
+  maxAttemptSeconds: z.number().int("must be a whole number").min(60).max(604_800).nullable().optional(),
 });
+
+/** The Claimboard-Instance request header: which process of a token's agent calls (host:pid, …). */
+export const instanceHeader = text(200, 1).regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces");
 
 export type CreateTaskInput = z.infer<typeof createTaskInput>;
 export type ClaimNextInput = z.infer<typeof claimNextInput>;
@@ -144,3 +157,4 @@ export type SuperviseInput = z.infer<typeof superviseInput>;
 export type SweepInput = z.infer<typeof sweepInput>;
 export type DependenciesInput = z.infer<typeof dependenciesInput>;
 export type QueueSettingsInput = z.infer<typeof queueSettingsInput>;
+export type HandoffInput = z.infer<typeof handoffInput>;

@@ -1,7 +1,7 @@
 import { eq, inArray } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { actors, tasks, type TaskRow } from "@/db/schema";
-import type { ActorRef, Task } from "./types";
+import type { ActorRef, Handoff, Task } from "./types";
 
 /** PostgreSQL's text form of timestamptz ("2026-11-29 20:00:00.123456+00") as a Date. */
 export function parseTimestamp(value: string | Date): Date {
@@ -42,6 +42,12 @@ export function rawToTaskRow(raw: Record<string, unknown>): TaskRow {
     blockedBy: parseIdArray(raw.blocked_by),
     notBefore: nullableTimestamp((raw.not_before as string | null) ?? null),
     idempotencyKey: (raw.idempotency_key as string | null) ?? null,
+    claimedAt: nullableTimestamp((raw.claimed_at as string | null) ?? null),
+    attemptLimited: Boolean(raw.attempt_limited),
+    progress: raw.progress ?? null,
+    progressAt: nullableTimestamp((raw.progress_at as string | null) ?? null),
+    handoff: raw.handoff ?? null,
+    handoffAt: nullableTimestamp((raw.handoff_at as string | null) ?? null),
     createdAt: parseTimestamp(raw.created_at as string),
     updatedAt: parseTimestamp(raw.updated_at as string),
   };
@@ -66,6 +72,8 @@ export function toTask(row: TaskRow, owner: ActorRef | null): Task {
     notBefore: row.notBefore,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
+    handoff: row.handoff && row.handoffAt ? { ...(row.handoff as Omit<Handoff, "at">), at: row.handoffAt } : null,
+    progress: row.progressAt ? { value: row.progress, at: row.progressAt } : null,
   };
 }
 

@@ -143,8 +143,13 @@ const commands: Record<string, Command> = {
   },
 
   "queue set": {
-    usage: "queue set --name Q [--lease-seconds S] [--max-failures F] [--expiry-threshold X] [--retry-delay-seconds D] [--paused | --resume]",
-    options: { name: str, "lease-seconds": str, "max-failures": str, "expiry-threshold": str, "retry-delay-seconds": str, paused: flag, resume: flag },
+    usage:
+      "queue set --name Q [--lease-seconds S] [--max-failures F] [--expiry-threshold X] " +
+      "[--claimants anyone|people|agents] [--max-attempt-seconds S|none] [--retry-delay-seconds D] [--paused | --resume]",
+    options: {
+      name: str, "lease-seconds": str, "max-failures": str, "expiry-threshold": str,
+      claimants: str, "max-attempt-seconds": str, "retry-delay-seconds": str, paused: flag, resume: flag,
+    },
     async prepare(values) {
       if (values.paused && values.resume) throw usageError("--paused and --resume contradict each other");
       const paused = values.paused ? true : values.resume ? false : undefined;
@@ -157,8 +162,11 @@ const commands: Record<string, Command> = {
           maxFailures: integer(values, "max-failures"),
           expiryThreshold: integer(values, "expiry-threshold"),
           retryDelaySeconds: integer(values, "retry-delay-seconds"),
+          claimants: optional(values, "claimants"),
+          // "none" lifts the ceiling.
+          maxAttemptSeconds: optional(values, "max-attempt-seconds") === "none" ? null : integer(values, "max-attempt-seconds"),
         },
-        { queue: "--name" },
+        { queue: "--name", maxAttemptSeconds: "--max-attempt-seconds" },
       );
       return async (db) => {
         const { perform, setQueueSettings, setQueuePaused } = await import("@/lib/tasks");
@@ -175,6 +183,7 @@ const commands: Record<string, Command> = {
         return [
           `queue ${q.name}: lease ${q.leaseSeconds} s, max failures ${q.maxFailures}, ` +
             `breaker after ${q.expiryThreshold} lease expiries in ${q.expiryWindowSeconds} s, ` +
+            `claimants ${q.claimants}, attempt ceiling ${q.maxAttemptSeconds === null ? "none" : `${q.maxAttemptSeconds} s`}, ` +
             `retry delay ${q.retryDelaySeconds} s${q.paused ? ", paused" : ""}`,
         ];
       };
