@@ -48,6 +48,12 @@ export const eventType = pgEnum("event_type", [
   "settings_changed",
   // A heartbeat met the queue's attempt ceiling (maxAttemptSeconds): the lease was not extended.
   "attempt_limit_reached",
+  // The work graph (docs/engine.md): dependencies added to a queued task; its last one done.
+  "dependency_added",
+  "unblocked",
+  // A supervisor paused or resumed claiming in a queue (queue-level facts, like the breaker's).
+  "queue_paused",
+  "queue_resumed",
 ]);
 
 /** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */
@@ -83,6 +89,12 @@ export const queues = pgTable(
     breakerReason: text("breaker_reason"),
     /** Events up to this id are ignored by the breaker's checks: a reset starts a fresh window. */
     breakerResetEventId: bigint("breaker_reset_event_id", { mode: "bigint" }).notNull().default(sql`0`),
+    /** The retry backoff's base: a failure that requeues waits this × 2^(failure_count − 1). */
+    retryDelaySeconds: integer("retry_delay_seconds").notNull().default(0),
+    /** Claims hand out nothing while paused; owners finish what they hold. */
+    paused: boolean("paused").notNull().default(false),
+    pausedBy: uuid("paused_by").references(() => actors.id),
+    pausedAt: timestamp("paused_at", { withTimezone: true }),
     claimants: claimants("claimants").notNull().default("anyone"),
     /** The ceiling of one attempt from its claim: heartbeats cannot carry a lease past it. */
     maxAttemptSeconds: integer("max_attempt_seconds"),
@@ -94,6 +106,7 @@ export const queues = pgTable(
     check("queues_max_failures_range", sql`${t.maxFailures} BETWEEN 1 AND 100`),
     check("queues_expiry_threshold_range", sql`${t.expiryThreshold} BETWEEN 1 AND 1000000`),
     check("queues_expiry_window_range", sql`${t.expiryWindowSeconds} BETWEEN 1 AND 86400`),
+    check("queues_retry_delay_range", sql`${t.retryDelaySeconds} BETWEEN 0 AND 86400`),
     check("queues_max_attempt_seconds_range", sql`${t.maxAttemptSeconds} IS NULL OR ${t.maxAttemptSeconds} BETWEEN 60 AND 604800`),
   ],
 );
@@ -119,6 +132,15 @@ export const tasks = pgTable(
     needsCheck: boolean("needs_check").notNull().default(false),
     /** True once the current attempt recorded an external side effect; cleared when the attempt ends. */
     sideEffectRecorded: boolean("side_effect_recorded").notNull().default(false),
+    // The work graph (docs/engine.md). depends_on: this task's dependencies, sorted;
+    // blocked_by: those not done yet, kept by the transactions that finish a dependency,
+    // so "is it blocked?" is a column of the row, never a join per claim candidate.
+    dependsOn: bigint("depends_on", { mode: "bigint" }).array().notNull().default(sql`'{}'::bigint[]`),
+    blockedBy: bigint("blocked_by", { mode: "bigint" }).array().notNull().default(sql`'{}'::bigint[]`),
+    /** Not claimable before this time (scheduled work, the retry backoff); cleared by a claim. */
+    notBefore: timestamp("not_before", { withTimezone: true }),
+    /** Unique per queue: a retried create with the same key finds the task it made. */
+    idempotencyKey: text("idempotency_key"),
     /** When the current attempt was claimed: the attempt ceiling counts from here. */
     claimedAt: timestamp("claimed_at", { withTimezone: true }),
     /** A heartbeat of the current attempt met the ceiling: its lapse is a strike. */
@@ -132,10 +154,20 @@ export const tasks = pgTable(
     ...timestamps,
   },
   (t) => [
-    // Claim-next walks one of these two in order and stops after LIMIT rows, at any table size.
+    // Claim-next walks these in order and stops after LIMIT rows, at any table size. Blocked
+    // and scheduled tasks are not in tasks_queued_order at all; due scheduled tasks are read
+    // in not_before order from tasks_scheduled, so no walk ever steps over a not-yet-due row.
     index("tasks_queued_order")
       .on(t.queue, t.priority.desc().nullsFirst(), t.createdAt, t.id)
-      .where(sql`${t.status} = 'queued'`),
+      .where(sql`${t.status} = 'queued' AND ${t.blockedBy} = '{}'::bigint[] AND ${t.notBefore} IS NULL`),
+    index("tasks_scheduled")
+      .on(t.queue, t.notBefore)
+      .where(sql`${t.status} = 'queued' AND ${t.blockedBy} = '{}'::bigint[] AND ${t.notBefore} IS NOT NULL`),
+    // The completing transaction finds the dependents it unblocks here: only blocked tasks are in it.
+    index("tasks_blocked_by").using("gin", t.blockedBy).where(sql`${t.blockedBy} <> '{}'::bigint[]`),
+    // The task page's "needed by" direction.
+    index("tasks_depends_on").using("gin", t.dependsOn).where(sql`${t.dependsOn} <> '{}'::bigint[]`),
+    uniqueIndex("tasks_idempotency_key").on(t.queue, t.idempotencyKey).where(sql`${t.idempotencyKey} IS NOT NULL`),
     index("tasks_held_order")
       .on(t.queue, t.priority.desc().nullsFirst(), t.createdAt, t.id)
       .where(sql`${t.status} IN ('claimed', 'started')`),
@@ -159,6 +191,7 @@ export const tasks = pgTable(
     check("tasks_queued_has_no_owner", sql`${t.status} <> 'queued' OR ${t.ownerId} IS NULL`),
     check("tasks_version_positive", sql`${t.version} >= 1`),
     check("tasks_failure_count_nonnegative", sql`${t.failureCount} >= 0`),
+    check("tasks_dependencies_bound", sql`cardinality(${t.dependsOn}) <= 1000 AND ${t.blockedBy} <@ ${t.dependsOn}`),
   ],
 );
 

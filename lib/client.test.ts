@@ -118,6 +118,23 @@ describe("ClaimboardClient against a real server", () => {
     expect(reclaimed).toMatchObject({ status: "claimed", version: released.version + 1, owner: { name: "client-test" } });
   });
 
+  test("the work graph: dependsOn, addDependencies, readiness, an idempotent create", async () => {
+    const parent = await client.createTask({ title: "parent", queue: "graph" });
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const child = await client.createTask({ title: "child", queue: "graph", dependsOn: [parent.id], notBefore: later, idempotencyKey: "child-1" });
+    expect(child).toMatchObject({ dependsOn: [parent.id], blockedBy: [parent.id], notBefore: later });
+    expect(await client.createTask({ title: "child", queue: "graph", dependsOn: [parent.id], notBefore: later, idempotencyKey: "child-1" })).toEqual(child);
+    const other = await client.createTask({ title: "other", queue: "graph" });
+    const more = await client.addDependencies(child, [other.id]);
+    expect(more).toMatchObject({ version: 2, dependsOn: [parent.id, other.id].sort(), blockedBy: [parent.id, other.id].sort() });
+    const readiness = await client.readiness(child.id);
+    expect(readiness).toMatchObject({ claimable: false, claimableAt: null });
+    expect(readiness.reasons.map((r) => r.code)).toEqual(["blocked", "blocked", "not_before"]);
+    expect(await client.listTasks({ dependsOn: parent.id })).toMatchObject({ tasks: [{ id: child.id }] });
+    const cycle = await client.addDependencies(parent, [child.id]).catch((e: unknown) => e as ClaimboardApiError);
+    expect(cycle).toMatchObject({ status: 409, code: "dependency_cycle", field: "dependsOn" });
+  });
+
   test("errors: status, code, message, the current task, Retry-After", async () => {
     const task = await client.createTask({ title: "errors", queue: "errors" });
     const error = (promise: Promise<unknown>) => promise.then(() => null, (e: unknown) => e as ClaimboardApiError);

@@ -40,11 +40,27 @@ export interface Task {
   version: number;
   failureCount: number;
   needsCheck: boolean;
+  /** The work graph: the tasks this one waits for, and those not done yet. */
+  dependsOn: string[];
+  blockedBy: string[];
+  /** Not claimable before this time (scheduled, or the retry backoff after a failure). */
+  notBefore: string | null;
   createdAt: string;
   updatedAt: string;
   handoff: Handoff | null;
   /** The current attempt's last heartbeat progress. */
   progress: { value: unknown; at: string } | null;
+}
+
+/** Why a task is or is not claimable by the caller now (GET /tasks/{id}/readiness). */
+export interface Readiness {
+  claimable: boolean;
+  reasons: {
+    code: "status" | "held" | "breaker_tripped" | "queue_paused" | "claimants" | "blocked" | "not_before" | "needs_check";
+    message: string;
+  }[];
+  /** When only time (notBefore) is in the way, the moment it becomes claimable. */
+  claimableAt: string | null;
 }
 
 export interface TaskEvent {
@@ -69,12 +85,20 @@ export interface NewTask {
   queue?: string;
   priority?: number;
   payload?: Record<string, unknown>;
+  /** Up to 50 task ids this one waits for. */
+  dependsOn?: string[];
+  /** ISO 8601: not claimable before then. */
+  notBefore?: string;
+  /** 1..200 chars, unique per queue: a retried create answers the task the first one made. */
+  idempotencyKey?: string;
 }
 
 export interface ListTasksQuery {
   status?: TaskStatus;
   queue?: string;
   owner?: "me";
+  /** Tasks that depend on this task id. */
+  dependsOn?: string;
   limit?: number;
   cursor?: string;
 }
@@ -108,6 +132,8 @@ export const clientRoutes = {
   release: { method: "POST", path: "/tasks/{id}/release" },
   complete: { method: "POST", path: "/tasks/{id}/complete" },
   fail: { method: "POST", path: "/tasks/{id}/fail" },
+  addDependencies: { method: "POST", path: "/tasks/{id}/dependencies" },
+  taskReadiness: { method: "GET", path: "/tasks/{id}/readiness" },
   health: { method: "GET", path: "/health" },
 } as const satisfies Record<string, { method: "GET" | "POST"; path: string }>;
 
@@ -238,6 +264,16 @@ export class ClaimboardClient {
   /** Status comes back queued, or escalated on the queue's last strike. */
   async fail(task: TaskRef, reason: string, options: { handoff?: HandoffNote } = {}): Promise<Task> {
     return this.ownerCall("fail", task, { reason, ...options });
+  }
+
+  /** Adds dependencies to a queued task; a cycle is refused (dependency_cycle). */
+  async addDependencies(task: TaskRef, dependsOn: string[]): Promise<Task> {
+    return this.ownerCall("addDependencies", task, { dependsOn });
+  }
+
+  /** For this token: can it claim the task now, every reason not, and when time alone is in the way. */
+  async readiness(id: string): Promise<Readiness> {
+    return this.call("taskReadiness", { id });
   }
 
   /** 200 or 503, both with `{ok, db}`: a down database is an answer, not an error. */

@@ -40,12 +40,26 @@ export const taskObject = z
     version: z.number().int(),
     failureCount: z.number().int(),
     needsCheck: z.boolean(),
+    dependsOn: z.array(z.string()).meta({ description: "Ids of the tasks this one waits for (the work graph)" }),
+    blockedBy: z.array(z.string()).meta({ description: "The dependencies not done yet; claimable only when empty" }),
+    notBefore: z.iso.datetime().nullable().meta({ description: "Not claimable before this time (scheduled, or the retry backoff)" }),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
     handoff: handoffObject.nullable(),
     progress: progressObject.nullable(),
   })
   .meta({ id: "Task" });
+
+export const readinessObject = z
+  .object({
+    claimable: z.boolean(),
+    reasons: z.array(z.object({
+      code: z.enum(["status", "held", "breaker_tripped", "queue_paused", "claimants", "blocked", "not_before", "needs_check"]),
+      message: z.string(),
+    })),
+    claimableAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: "Readiness" });
 
 export const eventObject = z
   .object({
@@ -113,7 +127,21 @@ export const endpoints = {
   createTask: {
     operationId: "createTask", method: "POST", path: "/tasks", summary: "Create a task (queued, version 1)",
     roles: WORK, body: input.createTaskInput,
-    success: { status: 201, description: "The new task", schema: taskResponse }, errors: [400, 413],
+    success: { status: 201, description: "The new task", schema: taskResponse },
+    alsoAnswers: [{ status: 200, description: "An idempotent retry: the task an earlier create with the same idempotencyKey and fields made (no new event)", schema: taskResponse }],
+    errors: [400, 404, 409, 413],
+  },
+  addDependencies: {
+    operationId: "addDependencies", method: "POST", path: "/tasks/{id}/dependencies",
+    summary: "Add dependencies to a queued task (a cycle is refused: dependency_cycle)",
+    roles: WORK, body: input.dependenciesBody,
+    success: { status: 200, description: "The task after the call", schema: taskResponse }, errors: OWNER_CALL_ERRORS,
+  },
+  taskReadiness: {
+    operationId: "taskReadiness", method: "GET", path: "/tasks/{id}/readiness",
+    summary: "Whether the caller could claim the task now, every reason not, and when time alone is in the way",
+    roles: READ, session: true,
+    success: { status: 200, description: "The task's readiness for the caller", schema: readinessObject }, errors: [400, 404],
   },
   listTasks: {
     operationId: "listTasks", method: "GET", path: "/tasks", summary: "List tasks, oldest first, keyset-paginated",

@@ -11,6 +11,10 @@ import { fail, ok, type ActorRef, type Result, type Task } from "./types";
 import { claimantRefusal } from "./claimants";
 import { strikeCappedLapses } from "./ceiling";
 
+// The partial indexes' predicates (db/schema.ts), which a query must repeat to use them.
+const READY_QUEUED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NULL`);
+const READY_SCHEDULED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NOT NULL`);
+
 /**
  * Hands out the best `limit` claimable tasks of a queue without waiting on any row another
  * claimer holds (FOR UPDATE SKIP LOCKED). Queued tasks and tasks with a lapsed lease are two
@@ -30,6 +34,7 @@ async function claimBest(
   // Who may claim is the queue's rule: checked once here, never per candidate row.
   const refused = claimantRefusal(state.queue, actor);
   if (refused) return fail(refused);
+  if (state.queue.paused) return ok([]); // paused: owners finish what they hold, nobody takes more
   // Lapses of attempts that met their ceiling are strikes, not plain reclaims: settle them first.
   if (state.hasExpired) await strikeCappedLapses(tx, clock, state.queue);
   const expiredLimit = Math.min(limit, await reclaimBudget(tx, state, clock));
@@ -40,9 +45,19 @@ async function claimBest(
 
   const candidates = sql`
     WITH queued AS MATERIALIZED (
+      -- tasks_queued_order holds only unblocked tasks with no notBefore (the predicate below
+      -- is the index's, word for word), so the walk never steps over a blocked or waiting row.
       SELECT ${CANDIDATE_COLUMNS} FROM tasks
-      WHERE queue = ${queue} AND status = 'queued' ${checkFilter}
+      WHERE queue = ${queue} AND ${READY_QUEUED} ${checkFilter}
       ORDER BY priority DESC, created_at, id
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    ), due AS MATERIALIZED (
+      -- Scheduled and backed-off tasks, walked by tasks_scheduled in not_before order: a range
+      -- read that stops at the first not-yet-due row or at the limit, however many still wait.
+      SELECT ${CANDIDATE_COLUMNS} FROM tasks
+      WHERE queue = ${queue} AND ${READY_SCHEDULED} AND not_before <= ${clock.now()} ${checkFilter}
+      ORDER BY not_before
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
     ), lapsed AS MATERIALIZED (
@@ -55,7 +70,7 @@ async function claimBest(
       LIMIT ${expiredLimit}
       FOR UPDATE SKIP LOCKED
     )
-    SELECT * FROM (SELECT * FROM queued UNION ALL SELECT * FROM lapsed) both_sets
+    SELECT * FROM (SELECT * FROM queued UNION ALL SELECT * FROM due UNION ALL SELECT * FROM lapsed) candidate_sets
     ORDER BY priority DESC, created_at, id
     LIMIT ${limit}`;
 

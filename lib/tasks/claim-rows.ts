@@ -61,6 +61,7 @@ export async function claimRows(
       lease_seconds = d.lease_seconds,
       needs_check = d.needs_check,
       side_effect_recorded = false,
+      not_before = NULL, -- it was due: once claimed, a task waits for nothing until it fails again
       ${startAttempt(clock.now())},
       ${lapseHandoff("d", clock.now())},
       version = t.version

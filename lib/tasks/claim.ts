@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import { getQueue } from "./queues";
+import { explainUnready } from "./readiness";
+import { readyForClaim } from "./ready";
 import { admittingClaimants, claimantRefusal } from "./claimants";
 import { strikeCappedLapses } from "./ceiling";
 import { CANDIDATE_COLUMNS, claimRows } from "./claim-rows";
@@ -35,6 +37,7 @@ export const claim = defineOperation({
                    AND NOT attempt_limited
                    AND NOT EXISTS (SELECT 1 FROM queues
                                    WHERE queues.name = tasks.queue AND breaker_tripped_at IS NOT NULL)))
+          ${readyForClaim(clock)}
         FOR UPDATE OF tasks`;
       return (await claimRows(tx, clock, candidates, { actor, instance }))[0];
     };
@@ -86,6 +89,8 @@ async function explainLostClaim(tx: Tx, clock: Clock, input: ClaimInput, actor: 
   if (task.status !== "queued" && !held) {
     return fail({ code: "invalid_transition", message: `Task ${task.id} is ${task.status} (version ${task.version}): cannot claim it`, task });
   }
+  const unready = await explainUnready(tx, clock, task, actor);
+  if (unready) return fail(unready);
   await rejectClaim(tx, clock, task, actor, input.version);
   return fail({
     code: "version_conflict",

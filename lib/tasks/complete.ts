@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { explainMiss } from "./conflicts";
 import { defineOperation } from "./engine";
 import { appendEvents } from "./events";
+import { unblockDependents } from "./graph";
 import { completeInput } from "./schemas";
 import { toTasks } from "./task-row";
 import { transition } from "./transition";
@@ -36,6 +37,7 @@ export const complete = defineOperation({
       taskId: row.id, queue: row.queue, type: "completed", actorId: actor.id,
       payload: { version: row.version, status: row.status, ...(input.result !== undefined ? { result: input.result } : {}), ...instanceOf(instance) },
     }]);
+    await unblockDependents(tx, clock, actor, [row.id]); // its dependents are claimable when this commits
     return ok((await toTasks(tx, [row], actor))[0]!);
   },
 });

@@ -26,6 +26,7 @@ const folded = (t: FoldedTask | TaskRow) => ({
   leaseUntil: t.leaseUntil?.getTime() ?? null, leaseSeconds: t.leaseSeconds, version: t.version,
   failureCount: t.failureCount, needsCheck: t.needsCheck, sideEffectRecorded: t.sideEffectRecorded,
   createdAt: t.createdAt.getTime(), updatedAt: t.updatedAt.getTime(),
+  dependsOn: t.dependsOn.map(String), notBefore: t.notBefore?.getTime() ?? null, idempotencyKey: t.idempotencyKey,
   claimedAt: t.claimedAt?.getTime() ?? null, attemptLimited: t.attemptLimited,
   progress: t.progress, progressAt: t.progressAt?.getTime() ?? null,
   handoff: t.handoff, handoffAt: t.handoffAt?.getTime() ?? null,

@@ -21,7 +21,7 @@ export async function getQueue(tx: Executor, name: string): Promise<Queue | null
 
 const SETTINGS = [
   "leaseSeconds", "maxFailures", "expiryThreshold", "expiryWindowSeconds",
-  "claimants", "maxAttemptSeconds",
+  "claimants", "maxAttemptSeconds", "retryDelaySeconds",
 ] as const;
 type Setting = (typeof SETTINGS)[number];
 export type SettingsChange = { [K in Setting]?: { from: Queue[K]; to: Queue[K] } };

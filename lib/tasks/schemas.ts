@@ -61,12 +61,21 @@ export const queueName = z
 export const priority = z.number().int("must be a whole number").min(-1000).max(1000);
 export const leaseSeconds = z.number().int("must be a whole number").min(5).max(3600);
 
+/** The work graph's inputs (docs/engine.md). */
+export const MAX_DEPENDENCIES = 50;
+export const dependsOn = z.array(taskId).max(MAX_DEPENDENCIES, `must list at most ${MAX_DEPENDENCIES} task ids`);
+export const notBefore = z.iso.datetime({ offset: true, message: "must be an ISO 8601 time, e.g. 2026-12-01T14:30:00Z" });
+export const idempotencyKey = text(200, 1);
+
 export const createTaskInput = z.strictObject({
   title: text(200, 1),
   description: text(10_000).optional(),
   queue: queueName.optional(),
   priority: priority.optional(),
   payload: jsonObject.optional(),
+  dependsOn: dependsOn.optional(),
+  notBefore: notBefore.optional(),
+  idempotencyKey: idempotencyKey.optional(),
 });
 
 export const claimNextInput = z.strictObject({
@@ -97,6 +106,11 @@ export const completeBody = z.strictObject({ version, result: jsonValue.optional
 export const failBody = z.strictObject({ version, reason: text(2000, 1), handoff: handoffInput.optional() });
 export const superviseBody = z.strictObject({ version, reason: text(2000).optional() });
 
+export const dependenciesBody = z.strictObject({
+  version,
+  dependsOn: dependsOn.min(1, "must list at least one task id"),
+});
+
 const withTaskId = <T extends z.ZodRawShape>(body: z.ZodObject<T>) => body.extend({ taskId });
 
 export const claimInput = withTaskId(claimBody);
@@ -107,6 +121,9 @@ export const releaseInput = withTaskId(releaseBody);
 export const completeInput = withTaskId(completeBody);
 export const failInput = withTaskId(failBody);
 export const superviseInput = withTaskId(superviseBody);
+export const dependenciesInput = withTaskId(dependenciesBody);
+export const readinessInput = z.strictObject({ taskId });
+export const queuePausedInput = z.strictObject({ queue: queueName, paused: z.boolean() });
 
 export const sweepInput = z.strictObject({ queue: queueName.optional() });
 export const queueInput = z.strictObject({ queue: queueName });
@@ -117,6 +134,7 @@ export const queueSettingsInput = z.strictObject({
   maxFailures: z.number().int("must be a whole number").min(1).max(100).optional(),
   expiryThreshold: z.number().int("must be a whole number").min(1).max(1_000_000).optional(),
   expiryWindowSeconds: z.number().int("must be a whole number").min(1).max(86_400).optional(),
+  retryDelaySeconds: z.number().int("must be a whole number").min(0).max(86_400).optional(),
   claimants: z.enum(["anyone", "people", "agents"], "must be anyone, people or agents").optional(),
   /** null lifts the ceiling. */
   maxAttemptSeconds: z.number().int("must be a whole number").min(60).max(604_800).nullable().optional(),
@@ -137,5 +155,6 @@ export type CompleteInput = z.infer<typeof completeInput>;
 export type FailInput = z.infer<typeof failInput>;
 export type SuperviseInput = z.infer<typeof superviseInput>;
 export type SweepInput = z.infer<typeof sweepInput>;
+export type DependenciesInput = z.infer<typeof dependenciesInput>;
 export type QueueSettingsInput = z.infer<typeof queueSettingsInput>;
 export type HandoffInput = z.infer<typeof handoffInput>;

@@ -12,6 +12,13 @@ export function parseTimestamp(value: string | Date): Date {
   return new Date(`${date}T${time}${fraction.slice(0, 4)}${hours}:${minutes}`);
 }
 
+/** A bigint[] from a raw row: postgres.js gives an array, or the text form "{4,7}". */
+function parseIdArray(value: unknown): bigint[] {
+  if (Array.isArray(value)) return value.map((v) => BigInt(v as string));
+  if (typeof value !== "string" || value === "{}" || value === "") return [];
+  return value.replace(/[{}]/g, "").split(",").map((v) => BigInt(v));
+}
+
 const nullableTimestamp = (value: string | Date | null) => (value === null ? null : parseTimestamp(value));
 
 /** A raw `RETURNING tasks.*` row (snake_case, text timestamps) as a typed TaskRow. */
@@ -31,6 +38,10 @@ export function rawToTaskRow(raw: Record<string, unknown>): TaskRow {
     failureCount: Number(raw.failure_count),
     needsCheck: Boolean(raw.needs_check),
     sideEffectRecorded: Boolean(raw.side_effect_recorded),
+    dependsOn: parseIdArray(raw.depends_on),
+    blockedBy: parseIdArray(raw.blocked_by),
+    notBefore: nullableTimestamp((raw.not_before as string | null) ?? null),
+    idempotencyKey: (raw.idempotency_key as string | null) ?? null,
     claimedAt: nullableTimestamp((raw.claimed_at as string | null) ?? null),
     attemptLimited: Boolean(raw.attempt_limited),
     progress: raw.progress ?? null,
@@ -56,6 +67,9 @@ export function toTask(row: TaskRow, owner: ActorRef | null): Task {
     version: row.version,
     failureCount: row.failureCount,
     needsCheck: row.needsCheck,
+    dependsOn: row.dependsOn.map(String),
+    blockedBy: row.blockedBy.map(String),
+    notBefore: row.notBefore,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     handoff: row.handoff && row.handoffAt ? { ...(row.handoff as Omit<Handoff, "at">), at: row.handoffAt } : null,

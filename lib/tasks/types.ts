@@ -35,6 +35,11 @@ export interface Task {
   version: number;
   failureCount: number;
   needsCheck: boolean;
+  /** The work graph: every dependency, and those not done yet (docs/engine.md). */
+  dependsOn: string[];
+  blockedBy: string[];
+  /** Not claimable before this time (scheduled, or backing off after a failure). */
+  notBefore: Date | null;
   createdAt: Date;
   updatedAt: Date;
   handoff: Handoff | null;
@@ -49,6 +54,11 @@ export const conflictCodes = [
   "invalid_transition",
   "check_required",
   "busy",
+  // The work graph (docs/engine.md).
+  "not_ready",
+  "dependency_cycle",
+  "idempotency_conflict",
+  "queue_paused",
 ] as const;
 export type ConflictCode = (typeof conflictCodes)[number];
 

@@ -208,7 +208,9 @@ export interface WireError {
 const TASK_KEYS = [
   "createdAt", "description", "failureCount", "handoff", "id", "leaseUntil", "needsCheck", "owner",
   "payload", "priority", "progress", "queue", "status", "title", "updatedAt", "version",
-];
+  // contract v1.1, the work graph
+  "blockedBy", "dependsOn", "notBefore",
+].sort();
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled"];
 
@@ -242,6 +244,10 @@ export function expectTask(value: unknown): WireTask {
   expect(Number.isInteger(task.version) && (task.version as number) >= 1).toBe(true);
   expect(Number.isInteger(task.failureCount) && (task.failureCount as number) >= 0).toBe(true);
   expect(task.needsCheck).toBeTypeOf("boolean");
+  for (const ids of [task.dependsOn, task.blockedBy]) {
+    expect(Array.isArray(ids) && ids.every((id) => typeof id === "string" && /^[1-9][0-9]*$/.test(id))).toBe(true);
+  }
+  if (task.notBefore !== null) expect(task.notBefore).toMatch(ISO);
   expect(task.createdAt).toMatch(ISO);
   expect(task.updatedAt).toMatch(ISO);
   if (task.handoff !== null) {
