@@ -11,6 +11,7 @@ import type { Endpoint } from "./endpoints";
 import { clientAddress } from "./client-address";
 import { errorResponse } from "./errors";
 import { limiters } from "./rate-limit";
+import { withTransportSecurity } from "./transport";
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 
@@ -40,68 +41,71 @@ async function sessionPrincipal(): Promise<TokenPrincipal | null> {
  * usually one engine call. Errors leave in API.md's shape.
  */
 export function handle<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Promise<Response>) {
-  return async (request: Request, context: RouteContext): Promise<Response> => {
-    try {
-      let principal: TokenPrincipal | null = null;
-      if (endpoint.roles !== "public") {
-        const { perToken, failedAuth } = limiters();
-        const bearer = bearerToken(request.headers.get("authorization"));
-        principal = bearer || !endpoint.session ? await authenticateToken(getDatabase().db, bearer) : await sessionPrincipal();
-        if (!principal) {
-          const wait = failedAuth.take(clientAddress((name) => request.headers.get(name)));
-          if (wait > 0) {
-            return errorResponse({ code: "rate_limited", message: "Too many failed authentications; slow down", retryAfterSeconds: wait });
-          }
-          const response = errorResponse({ code: "unauthorized", message: "A valid bearer token is required (Authorization: Bearer cb_…)" });
-          response.headers.set("WWW-Authenticate", 'Bearer realm="claimboard"');
-          return response;
-        }
-        const wait = perToken.take(principal.tokenId);
-        if (wait > 0) return errorResponse({ code: "rate_limited", message: "Rate limit exceeded for this token", retryAfterSeconds: wait });
-        if (!endpoint.roles.includes(principal.role)) {
-          return errorResponse({ code: "forbidden", message: `A ${principal.role} token may not call ${endpoint.operationId}` });
-        }
-      }
+  return async (request: Request, context: RouteContext): Promise<Response> =>
+    withTransportSecurity(request, await answer(endpoint, fn, request, context));
+}
 
-      let body: unknown = undefined;
-      if (endpoint.body) {
-        const read = await readJsonBody(request);
-        if (!read.ok) return errorResponse(read.error);
-        const parsed = safeParse(endpoint.body, read.value);
-        if (!parsed.success) return errorResponse(validationError(parsed.error));
-        body = parsed.data;
+async function answer<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Promise<Response>, request: Request, context: RouteContext) {
+  try {
+    let principal: TokenPrincipal | null = null;
+    if (endpoint.roles !== "public") {
+      const { perToken, failedAuth } = limiters();
+      const bearer = bearerToken(request.headers.get("authorization"));
+      principal = bearer || !endpoint.session ? await authenticateToken(getDatabase().db, bearer) : await sessionPrincipal();
+      if (!principal) {
+        const wait = failedAuth.take(clientAddress((name) => request.headers.get(name)));
+        if (wait > 0) {
+          return errorResponse({ code: "rate_limited", message: "Too many failed authentications; slow down", retryAfterSeconds: wait });
+        }
+        const response = errorResponse({ code: "unauthorized", message: "A valid bearer token is required (Authorization: Bearer cb_…)" });
+        response.headers.set("WWW-Authenticate", 'Bearer realm="claimboard"');
+        return response;
       }
-      let query: unknown = undefined;
-      if (endpoint.query) {
-        const parsed = safeParse(endpoint.query, Object.fromEntries(new URL(request.url).searchParams));
-        if (!parsed.success) return errorResponse(validationError(parsed.error));
-        query = parsed.data;
+      const wait = perToken.take(principal.tokenId);
+      if (wait > 0) return errorResponse({ code: "rate_limited", message: "Rate limit exceeded for this token", retryAfterSeconds: wait });
+      if (!endpoint.roles.includes(principal.role)) {
+        return errorResponse({ code: "forbidden", message: `A ${principal.role} token may not call ${endpoint.operationId}` });
       }
-      const rawParams = (await context?.params) ?? {};
-      const params = Object.fromEntries(Object.entries(rawParams).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
-      const actor = principal?.actor;
-      return await fn({
-        request,
-        principal,
-        body: body as Infer<E["body"]>,
-        query: query as Infer<E["query"]>,
-        params,
-        get db() {
-          return getDatabase().db; // lazily: public endpoints such as the OpenAPI document need none
-        },
-        run: (op, input) => {
-          if (!actor) throw new Error(`${endpoint.operationId}: engine call without a caller`);
-          return perform(op, input, { db: getDatabase().db, actor });
-        },
-      });
-    } catch (error) {
-      if (classifyDatabaseError(error) === "unavailable") {
-        return errorResponse({ code: "unavailable", message: "The database is unavailable; retry shortly" });
-      }
-      console.error(`[api] ${endpoint.operationId} failed`, error);
-      return Response.json({ error: { code: "internal", message: "Internal error" } }, { status: 500 });
     }
-  };
+
+    let body: unknown = undefined;
+    if (endpoint.body) {
+      const read = await readJsonBody(request);
+      if (!read.ok) return errorResponse(read.error);
+      const parsed = safeParse(endpoint.body, read.value);
+      if (!parsed.success) return errorResponse(validationError(parsed.error));
+      body = parsed.data;
+    }
+    let query: unknown = undefined;
+    if (endpoint.query) {
+      const parsed = safeParse(endpoint.query, Object.fromEntries(new URL(request.url).searchParams));
+      if (!parsed.success) return errorResponse(validationError(parsed.error));
+      query = parsed.data;
+    }
+    const rawParams = (await context?.params) ?? {};
+    const params = Object.fromEntries(Object.entries(rawParams).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
+    const actor = principal?.actor;
+    return await fn({
+      request,
+      principal,
+      body: body as Infer<E["body"]>,
+      query: query as Infer<E["query"]>,
+      params,
+      get db() {
+        return getDatabase().db; // lazily: public endpoints such as the OpenAPI document need none
+      },
+      run: (op, input) => {
+        if (!actor) throw new Error(`${endpoint.operationId}: engine call without a caller`);
+        return perform(op, input, { db: getDatabase().db, actor });
+      },
+    });
+  } catch (error) {
+    if (classifyDatabaseError(error) === "unavailable") {
+      return errorResponse({ code: "unavailable", message: "The database is unavailable; retry shortly" });
+    }
+    console.error(`[api] ${endpoint.operationId} failed`, error);
+    return Response.json({ error: { code: "internal", message: "Internal error" } }, { status: 500 });
+  }
 }
 
 /** An engine result as a response: the value wrapped on success, the error shape otherwise. */

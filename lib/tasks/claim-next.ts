@@ -5,9 +5,9 @@ import { CANDIDATE_COLUMNS, claimRows } from "./claim-rows";
 import type { Clock } from "./clock";
 import { defineOperation } from "./engine";
 import { DEFAULT_QUEUE } from "./queues";
-import { claimBatchInput, claimNextInput } from "./schemas";
+import { claimBatchInput, claimNextInput, type ClaimNextInput } from "./schemas";
 import { toTasks } from "./task-row";
-import { ok, type ActorRef, type Task } from "./types";
+import { ok, type ActorRef, type Result, type Task } from "./types";
 
 /**
  * Hands out the best `limit` claimable tasks of a queue without waiting on any row another
@@ -15,15 +15,15 @@ import { ok, type ActorRef, type Task } from "./types";
  * sets, each walked in claim order by its own partial index — never one OR predicate, which
  * turns into a bitmap scan and a sort — and the best `limit` of both are claimed.
  */
-async function claimBest(
+export async function claimBest(
   tx: Tx,
   clock: Clock,
   actor: ActorRef,
-  input: { queue?: string; leaseSeconds?: number; start?: boolean; skipNeedsCheck?: boolean },
+  input: ClaimNextInput,
   limit: number,
-): Promise<Task[]> {
+): Promise<Result<Task[]>> {
   const state = await readQueueState(tx, input.queue ?? DEFAULT_QUEUE, clock);
-  if (!state) return [];
+  if (!state) return ok([]);
   const expiredLimit = Math.min(limit, await reclaimBudget(tx, state, clock));
   const queue = state.queue.name;
   // A lapsed attempt that recorded a side effect comes back needs_check too.
@@ -52,7 +52,7 @@ async function claimBest(
     LIMIT ${limit}`;
 
   const claimed = await claimRows(tx, clock, candidates, { actor, leaseSeconds: input.leaseSeconds, start: input.start });
-  return toTasks(tx, claimed.map((c) => c.row), actor);
+  return ok(await toTasks(tx, claimed.map((c) => c.row), actor));
 }
 
 /** Claim the next task of a queue (and start it, when asked and no check is needed); null when none. */
@@ -60,8 +60,8 @@ export const claimNext = defineOperation({
   name: "claimNext",
   input: claimNextInput,
   async run(tx, input, { actor, clock }) {
-    const [task] = await claimBest(tx, clock, actor, input, 1);
-    return ok(task ?? null);
+    const claimed = await claimBest(tx, clock, actor, input, 1);
+    return claimed.ok ? ok(claimed.value[0] ?? null) : claimed;
   },
 });
 
@@ -70,6 +70,6 @@ export const claimBatch = defineOperation({
   name: "claimBatch",
   input: claimBatchInput,
   async run(tx, input, { actor, clock }) {
-    return ok(await claimBest(tx, clock, actor, input, input.limit));
+    return claimBest(tx, clock, actor, input, input.limit);
   },
 });

@@ -73,12 +73,12 @@ export interface HttpFixture {
   close(): Promise<void>;
 }
 
-/** A fresh database and a production server on it, started with `env`. */
-export async function httpFixture(env: Record<string, string> = {}): Promise<HttpFixture> {
+/** A fresh database and a production server on it, started with `env` (or env made from the database's URL). */
+export async function httpFixture(env: Record<string, string> | ((databaseUrl: string) => Record<string, string>) = {}): Promise<HttpFixture> {
   const database = await freshDatabase();
   let server: TestServer;
   try {
-    server = await startServer(database.url, env);
+    server = await startServer(database.url, typeof env === "function" ? env(database.url) : env);
   } catch (error) {
     await database.close();
     throw error;
@@ -121,6 +121,7 @@ export const ERROR_CODES = [
   "unauthorized",
   "forbidden",
   "not_found",
+  "method_not_allowed",
   "already_claimed",
   "version_conflict",
   "not_owner",
@@ -140,6 +141,7 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   already_claimed: 409,
   version_conflict: 409,
   not_owner: 409,
