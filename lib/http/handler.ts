@@ -35,10 +35,52 @@ async function sessionPrincipal(): Promise<TokenPrincipal | null> {
 }
 
 /**
- * Every route handler of the API: authenticate the token (throttling failures per
- * address — a valid token is never refused for what others sent), rate-limit per token,
- * check the role, read and validate the body and query, then the endpoint's own code —
- * usually one engine call. Errors leave in API.md's shape.
+ * Requests built inside this process for a caller already authenticated and counted (the
+ * MCP endpoint's tool calls, app/api/mcp): a symbol-keyed property no HTTP input can set.
+ * Symbol.for, so a second copy of this module in another route bundle sees it too.
+ */
+const IN_PROCESS_CALLER = Symbol.for("claimboard.inProcessCaller");
+
+/** Marks `request` as made in this process on behalf of `principal`; the role check still applies. */
+export function asInProcessCall(request: Request, principal: TokenPrincipal): Request {
+  Object.defineProperty(request, IN_PROCESS_CALLER, { value: principal });
+  return request;
+}
+
+/**
+ * The caller of an endpoint, or the refusal to send: the token (or session) is
+ * authenticated, failures throttled per address (a valid token is never refused for what
+ * others sent), the token rate-limited, and its role checked against the endpoint's.
+ */
+export async function authorize(endpoint: Endpoint, request: Request): Promise<{ principal: TokenPrincipal } | { refusal: Response }> {
+  const inProcess = (request as unknown as Record<symbol, TokenPrincipal | undefined>)[IN_PROCESS_CALLER];
+  let principal = inProcess ?? null;
+  if (!principal) {
+    const { perToken, failedAuth } = limiters();
+    const bearer = bearerToken(request.headers.get("authorization"));
+    principal = bearer || !endpoint.session ? await authenticateToken(getDatabase().db, bearer) : await sessionPrincipal();
+    if (!principal) {
+      const wait = failedAuth.take(clientAddress((name) => request.headers.get(name)));
+      if (wait > 0) {
+        return { refusal: errorResponse({ code: "rate_limited", message: "Too many failed authentications; slow down", retryAfterSeconds: wait }) };
+      }
+      const response = errorResponse({ code: "unauthorized", message: "A valid bearer token is required (Authorization: Bearer cb_…)" });
+      response.headers.set("WWW-Authenticate", 'Bearer realm="claimboard"');
+      return { refusal: response };
+    }
+    const wait = perToken.take(principal.tokenId);
+    if (wait > 0) return { refusal: errorResponse({ code: "rate_limited", message: "Rate limit exceeded for this token", retryAfterSeconds: wait }) };
+  }
+  if (endpoint.roles !== "public" && !endpoint.roles.includes(principal.role)) {
+    return { refusal: errorResponse({ code: "forbidden", message: `A ${principal.role} token may not call ${endpoint.operationId}` }) };
+  }
+  return { principal };
+}
+
+/**
+ * Every route handler of the API: `authorize` the caller, read and validate the body and
+ * query, then the endpoint's own code — usually one engine call. Errors leave in API.md's
+ * shape.
  */
 export function handle<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Promise<Response>) {
   return async (request: Request, context: RouteContext): Promise<Response> =>
@@ -49,23 +91,9 @@ async function answer<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Pr
   try {
     let principal: TokenPrincipal | null = null;
     if (endpoint.roles !== "public") {
-      const { perToken, failedAuth } = limiters();
-      const bearer = bearerToken(request.headers.get("authorization"));
-      principal = bearer || !endpoint.session ? await authenticateToken(getDatabase().db, bearer) : await sessionPrincipal();
-      if (!principal) {
-        const wait = failedAuth.take(clientAddress((name) => request.headers.get(name)));
-        if (wait > 0) {
-          return errorResponse({ code: "rate_limited", message: "Too many failed authentications; slow down", retryAfterSeconds: wait });
-        }
-        const response = errorResponse({ code: "unauthorized", message: "A valid bearer token is required (Authorization: Bearer cb_…)" });
-        response.headers.set("WWW-Authenticate", 'Bearer realm="claimboard"');
-        return response;
-      }
-      const wait = perToken.take(principal.tokenId);
-      if (wait > 0) return errorResponse({ code: "rate_limited", message: "Rate limit exceeded for this token", retryAfterSeconds: wait });
-      if (!endpoint.roles.includes(principal.role)) {
-        return errorResponse({ code: "forbidden", message: `A ${principal.role} token may not call ${endpoint.operationId}` });
-      }
+      const authorized = await authorize(endpoint, request);
+      if ("refusal" in authorized) return authorized.refusal;
+      principal = authorized.principal;
     }
 
     let body: unknown = undefined;

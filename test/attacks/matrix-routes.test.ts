@@ -49,6 +49,7 @@ const SCENES: Record<string, Scene> = {
 const NOT_ENDPOINTS: Record<string, string> = {
   "/api/v1/{...unknown}": "404 not_found in the error shape for every caller and method (checked below)",
   "/api/auth/{...nextauth}": "next-auth's own sign-in routes: test/attacks/passwords.test.ts and cross-origin.test.ts",
+  "/api/mcp": "the MCP server: the API's guard for every token role, no cookies (checked below; tools in test/mcp/)",
 };
 
 /** The policy, from the endpoint's registry entry. */
@@ -144,4 +145,36 @@ test("anything else under /api/v1 is 404 in the error shape, whoever asks", asyn
       expect(expectErrorShape(res).code).toBe("not_found");
     }
   }
+});
+
+test("POST /api/mcp: every token role connects and is shown its tools; cookies, anonymous and revoked callers get 401; an observer's write is refused", async () => {
+  const rpc = async (caller: Caller, message: object) => {
+    const headers: Record<string, string> = {
+      "content-type": "application/json", accept: "application/json, text/event-stream", origin: f.server.url,
+      ...(caller.cookie ? { cookie: caller.cookie } : {}), ...(caller.token ? { authorization: `Bearer ${caller.token}` } : {}),
+    };
+    const res = await fetch(`${f.server.url}/api/mcp`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, ...message }) });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : undefined } as HttpResult;
+  };
+  const before = await stateDigest(f);
+  for (const caller of callers) {
+    const res = await rpc(caller, { method: "tools/list" });
+    if (!caller.tokenRole) {
+      expect(res.status, `${caller.name}: ${res.text}`).toBe(401);
+      expect(expectErrorShape(res).code).toBe("unauthorized");
+      continue;
+    }
+    expect(res.status, `${caller.name}: ${res.text}`).toBe(200);
+    const names = (res.body as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
+    expect(names.length, caller.name).toBe(caller.tokenRole === "observer" ? 3 : 12);
+    tally.allowed++;
+  }
+  const observer = callers.find((c) => c.tokenRole === "observer")!;
+  const write = await rpc(observer, { method: "tools/call", params: { name: "create_task", arguments: { title: "no" } } });
+  const result = (write.body as { result: { isError: boolean; content: { text: string }[] } }).result;
+  expect(result.isError).toBe(true);
+  expect(JSON.parse(result.content[0]!.text).error.code).toBe("forbidden");
+  expect(await stateDigest(f), "a refused call changed the database").toEqual(before);
+  tally.denied += callers.filter((c) => !c.tokenRole).length + 1;
 });

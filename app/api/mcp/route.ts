@@ -1,0 +1,43 @@
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { ClaimboardClient } from "@/lib/client";
+import { readJsonBody } from "@/lib/http/body";
+import type { Endpoint } from "@/lib/http/endpoints";
+import { errorResponse } from "@/lib/http/errors";
+import { handle } from "@/lib/http/handler";
+import { limiters } from "@/lib/http/rate-limit";
+import { createMcpServer } from "@/lib/mcp/server";
+import { inProcessFetch } from "./in-process";
+
+// POST /api/mcp: the MCP server over Streamable HTTP, stateless (a server per request, JSON
+// answers, no session). The caller passes the API's own guard — the same bearer tokens,
+// failed-auth throttle, per-token rate limit and roles (every role may connect; the tools
+// listed follow the role) — and each tool call then runs the API's route handler in-process.
+
+const mcp: Endpoint = {
+  operationId: "mcp", method: "POST", path: "/api/mcp", summary: "Model Context Protocol (Streamable HTTP)",
+  roles: ["observer", "agent", "supervisor"], success: { status: 200, description: "JSON-RPC answers" }, errors: [400, 413],
+};
+
+export const POST = handle(mcp, async ({ request, principal }) => {
+  const read = await readJsonBody(request);
+  if (!read.ok) return errorResponse(read.error);
+  // A JSON-RPC batch is as many calls: each past the first takes its own share of the limit.
+  for (let extra = Array.isArray(read.value) ? read.value.length - 1 : 0; extra > 0; extra--) {
+    const wait = limiters().perToken.take(principal!.tokenId);
+    if (wait > 0) return errorResponse({ code: "rate_limited", message: "Rate limit exceeded for this token", retryAfterSeconds: wait });
+  }
+  const server = createMcpServer({
+    client: new ClaimboardClient({ baseUrl: new URL(request.url).origin, fetch: inProcessFetch(principal!) }),
+    role: principal!.role,
+    renewFor: principal!.actor.id,
+  });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    const response = await transport.handleRequest(request, { parsedBody: read.value });
+    response.headers.set("Cache-Control", "no-store");
+    return response;
+  } finally {
+    await server.close();
+  }
+});

@@ -1,0 +1,86 @@
+import { ClaimboardApiError, type ClaimboardClient, type Task } from "@/lib/client";
+
+// Over stdio the MCP server lives exactly as long as its client's connection, so it keeps
+// the leases of the tasks its caller holds alive — a model need not babysit them. It
+// renews each at a third of the lease, like the reference agent; when the client goes
+// away the process exits and the leases lapse as a crashed agent's do.
+
+const held = (task: Task) => task.status === "claimed" || task.status === "started";
+/** The lease as of the server's answer, in ms: both timestamps come from the database clock. */
+const leaseLeftMs = (task: Task) => (task.leaseUntil ? Date.parse(task.leaseUntil) - Date.parse(task.updatedAt) : 0);
+const TRANSIENT = new Set(["busy", "rate_limited", "unavailable", "network_error"]);
+
+export class LeaseKeeper {
+  /** The caller's actor, learnt from the first task it claims. */
+  private me: string | null = null;
+  private readonly tasks = new Map<string, { task: Task; timer: NodeJS.Timeout }>();
+  private stopped = false;
+
+  constructor(
+    private readonly client: ClaimboardClient,
+    private readonly log: (line: string) => void = () => {},
+  ) {}
+
+  /** Tasks the keeper renews now (for tests and the exit message). */
+  get heldIds(): string[] {
+    return [...this.tasks.keys()];
+  }
+
+  /** A task the caller just claimed: its owner is the caller. */
+  claimed(task: Task) {
+    if (task.owner && held(task)) this.me ??= task.owner.id;
+    this.observe(task);
+  }
+
+  /** Any task a call answered with: kept while the caller holds it, dropped when not. */
+  observe(task: Task) {
+    if (this.stopped) return;
+    const current = this.tasks.get(task.id);
+    if (current && task.version < current.task.version) return; // an answer older than what we know
+    const mine = this.me !== null && task.owner?.id === this.me && held(task);
+    if (!mine) return this.drop(task.id);
+    if (current && current.task.leaseUntil === task.leaseUntil) {
+      current.task = task; // same lease (e.g. a side effect recorded): the renewal stays as planned
+      return;
+    }
+    this.schedule(task, Math.max(200, leaseLeftMs(task) / 3));
+  }
+
+  stop() {
+    this.stopped = true;
+    for (const id of this.tasks.keys()) this.drop(id);
+  }
+
+  private schedule(task: Task, ms: number) {
+    clearTimeout(this.tasks.get(task.id)?.timer);
+    const timer = setTimeout(() => void this.renew(task.id), ms);
+    timer.unref(); // never what keeps the process alive: stdin is
+    this.tasks.set(task.id, { task, timer });
+  }
+
+  private drop(id: string) {
+    const entry = this.tasks.get(id);
+    if (!entry) return;
+    clearTimeout(entry.timer);
+    this.tasks.delete(id);
+  }
+
+  private async renew(id: string) {
+    const entry = this.tasks.get(id);
+    if (!entry || this.stopped) return;
+    try {
+      this.observe(await this.client.heartbeat(entry.task));
+    } catch (error) {
+      if (this.stopped || this.tasks.get(id) !== entry) return; // changed meanwhile: that answer decides
+      if (error instanceof ClaimboardApiError && TRANSIENT.has(error.code)) {
+        this.log(`[mcp] renewing task ${id}: ${error.code}; retrying`);
+        return this.schedule(entry.task, 1000 * Math.max(1, error.retryAfter ?? 1));
+      }
+      const code = error instanceof ClaimboardApiError ? error.code : "error";
+      this.log(`[mcp] stopped renewing task ${id}: ${code}`);
+      this.drop(id);
+      // A refusal says how the task is now (e.g. a version_conflict after a start we raced).
+      if (error instanceof ClaimboardApiError && error.task) this.observe(error.task);
+    }
+  }
+}

@@ -1,0 +1,35 @@
+// What each refusal means to a model and what it should do next. Tool descriptions list
+// the codes a tool can answer with; an error result carries `error.code` from API.md.
+
+export const REFUSALS = {
+  invalid_request: "an argument is wrong (`error.field` names it): fix that argument; repeating the same call fails the same way.",
+  unauthorized: "the token is missing, unknown or revoked: stop and tell the person running you.",
+  forbidden: "this token's role may not do this (observer tokens only read): do not retry.",
+  not_found: "there is no task with that id: check the id (list_tasks).",
+  already_claimed: "someone else holds the task (the message names them): leave it and take another (claim_next_task).",
+  version_conflict:
+    "the task changed since you read it; `error.task` is its current state: re-read it (get_task), decide again, and use the new version only if the task is still yours to act on.",
+  not_owner: "you do not hold this task (someone else does, or nobody): stop working on it.",
+  lease_expired:
+    "your lease lapsed and the task is no longer yours (another agent may take it over): stop working on it, do not report results for it.",
+  invalid_transition:
+    "the task's status does not allow this (e.g. complete_task before start_task, or the task is already done): read `error.task.status` and call the tool that fits.",
+  check_required:
+    "the task is needs_check: an earlier attempt began an external side effect and may have finished it. Find out whether it happened (task_history shows the side_effect events), then start_task with confirmCheck: true, or release_task.",
+  busy: "another request is changing this task this instant: wait `error.retryAfter` seconds (about 1) and repeat the same call.",
+  rate_limited: "too many calls for this token: wait `error.retryAfter` seconds, then repeat the call.",
+  unavailable: "the board's database cannot be reached: wait a few seconds and repeat the call; your lease keeps running meanwhile.",
+  payload_too_large: "the arguments are too large (256 KiB per call, 64 KiB per JSON value): send less.",
+  network_error: "the Claimboard server could not be reached: wait and repeat the call.",
+} as const;
+
+export type RefusalCode = keyof typeof REFUSALS;
+
+/** Codes every tool may answer with, whatever it does. */
+const ALWAYS: RefusalCode[] = ["invalid_request", "unauthorized", "rate_limited", "unavailable"];
+
+/** A tool's description: what it is for, then each refusal it can meet and what to do. */
+export function describeTool(purpose: string, codes: RefusalCode[]): string {
+  const all = [...new Set([...codes, ...ALWAYS])];
+  return `${purpose}\n\nRefusals (an error result whose JSON is {"error": {"code", "message", ...}}):\n${all.map((code) => `- ${code}: ${REFUSALS[code]}`).join("\n")}`;
+}

@@ -1,0 +1,93 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ClaimboardApiError, type ClaimboardClient, type Task } from "@/lib/client";
+import type { TokenRole } from "@/db/schema";
+import { endpoints } from "@/lib/http/endpoints";
+import { safeParse, validationError } from "@/lib/tasks/engine";
+import { registerPrompts, registerResources, INSTRUCTIONS } from "./guide";
+import { fromThrown, invalid, success } from "./results";
+import { jsonSchema } from "./schemas";
+import { tools, type Tool } from "./tools";
+
+export interface McpOptions {
+  /** The typed client every tool calls: over HTTP (stdio) or into this process's routes (/api/mcp). */
+  client: ClaimboardClient;
+  /** The token's role, which decides the tools listed (observers: the read tools); null when unknown: all. */
+  role: TokenRole | null;
+  /** Sees every task a call answers with, refusals' included (the stdio lease keeper); `claimed`: the caller just claimed it. */
+  onTask?: (task: Task, claimed: boolean) => void;
+  /**
+   * Over HTTP, where no process outlives the call: a tool call naming a task this actor
+   * holds renews its lease (a heartbeat), unless the call itself set or ended the lease.
+   */
+  renewFor?: string;
+  /** Where diagnostics go (never stdout over stdio: that is the protocol). */
+  log?: (line: string) => void;
+}
+
+export const SERVER_INFO = { name: "claimboard", version: "1.1.0" };
+
+/** Who may call a tool is the API's rule: its endpoint's roles. */
+const listedFor = (tool: Tool, role: TokenRole | null) => {
+  const roles = endpoints[tool.endpoint].roles;
+  return role === null || roles === "public" || roles.includes(role);
+};
+
+export function createMcpServer(options: McpOptions): McpServer {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { resources: {}, prompts: {} } });
+  // Tools by hand rather than registerTool: arguments are checked by the API's schemas and
+  // refused in the API's error shape (the SDK's own check answers in its own words).
+  server.server.registerCapabilities({ tools: {} });
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: tools.filter((tool) => listedFor(tool, options.role)).map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: jsonSchema(tool.input, "input", tool.hints),
+      outputSchema: jsonSchema(tool.output, "output"),
+      annotations: { title: tool.title, readOnlyHint: endpoints[tool.endpoint].method === "GET" },
+    })),
+  }));
+  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = tools.find((t) => t.name === request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    return callTool(tool, request.params.arguments ?? {}, options, log);
+  });
+  registerResources(server, options.client);
+  registerPrompts(server);
+  return server;
+}
+
+async function callTool(tool: Tool, args: unknown, options: McpOptions, log: (line: string) => void): Promise<CallToolResult> {
+  const parsed = safeParse(tool.input, args);
+  if (!parsed.success) return invalid(validationError(parsed.error));
+  try {
+    const value = await tool.call(options.client, parsed.data);
+    observe(value, options, tool.endpoint === "claimNext" || tool.endpoint === "claimTask");
+    const id = (parsed.data as { id?: string }).id;
+    if (options.renewFor && id && tool.leaseEffect === "none") await renewIfHeld(id, value, options);
+    return success(value);
+  } catch (error) {
+    if (error instanceof ClaimboardApiError && error.task) options.onTask?.(error.task, false);
+    return fromThrown(error, log, tool.name);
+  }
+}
+
+function observe(value: Record<string, unknown>, options: McpOptions, claimed: boolean) {
+  if (!options.onTask) return;
+  const found = [value.task, ...(Array.isArray(value.tasks) ? value.tasks : [])];
+  for (const task of found) if (task && typeof task === "object") options.onTask(task as Task, claimed);
+}
+
+/** The HTTP transport's lease renewal: best effort — the call's own answer stands either way. */
+async function renewIfHeld(id: string, value: Record<string, unknown>, options: McpOptions) {
+  try {
+    const task = (value.task as Task | undefined) ?? (await options.client.getTask(id));
+    if (task.owner?.id !== options.renewFor || (task.status !== "claimed" && task.status !== "started")) return;
+    const renewed = await options.client.heartbeat(task);
+    if (value.task) value.task = renewed;
+  } catch {
+    // A lease already lost, a race with another call: the next call says so.
+  }
+}

@@ -1,0 +1,142 @@
+import type { z } from "zod";
+import type { ClaimboardClient, Task } from "@/lib/client";
+import type { endpoints } from "@/lib/http/endpoints";
+import { describeTool } from "./refusals";
+import { toolInput as input, toolOutput as output } from "./schemas";
+
+// The MCP tools: API.md's names, each one typed-client call (lib/client.ts) with the API's
+// body fields and the task as `id`. What a tool answers is the API's JSON.
+
+export interface Tool<S extends z.ZodType = z.ZodType> {
+  name: string;
+  title: string;
+  description: string;
+  input: S;
+  output: z.ZodType;
+  /** The API endpoint it calls: its roles in lib/http/endpoints.ts decide who is shown the tool. */
+  endpoint: keyof typeof endpoints;
+  /** Argument descriptions beyond the common ones (lib/mcp/schemas.ts). */
+  hints?: Record<string, string>;
+  /** Whether a successful call itself sets the task's lease (claims, heartbeats) or ends it. */
+  leaseEffect: "sets" | "ends" | "none";
+  call(client: ClaimboardClient, args: z.infer<S>): Promise<Record<string, unknown>>;
+}
+
+const tool = <S extends z.ZodType>(t: Tool<S>) => t as unknown as Tool;
+const ref = (args: { id: string; version: number }) => ({ id: args.id, version: args.version });
+const wrap = async (task: Promise<Task>) => ({ task: await task });
+
+const OWNER = ["not_found", "version_conflict", "not_owner", "lease_expired", "invalid_transition", "busy"] as const;
+
+export const tools: Tool[] = [
+  tool({
+    name: "claim_next_task", title: "Claim the next task", endpoint: "claimNext", leaseEffect: "sets",
+    description: describeTool(
+      "Claim the most urgent claimable task of a queue (default queue: \"default\") and hold it under a lease. Call this when you are ready for work. With start: true it is claimed and started in one step (what you usually want); a needs_check task comes back claimed, not started — see start_task. Answers {task: null} when nothing is claimable: wait a while before asking again. Use skipNeedsCheck: true if you will not confirm checks. The lease lapses after leaseSeconds (default: the queue's) unless renewed; the MCP server renews it while you are connected over stdio, and report_progress renews it too.",
+      ["busy", "forbidden"],
+    ),
+    input: input.claimNext, output: output.maybeTask,
+    call: async (client, args) => ({ task: await client.claimNext(args) }),
+  }),
+  tool({
+    name: "claim_task", title: "Claim a given task", endpoint: "claimTask", leaseEffect: "sets",
+    description: describeTool(
+      "Claim one particular queued task at the version you last saw (from get_task or list_tasks). Prefer claim_next_task unless you were asked to work on this task. Then call start_task.",
+      ["already_claimed", ...OWNER, "forbidden"],
+    ),
+    input: input.claim, output: output.task,
+    call: (client, args) => wrap(client.claimTask(ref(args))),
+  }),
+  tool({
+    name: "start_task", title: "Start a claimed task", endpoint: "startTask", leaseEffect: "sets",
+    description: describeTool(
+      "Start a task you have claimed, before doing any of its work; the version goes up by one — use the returned version next. For a needs_check task (needsCheck: true) pass confirmCheck: true only after you have checked whether the earlier attempt's side effect already happened.",
+      ["check_required", ...OWNER, "forbidden"],
+    ),
+    input: input.start, output: output.task,
+    call: (client, { confirmCheck, ...args }) => wrap(client.start(ref(args), { confirmCheck })),
+  }),
+  tool({
+    name: "report_progress", title: "Report progress (heartbeat)", endpoint: "heartbeat", leaseEffect: "sets",
+    description: describeTool(
+      "Tell the board how far you are (progress: any JSON, e.g. {\"percent\": 40, \"step\": \"parsing\"}) and renew the lease. Call it at each meaningful step of long work; the version stays the same.",
+      [...OWNER, "forbidden"],
+    ),
+    input: input.heartbeat, output: output.task,
+    call: (client, { progress, ...args }) => wrap(client.heartbeat(ref(args), progress === undefined ? {} : { progress })),
+  }),
+  tool({
+    name: "record_side_effect", title: "Record a side effect before acting", endpoint: "recordSideEffect", leaseEffect: "none",
+    description: describeTool(
+      "Call this immediately BEFORE any action outside the board that must not happen twice (sending a mail, charging a card, pushing a commit, calling an external API that changes something), describing it. If your lease then lapses, the next claimant is told to check whether it happened. The version stays the same.",
+      [...OWNER, "forbidden"],
+    ),
+    input: input.sideEffect, output: output.task,
+    hints: { description: "What you are about to do outside the board, e.g. \"send the invoice mail to ops@example.com\" (1..2000 characters)." },
+    call: (client, args) => wrap(client.recordSideEffect(ref(args), args.description)),
+  }),
+  tool({
+    name: "complete_task", title: "Complete a started task", endpoint: "completeTask", leaseEffect: "ends",
+    description: describeTool(
+      "Finish a started task you hold, with an optional result (any JSON: what you did, links, outputs). The task becomes done and leaves your hands.",
+      [...OWNER, "forbidden"],
+    ),
+    input: input.complete, output: output.task,
+    call: (client, { result, ...args }) => wrap(client.complete(ref(args), result === undefined ? {} : { result })),
+  }),
+  tool({
+    name: "fail_task", title: "Fail this attempt", endpoint: "failTask", leaseEffect: "ends",
+    description: describeTool(
+      "Give up on a task you hold because this attempt cannot succeed, with a reason a person can act on (what went wrong, what you tried). It goes back to the queue for another attempt, or to a supervisor's inbox (escalated) on the queue's last strike.",
+      [...OWNER, "forbidden"],
+    ),
+    input: input.fail, output: output.task,
+    call: (client, args) => wrap(client.fail(ref(args), args.reason)),
+  }),
+  tool({
+    name: "release_task", title: "Give a task back", endpoint: "releaseTask", leaseEffect: "ends",
+    description: describeTool(
+      "Hand a task you hold back to the queue untouched, without a strike — when you should not or cannot work on it (not your skill, needs_check you will not confirm, shutting down). Use fail_task instead when you tried and it failed.",
+      [...OWNER, "forbidden"],
+    ),
+    input: input.release, output: output.task,
+    call: (client, args) => wrap(client.release(ref(args))),
+  }),
+  tool({
+    name: "create_task", title: "Create a task", endpoint: "createTask", leaseEffect: "none",
+    description: describeTool(
+      "Add a new queued task (version 1) for someone — a person or an agent — to claim: a follow-up you found, a piece of work split off. payload is a JSON object of details for whoever works it.",
+      ["forbidden", "payload_too_large"],
+    ),
+    input: input.create, output: output.task,
+    hints: { description: "What is to be done, in as much detail as the worker needs (up to 10,000 characters)." },
+    call: (client, args) => wrap(client.createTask(args)),
+  }),
+  tool({
+    name: "get_task", title: "Read a task", endpoint: "getTask", leaseEffect: "none",
+    description: describeTool(
+      "Read one task as it is now: status, owner, lease, version, needsCheck. Call it after a version_conflict, or before acting on a task you were told about.",
+      ["not_found"],
+    ),
+    input: input.get, output: output.task,
+    call: (client, args) => wrap(client.getTask(args.id)),
+  }),
+  tool({
+    name: "list_tasks", title: "List tasks", endpoint: "listTasks", leaseEffect: "none",
+    description: describeTool(
+      "List tasks, filtered by status, queue, owner: \"me\" (the tasks you hold) or needsCheck, a page at a time (limit 1..100; pass nextCursor back as cursor for the next page). order: id (oldest first, default), newest, or priority (claim order).",
+      [],
+    ),
+    input: input.list, output: output.tasks,
+    call: (client, args) => client.listTasks(args as Parameters<ClaimboardClient["listTasks"]>[0]) as unknown as Promise<Record<string, unknown>>,
+  }),
+  tool({
+    name: "task_history", title: "A task's history", endpoint: "listTaskEvents", leaseEffect: "none",
+    description: describeTool(
+      "The task's event log, oldest first: every claim, start, heartbeat (with progress), side effect, failure (with reason), lapse and completion, with who did it. Read it before confirming a needs_check task, or to learn what earlier attempts tried. Page with after: nextCursor.",
+      ["not_found"],
+    ),
+    input: input.history, output: output.events,
+    call: (client, { id, ...query }) => client.listTaskEvents(id, query) as unknown as Promise<Record<string, unknown>>,
+  }),
+];

@@ -1,0 +1,60 @@
+// `npm run -s mcp`: Claimboard's MCP server over stdio, for an AI agent's MCP client
+// (CLAIMBOARD_URL, CLAIMBOARD_TOKEN). It talks to the server over HTTP through the typed
+// client, keeps the leases its caller holds alive while the client stays connected, and
+// exits when stdin closes — leaving those leases to lapse, as a crashed agent's do.
+// stdout is the protocol: every diagnostic goes to stderr, and never the token.
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { ClaimboardApiError, ClaimboardClient } from "../lib/client";
+import { LeaseKeeper } from "../lib/mcp/leases";
+import { probeRole } from "../lib/mcp/role";
+import { createMcpServer } from "../lib/mcp/server";
+
+const log = (line: string) => console.error(line);
+
+async function main(): Promise<number | null> {
+  const token = process.env.CLAIMBOARD_TOKEN;
+  const url = process.env.CLAIMBOARD_URL || "http://localhost:3000";
+  if (!token) {
+    log("error: CLAIMBOARD_TOKEN is required (make one with `npm run cli -- token create --name NAME`)");
+    return 2;
+  }
+  if (!URL.canParse(url)) {
+    log(`error: CLAIMBOARD_URL is not a URL: ${JSON.stringify(url)}`);
+    return 2;
+  }
+  const client = new ClaimboardClient({ baseUrl: url, token });
+  let role: Awaited<ReturnType<typeof probeRole>>;
+  try {
+    role = await probeRole(client);
+  } catch (error) {
+    if (error instanceof ClaimboardApiError && error.code === "unauthorized") {
+      log(`error: ${url} does not accept this token (unknown or revoked): ${error.message}`);
+      return 1;
+    }
+    log(`[mcp] could not ask ${url} about the token (${error instanceof Error ? error.message : String(error)}); listing every tool`);
+    role = null;
+  }
+
+  const keeper = new LeaseKeeper(client, log);
+  const server = createMcpServer({
+    client,
+    role,
+    log,
+    onTask: (task, claimed) => (claimed ? keeper.claimed(task) : keeper.observe(task)),
+  });
+  const leave = (why: string) => {
+    const left = keeper.heldIds;
+    keeper.stop();
+    log(`[mcp] ${why}; exiting${left.length ? ` (leases of task ${left.join(", ")} left to lapse)` : ""}`);
+    process.exit(0);
+  };
+  process.stdin.once("end", () => leave("the client closed stdin"));
+  process.stdin.once("close", () => leave("stdin closed"));
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => leave(signal));
+  await server.connect(new StdioServerTransport());
+  log(`[mcp] claimboard MCP server on stdio for ${url} (${role === null ? "role unknown" : role === "observer" ? "read-only token" : "token may work"})`);
+  return null;
+}
+
+const code = await main();
+if (code !== null) process.exit(code);

@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { jsonSchema } from "@/lib/mcp/schemas";
+import { tools } from "@/lib/mcp/tools";
+import { expectTaskResponse, httpFixture, type HttpFixture } from "@/test/http/helpers";
+import { call, connect, eventTypes, refusalOf, resultJson, taskDigest, taskOf, type McpSession, type TransportName } from "./helpers";
+
+// The MCP server through the SDK's own Client, over stdio (`npm run mcp`'s script, which
+// talks HTTP to the server) and over POST /api/mcp: the same tools, the same answers, the
+// same refusals, checked against the database and the event log.
+
+let f: HttpFixture;
+const tokens: Record<string, string> = {};
+const sessions: McpSession[] = [];
+
+beforeAll(async () => {
+  f = await httpFixture();
+  for (const [name, role] of [["mcp-stdio", "agent"], ["mcp-http", "agent"], ["rival", "agent"], ["watcher-stdio", "observer"], ["watcher-http", "observer"]] as const) {
+    tokens[name] = await f.token(name, role);
+  }
+});
+afterAll(async () => {
+  for (const s of sessions) await s.close().catch(() => {});
+  if (f) {
+    // No token in any log: the server's, nor either MCP process's.
+    const logs = f.server.output() + sessions.map((s) => s.stderr()).join("");
+    for (const [name, token] of Object.entries(tokens)) {
+      expect(logs.includes(token) || logs.includes(token.slice(3)), `token ${name} in a log`).toBe(false);
+    }
+  }
+  await f?.close();
+});
+
+const AGENT_TOOLS = [
+  "claim_next_task", "claim_task", "complete_task", "create_task", "fail_task", "get_task", "list_tasks",
+  "record_side_effect", "release_task", "report_progress", "start_task", "task_history",
+];
+
+describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
+  let mcp: McpSession;
+  let watcher: McpSession;
+  let agentName: string;
+  const queue = `mcp-${transport}`;
+  const create = async (title: string) =>
+    expectTaskResponse(await f.api.post("/tasks", tokens.rival, { title, queue }), 201);
+
+  beforeAll(async () => {
+    agentName = `mcp-${transport}`;
+    mcp = await connect(f, transport, tokens[agentName]!);
+    watcher = await connect(f, transport, tokens[`watcher-${transport}`]!);
+    sessions.push(mcp, watcher);
+  });
+
+  test("every tool is listed with the JSON Schema of the API's own zod schema; an observer sees only the read tools", async () => {
+    const { tools: listed } = await mcp.client.listTools();
+    expect(listed.map((t) => t.name).sort()).toEqual(AGENT_TOOLS);
+    for (const t of listed) {
+      const mine = tools.find((d) => d.name === t.name)!;
+      expect(t.inputSchema).toEqual(jsonSchema(mine.input, "input", mine.hints));
+      expect(t.inputSchema.additionalProperties, t.name).toBe(false);
+      expect(t.outputSchema?.type).toBe("object");
+      expect(t.description!.length, t.name).toBeGreaterThan(100);
+      expect(t.description).toContain("invalid_request");
+    }
+    const claim = listed.find((t) => t.name === "claim_task")!;
+    expect(claim.inputSchema.required).toEqual(["version", "id"]);
+    expect((claim.inputSchema.properties as Record<string, { pattern?: string }>).id!.pattern).toBe("^[1-9][0-9]{0,18}$");
+    expect(listed.find((t) => t.name === "start_task")!.description).toContain("check_required");
+
+    const { tools: read } = await watcher.client.listTools();
+    expect(read.map((t) => t.name).sort()).toEqual(["get_task", "list_tasks", "task_history"]);
+    expect(read.every((t) => t.annotations?.readOnlyHint)).toBe(true);
+  });
+
+  test("create → claim_next_task (start) → report_progress → complete_task, in the database and the event log", async () => {
+    const created = await taskOf(mcp, "create_task", { title: `Review inspection (${transport})`, queue, payload: { inspection: 7 } });
+    expect(created).toMatchObject({ status: "queued", version: 1, queue });
+    const started = await taskOf(mcp, "claim_next_task", { queue, start: true });
+    expect(started).toMatchObject({ id: created.id, status: "started", version: 3, owner: { name: agentName, kind: "agent" } });
+    const beat = await taskOf(mcp, "report_progress", { id: created.id, version: 3, progress: { percent: 50 } });
+    expect(beat.version).toBe(3);
+    expect(Date.parse(beat.leaseUntil!)).toBeGreaterThanOrEqual(Date.parse(started.leaseUntil!));
+    const done = await taskOf(mcp, "complete_task", { id: created.id, version: 3, result: { verdict: "ok" } });
+    expect(done).toMatchObject({ status: "done", version: 4, leaseUntil: null });
+
+    const [row] = await f.database.client`SELECT status, version, lease_until FROM tasks WHERE id = ${created.id}::bigint`;
+    expect(row).toMatchObject({ status: "done", version: 4, lease_until: null });
+    const events = (await eventTypes(f, created.id)).filter((e) => e.type !== "heartbeat" || e.payload.progress);
+    expect(events.map((e) => [e.type, e.actor])).toEqual([
+      ["created", agentName], ["claimed", agentName], ["started", agentName], ["heartbeat", agentName], ["completed", agentName],
+    ]);
+    expect(events[3]!.payload.progress).toEqual({ percent: 50 });
+    expect(events[4]!.payload).toMatchObject({ result: { verdict: "ok" } });
+
+    const history = resultJson(await call(mcp, "task_history", { id: created.id }));
+    expect((history.events as { type: string }[]).map((e) => e.type)).toContain("completed");
+    const empty = resultJson(await call(mcp, "claim_next_task", { queue }));
+    expect(empty).toEqual({ task: null });
+  });
+
+  test("a stale version is version_conflict with the current task, and changes nothing", async () => {
+    const task = await create("stale");
+    const claimed = await taskOf(mcp, "claim_task", { id: task.id, version: 1 });
+    const before = await taskDigest(f, task.id);
+    const error = await refusalOf(mcp, "start_task", { id: task.id, version: 1 }, "version_conflict");
+    expect(error.task).toMatchObject({ id: task.id, version: claimed.version });
+    expect(await taskDigest(f, task.id)).toBe(before);
+    await taskOf(mcp, "release_task", { id: task.id, version: claimed.version });
+  });
+
+  test("a task held by another agent: already_claimed and not_owner, and nothing changes", async () => {
+    const task = await create("rival's");
+    const held = expectTaskResponse(await f.api.post(`/tasks/${task.id}/claim`, tokens.rival, { version: 1 }));
+    const before = await taskDigest(f, task.id);
+    const lost = await refusalOf(mcp, "claim_task", { id: task.id, version: 1 }, "already_claimed");
+    expect(lost.message).toContain("rival");
+    await refusalOf(mcp, "start_task", { id: task.id, version: held.version }, "not_owner");
+    await refusalOf(mcp, "complete_task", { id: task.id, version: held.version }, "not_owner");
+    expect(await taskDigest(f, task.id)).toBe(before);
+    // The lost claim is in the history as the API records one: claim_rejected, by the caller.
+    expect((await eventTypes(f, task.id)).filter((e) => e.type === "claim_rejected").map((e) => e.actor)).toEqual([agentName]);
+  });
+
+  test("an observer calling a write tool is forbidden, and nothing changes", async () => {
+    const task = await create("watched");
+    const before = await taskDigest(f, task.id);
+    const [count] = await f.database.client`SELECT count(*)::int AS n FROM tasks`;
+    await refusalOf(watcher, "create_task", { title: "not allowed", queue }, "forbidden");
+    await refusalOf(watcher, "claim_task", { id: task.id, version: 1 }, "forbidden");
+    await refusalOf(watcher, "claim_next_task", { queue }, "forbidden");
+    expect(await taskDigest(f, task.id)).toBe(before);
+    expect((await f.database.client`SELECT count(*)::int AS n FROM tasks`)[0]).toEqual(count);
+    expect(await taskOf(watcher, "get_task", { id: task.id })).toMatchObject({ id: task.id, status: "queued" });
+  });
+
+  test("malformed arguments are invalid_request naming the field; the server keeps working", async () => {
+    const task = await create("malformed");
+    const before = await taskDigest(f, task.id);
+    expect((await refusalOf(mcp, "claim_task", { id: task.id, version: "1" }, "invalid_request")).field).toBe("version");
+    expect((await refusalOf(mcp, "claim_task", { id: "abc", version: 1 }, "invalid_request")).field).toBe("id");
+    expect((await refusalOf(mcp, "claim_task", { version: 1 }, "invalid_request")).field).toBe("id");
+    expect((await refusalOf(mcp, "claim_task", { id: task.id, version: 1, sneaky: true }, "invalid_request")).message).toContain("sneaky");
+    expect((await refusalOf(mcp, "claim_next_task", { leaseSeconds: 4 }, "invalid_request")).field).toBe("leaseSeconds");
+    expect((await refusalOf(mcp, "fail_task", { id: task.id, version: 1, reason: "" }, "invalid_request")).field).toBe("reason");
+    let deep: unknown = 1;
+    for (let i = 0; i < 40; i++) deep = [deep]; // deeper than a JSON value may nest (32)
+    await refusalOf(mcp, "report_progress", { id: task.id, version: 1, progress: deep }, "invalid_request");
+    await refusalOf(mcp, "create_task", { title: "x".repeat(201) }, "invalid_request");
+    await refusalOf(mcp, "get_task", { id: "99999999" }, "not_found");
+    await expect(mcp.client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toThrow(/Unknown tool/);
+    expect(await taskDigest(f, task.id)).toBe(before);
+    expect(await taskOf(mcp, "get_task", { id: task.id })).toMatchObject({ status: "queued" });
+  });
+
+  test("the task is a resource, and the prompt explains the loop", async () => {
+    const task = await create("as a resource");
+    const read = await mcp.client.readResource({ uri: `claimboard://tasks/${task.id}` });
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ task: { id: task.id, title: "as a resource" } });
+    const { resourceTemplates } = await mcp.client.listResourceTemplates();
+    expect(resourceTemplates.map((r) => r.uriTemplate)).toEqual(["claimboard://tasks/{id}"]);
+    await expect(mcp.client.readResource({ uri: "claimboard://tasks/99999999" })).rejects.toThrow(/not_found/);
+    const prompt = await mcp.client.getPrompt({ name: "work_the_queue", arguments: { queue } });
+    const text = (prompt.messages[0]!.content as { text: string }).text;
+    for (const step of ["claim_next_task", "report_progress", "record_side_effect", "complete_task", "fail_task"]) expect(text).toContain(step);
+    expect(text).toContain(queue);
+  });
+});
+
+describe("over HTTP only", () => {
+  test("no token: 401 in the API's error shape, as for every API call", async () => {
+    const init = { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" } };
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    for (const authorization of [undefined, "Bearer cb_not-a-token"]) {
+      const res = await fetch(`${f.server.url}/api/mcp`, { ...init, headers: { ...init.headers, ...(authorization ? { authorization } : {}) }, body });
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toContain("Bearer");
+      expect(await res.json()).toMatchObject({ error: { code: "unauthorized" } });
+    }
+  });
+
+  test("each tool call by the owner on a held task renews its lease", async () => {
+    const mcp = await connect(f, "http", tokens["mcp-http"]!);
+    sessions.push(mcp);
+    const task = expectTaskResponse(await f.api.post("/tasks", tokens.rival, { title: "renewed by calls", queue: "mcp-renew" }), 201);
+    const claimed = await taskOf(mcp, "claim_task", { id: task.id, version: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const read = await taskOf(mcp, "get_task", { id: task.id });
+    expect(Date.parse(read.leaseUntil!)).toBeGreaterThan(Date.parse(claimed.leaseUntil!));
+    const beats = (await eventTypes(f, task.id)).filter((e) => e.type === "heartbeat");
+    expect(beats.map((e) => e.actor)).toEqual(["mcp-http"]);
+    // Someone else's read renews nothing.
+    const rival = await connect(f, "http", tokens.rival!);
+    sessions.push(rival);
+    await taskOf(rival, "get_task", { id: task.id });
+    expect((await eventTypes(f, task.id)).filter((e) => e.type === "heartbeat")).toHaveLength(1);
+  });
+});
