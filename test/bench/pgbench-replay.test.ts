@@ -77,9 +77,9 @@ test.skipIf(!pgbench)("pgbench replays the agent loop: one transaction a task co
       { type: "completed", n: 20 },
       { type: "started", n: 24 },
     ]);
-    const [{ txs }] = await loopDb.client<{ txs: number }[]>`
+    const [row] = await loopDb.client<{ txs: number }[]>`
       SELECT count(DISTINCT tx_id)::int AS txs FROM task_events e JOIN tasks t ON t.id = e.task_id WHERE t.title LIKE 'bench %'`;
-    expect(txs).toBe(24); // 4 first claims + 20 loop transactions
+    expect(row!.txs).toBe(24); // 4 first claims + 20 loop transactions
   } finally {
     await loopDb.close();
   }
