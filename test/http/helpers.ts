@@ -73,12 +73,12 @@ export interface HttpFixture {
   close(): Promise<void>;
 }
 
-/** A fresh database and a production server on it, started with `env` (or env made from the database's URL). */
-export async function httpFixture(env: Record<string, string> | ((databaseUrl: string) => Record<string, string>) = {}): Promise<HttpFixture> {
+/** A fresh database and a production server on it, started with `env`. */
+export async function httpFixture(env: Record<string, string> = {}): Promise<HttpFixture> {
   const database = await freshDatabase();
   let server: TestServer;
   try {
-    server = await startServer(database.url, typeof env === "function" ? env(database.url) : env);
+    server = await startServer(database.url, env);
   } catch (error) {
     await database.close();
     throw error;
