@@ -1,5 +1,6 @@
 /**
- * `npm run bench` (full, ≤ ~15 min) and `npm run bench -- --quick` (reduced sizes, < 5 min):
+ * `npm run bench` (full, ≤ ~15 min) and `npm run bench -- --quick` (reduced sizes, < 5 min);
+ * `-- --only claim-p50-graph-1m-vs-1k,unblock-1000` runs just those sections (names as in the table):
  * Claimboard beside its baselines (pgbench of the engine's own SQL, pg-boss, graphile-worker)
  * on one PostgreSQL in one run. Every row is a ratio of two figures measured alternately in
  * this run, since absolute figures drift on a shared machine. Prints a table and writes
@@ -13,6 +14,7 @@ import { createRequire } from "node:module";
 import { ensureBaselines, runBaseline, type BaselineMode, type Baselines } from "./baselines";
 import { boardMedian, sessionCookie } from "./board";
 import { claimP50 } from "./claim-scale";
+import { completeAndClaimP50, seedFanout, seedGraph } from "./graph";
 import { engineDrain } from "./engine-drain";
 import { agentTokens, bareRouteCpu, httpDrain, type HttpCycleResult } from "./http-cycle";
 import { captureCycle, type CapturedCycle } from "./lib/capture";
@@ -25,6 +27,8 @@ import { ensurePgbench, runPgbench, type Variant } from "./pgbench";
 import { sseBurst } from "./sse";
 
 const quick = process.argv.includes("--quick");
+const onlyArg = process.argv.find((a, i, all) => all[i - 1] === "--only");
+const only = onlyArg ? new Set(onlyArg.split(",")) : null;
 const SIZES = quick
   ? { jobs: 600, jobsOneWorker: 200, reps: 3, repsSide: 2, httpCycles: 250, httpReps: 2, bigClaim: 100_000, claims: 150, claimReps: 3, subscribers: 1000, sseEvents: 300, boardBig: 100_000, boardRequests: 8, boardReps: 3 }
   : { jobs: 1500, jobsOneWorker: 400, reps: 5, repsSide: 3, httpCycles: 600, httpReps: 3, bigClaim: 1_000_000, claims: 300, claimReps: 5, subscribers: 1000, sseEvents: 1000, boardBig: 100_000, boardRequests: 15, boardReps: 5 };
@@ -36,6 +40,7 @@ const db = (s: BenchServer, kind: string) => s.fresh(`bench_${kind}_${++seq}`);
 
 /** A row that failed is reported as failed; the others still run. */
 async function section(name: string, fn: () => Promise<void>) {
+  if (only && !only.has(name)) return;
   log(`— ${name}`);
   try {
     await fn();
@@ -57,7 +62,9 @@ async function main() {
     cycle = await captureCycle(await db(server, "capture"));
     await queueRows(server, pgbench, cycle, baselines);
     await section("claim-p50-1m-vs-1k", () => claimScale(server));
-    await serverRows(server);
+    await section("claim-p50-graph-1m-vs-1k", () => graphClaimScale(server));
+    await section("unblock-1000", () => unblockFanout(server));
+    if (!only || [...only].some((name) => SERVER_ROWS.includes(name))) await serverRows(server);
   } finally {
     await server.stop();
   }
@@ -157,6 +164,40 @@ async function claimScale(server: BenchServer) {
   rows.push(ratioRow("claim-p50-1m-vs-1k", `claim-next p50 ms, ${label} tasks ÷ 1k`, p, { op: "<=", target: 1.5 },
     quick ? "quick run: 100,000 tasks instead of 1,000,000" : undefined));
 }
+
+/** claim-next p50 where 30 % of the table is blocked and 10 % not yet due (bench/graph.ts). */
+async function graphClaimScale(server: BenchServer) {
+  const small = await db(server, "graph_1k");
+  const big = await db(server, "graph_big");
+  await seedGraph(small, 1000);
+  const t0 = performance.now();
+  await seedGraph(big, SIZES.bigClaim);
+  log(`  seeded ${SIZES.bigClaim} tasks (30 % blocked, 10 % not yet due) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const p = await paired(SIZES.claimReps, () => claimP50(big, SIZES.claims), () => claimP50(small, SIZES.claims));
+  const label = SIZES.bigClaim === 1_000_000 ? "1M" : `${SIZES.bigClaim / 1000}k (quick)`;
+  rows.push(ratioRow("claim-p50-graph-1m-vs-1k", `claim-next p50 ms, ${label} tasks (30 % blocked, 10 % not yet due) ÷ 1k`, p,
+    { op: "<=", target: 1.5 }, quick ? "quick run: 100,000 tasks instead of 1,000,000" : undefined));
+  await server.drop(big.split("/").at(-1)!);
+}
+
+/** Completing a task 1,000 queued tasks wait for, and claiming one of them, against a plain completion. */
+async function unblockFanout(server: BenchServer) {
+  const url = await db(server, "fanout");
+  const { parent, plain } = await seedFanout(url, 1000);
+  const reps = quick ? 15 : 41;
+  const p = await paired(SIZES.claimReps, () => completeAndClaimP50(url, parent, reps), () => completeAndClaimP50(url, plain, reps));
+  const fan = p.a.median;
+  const base = p.b.median;
+  rows.push({
+    name: "unblock-1000", metric: "complete + claim-next p50 ms, 1,000 dependents unblocked (baseline: none)",
+    value: fan, baseline: base, ratio: (fan - base) / 1000 / base, spread: [p.a.min, p.a.max],
+    note: `ratio = cost per dependent ÷ a plain completion ((${fan.toFixed(2)} − ${base.toFixed(2)}) ms / 1,000 ÷ ${base.toFixed(2)} ms); spread = fan-out p50 min–max`,
+  });
+  log(`  fan-out ${fan.toFixed(2)} ms, plain ${base.toFixed(2)} ms`);
+}
+
+/** The sections serverRows runs (it needs a production build and a Next.js server). */
+const SERVER_ROWS = ["http-vs-engine", "sse-p99-1000-vs-1", "board-100k-vs-1k"];
 
 async function serverRows(server: BenchServer) {
   if (!fs.existsSync(".next/BUILD_ID")) {

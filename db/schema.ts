@@ -46,7 +46,18 @@ export const eventType = pgEnum("event_type", [
   "breaker_reset",
   // A supervisor changed a queue's settings (lease length, max failures, breaker bounds).
   "settings_changed",
+  // A heartbeat met the queue's attempt ceiling (maxAttemptSeconds): the lease was not extended.
+  "attempt_limit_reached",
+  // The work graph (docs/engine.md): dependencies added to a queued task; its last one done.
+  "dependency_added",
+  "unblocked",
+  // A supervisor paused or resumed claiming in a queue (queue-level facts, like the breaker's).
+  "queue_paused",
+  "queue_resumed",
 ]);
+
+/** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */
+export const claimants = pgEnum("claimants", ["anyone", "people", "agents"]);
 
 /** PostgreSQL's 64-bit transaction id; the realtime replay orders by it. */
 const xid8 = customType<{ data: string; driverData: string }>({
@@ -78,6 +89,15 @@ export const queues = pgTable(
     breakerReason: text("breaker_reason"),
     /** Events up to this id are ignored by the breaker's checks: a reset starts a fresh window. */
     breakerResetEventId: bigint("breaker_reset_event_id", { mode: "bigint" }).notNull().default(sql`0`),
+    /** The retry backoff's base: a failure that requeues waits this × 2^(failure_count − 1). */
+    retryDelaySeconds: integer("retry_delay_seconds").notNull().default(0),
+    /** Claims hand out nothing while paused; owners finish what they hold. */
+    paused: boolean("paused").notNull().default(false),
+    pausedBy: uuid("paused_by").references(() => actors.id),
+    pausedAt: timestamp("paused_at", { withTimezone: true }),
+    claimants: claimants("claimants").notNull().default("anyone"),
+    /** The ceiling of one attempt from its claim: heartbeats cannot carry a lease past it. */
+    maxAttemptSeconds: integer("max_attempt_seconds"),
     ...timestamps,
   },
   (t) => [
@@ -86,6 +106,8 @@ export const queues = pgTable(
     check("queues_max_failures_range", sql`${t.maxFailures} BETWEEN 1 AND 100`),
     check("queues_expiry_threshold_range", sql`${t.expiryThreshold} BETWEEN 1 AND 1000000`),
     check("queues_expiry_window_range", sql`${t.expiryWindowSeconds} BETWEEN 1 AND 86400`),
+    check("queues_retry_delay_range", sql`${t.retryDelaySeconds} BETWEEN 0 AND 86400`),
+    check("queues_max_attempt_seconds_range", sql`${t.maxAttemptSeconds} IS NULL OR ${t.maxAttemptSeconds} BETWEEN 60 AND 604800`),
   ],
 );
 
@@ -110,13 +132,42 @@ export const tasks = pgTable(
     needsCheck: boolean("needs_check").notNull().default(false),
     /** True once the current attempt recorded an external side effect; cleared when the attempt ends. */
     sideEffectRecorded: boolean("side_effect_recorded").notNull().default(false),
+    // The work graph (docs/engine.md). depends_on: this task's dependencies, sorted;
+    // blocked_by: those not done yet, kept by the transactions that finish a dependency,
+    // so "is it blocked?" is a column of the row, never a join per claim candidate.
+    dependsOn: bigint("depends_on", { mode: "bigint" }).array().notNull().default(sql`'{}'::bigint[]`),
+    blockedBy: bigint("blocked_by", { mode: "bigint" }).array().notNull().default(sql`'{}'::bigint[]`),
+    /** Not claimable before this time (scheduled work, the retry backoff); cleared by a claim. */
+    notBefore: timestamp("not_before", { withTimezone: true }),
+    /** Unique per queue: a retried create with the same key finds the task it made. */
+    idempotencyKey: text("idempotency_key"),
+    /** When the current attempt was claimed: the attempt ceiling counts from here. */
+    claimedAt: timestamp("claimed_at", { withTimezone: true }),
+    /** A heartbeat of the current attempt met the ceiling: its lapse is a strike. */
+    attemptLimited: boolean("attempt_limited").notNull().default(false),
+    /** The current attempt's last heartbeat progress (any JSON) and when it came; null without one. */
+    progress: jsonb("progress"),
+    progressAt: timestamp("progress_at", { withTimezone: true }),
+    /** The latest hand-off note {summary, next, artifacts, by} and when it was written. */
+    handoff: jsonb("handoff"),
+    handoffAt: timestamp("handoff_at", { withTimezone: true }),
     ...timestamps,
   },
   (t) => [
-    // Claim-next walks one of these two in order and stops after LIMIT rows, at any table size.
+    // Claim-next walks these in order and stops after LIMIT rows, at any table size. Blocked
+    // and scheduled tasks are not in tasks_queued_order at all; due scheduled tasks are read
+    // in not_before order from tasks_scheduled, so no walk ever steps over a not-yet-due row.
     index("tasks_queued_order")
       .on(t.queue, t.priority.desc().nullsFirst(), t.createdAt, t.id)
-      .where(sql`${t.status} = 'queued'`),
+      .where(sql`${t.status} = 'queued' AND ${t.blockedBy} = '{}'::bigint[] AND ${t.notBefore} IS NULL`),
+    index("tasks_scheduled")
+      .on(t.queue, t.notBefore)
+      .where(sql`${t.status} = 'queued' AND ${t.blockedBy} = '{}'::bigint[] AND ${t.notBefore} IS NOT NULL`),
+    // The completing transaction finds the dependents it unblocks here: only blocked tasks are in it.
+    index("tasks_blocked_by").using("gin", t.blockedBy).where(sql`${t.blockedBy} <> '{}'::bigint[]`),
+    // The task page's "needed by" direction.
+    index("tasks_depends_on").using("gin", t.dependsOn).where(sql`${t.dependsOn} <> '{}'::bigint[]`),
+    uniqueIndex("tasks_idempotency_key").on(t.queue, t.idempotencyKey).where(sql`${t.idempotencyKey} IS NOT NULL`),
     index("tasks_held_order")
       .on(t.queue, t.priority.desc().nullsFirst(), t.createdAt, t.id)
       .where(sql`${t.status} IN ('claimed', 'started')`),
@@ -128,6 +179,10 @@ export const tasks = pgTable(
     index("tasks_status_order").on(t.status, t.priority.desc().nullsFirst(), t.createdAt, t.id),
     index("tasks_owner").on(t.ownerId).where(sql`${t.ownerId} IS NOT NULL`),
     index("tasks_queue_status").on(t.queue, t.status, t.id),
+    // The few attempts that met their ceiling: a claim strikes their lapse before walking the queue.
+    index("tasks_attempt_limited")
+      .on(t.queue, t.leaseUntil)
+      .where(sql`${t.attemptLimited} AND ${t.status} IN ('claimed', 'started')`),
     check(
       "tasks_held_has_owner_and_lease",
       sql`(${t.status} IN ('claimed', 'started')) = (${t.leaseUntil} IS NOT NULL AND ${t.leaseSeconds} IS NOT NULL)
@@ -136,6 +191,7 @@ export const tasks = pgTable(
     check("tasks_queued_has_no_owner", sql`${t.status} <> 'queued' OR ${t.ownerId} IS NULL`),
     check("tasks_version_positive", sql`${t.version} >= 1`),
     check("tasks_failure_count_nonnegative", sql`${t.failureCount} >= 0`),
+    check("tasks_dependencies_bound", sql`cardinality(${t.dependsOn}) <= 1000 AND ${t.blockedBy} <@ ${t.dependsOn}`),
   ],
 );
 
@@ -227,3 +283,4 @@ export type TaskEventRow = typeof taskEvents.$inferSelect;
 export type TaskStatus = (typeof taskStatus.enumValues)[number];
 export type EventType = (typeof eventType.enumValues)[number];
 export type ActorKind = (typeof actorKind.enumValues)[number];
+export type Claimants = (typeof claimants.enumValues)[number];

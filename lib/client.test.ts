@@ -33,7 +33,10 @@ describe("client routes", () => {
   });
 
   test("the wire types are the server's", () => {
-    expectTypeOf<Omit<Task, "payload">>().toEqualTypeOf<Omit<z.infer<typeof taskObject>, "payload">>();
+    // payload and progress.value are any JSON: unknown in the client, zod's JSON type on the server.
+    expectTypeOf<Omit<Task, "payload" | "progress">>().toEqualTypeOf<Omit<z.infer<typeof taskObject>, "payload" | "progress">>();
+    type Progress = NonNullable<z.infer<typeof taskObject>["progress"]>;
+    expectTypeOf<keyof NonNullable<Task["progress"]>>().toEqualTypeOf<keyof Progress>();
     expectTypeOf<Omit<TaskEvent, "payload">>().toEqualTypeOf<Omit<z.infer<typeof eventObject>, "payload">>();
   });
 });
@@ -135,6 +138,23 @@ describe("ClaimboardClient against a real server", () => {
     expect(results.map((r) => (r.ok ? r.task.status : r.error.code))).toEqual(["done", "done", "done", "invalid_transition"]);
     expect(await client.completeAndClaimNext((results[0] as { task: Task }).task, { queue: "client-loop" }).catch((e: ClaimboardApiError) => e.code)).toBe("invalid_transition");
     expect((await client.completeAndClaimNext(await startedOne(client), { queue: "client-loop" })).next).toBeNull();
+  });
+
+  test("the work graph: dependsOn, addDependencies, readiness, an idempotent create", async () => {
+    const parent = await client.createTask({ title: "parent", queue: "graph" });
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const child = await client.createTask({ title: "child", queue: "graph", dependsOn: [parent.id], notBefore: later, idempotencyKey: "child-1" });
+    expect(child).toMatchObject({ dependsOn: [parent.id], blockedBy: [parent.id], notBefore: later });
+    expect(await client.createTask({ title: "child", queue: "graph", dependsOn: [parent.id], notBefore: later, idempotencyKey: "child-1" })).toEqual(child);
+    const other = await client.createTask({ title: "other", queue: "graph" });
+    const more = await client.addDependencies(child, [other.id]);
+    expect(more).toMatchObject({ version: 2, dependsOn: [parent.id, other.id].sort(), blockedBy: [parent.id, other.id].sort() });
+    const readiness = await client.readiness(child.id);
+    expect(readiness).toMatchObject({ claimable: false, claimableAt: null });
+    expect(readiness.reasons.map((r) => r.code)).toEqual(["blocked", "blocked", "not_before"]);
+    expect(await client.listTasks({ dependsOn: parent.id })).toMatchObject({ tasks: [{ id: child.id }] });
+    const cycle = await client.addDependencies(parent, [child.id]).catch((e: unknown) => e as ClaimboardApiError);
+    expect(cycle).toMatchObject({ status: 409, code: "dependency_cycle", field: "dependsOn" });
   });
 
   test("errors: status, code, message, the current task, Retry-After", async () => {

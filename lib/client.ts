@@ -10,6 +10,22 @@ export interface ActorRef {
   kind: "user" | "agent" | "system";
 }
 
+/** The latest hand-off note on a task (from a release or fail, or by the system after a lapse). */
+export interface Handoff {
+  summary: string;
+  next: string | null;
+  artifacts: string[];
+  by: ActorRef;
+  at: string;
+}
+
+/** What a release or fail tells the next claimant: summary 1..2000, next ≤ 2000, ≤ 20 artifacts of ≤ 500. */
+export interface HandoffNote {
+  summary: string;
+  next?: string;
+  artifacts?: string[];
+}
+
 /** API.md's task object; timestamps are ISO 8601 strings from the database clock. */
 export interface Task {
   id: string;
@@ -24,8 +40,27 @@ export interface Task {
   version: number;
   failureCount: number;
   needsCheck: boolean;
+  /** The work graph: the tasks this one waits for, and those not done yet. */
+  dependsOn: string[];
+  blockedBy: string[];
+  /** Not claimable before this time (scheduled, or the retry backoff after a failure). */
+  notBefore: string | null;
   createdAt: string;
   updatedAt: string;
+  handoff: Handoff | null;
+  /** The current attempt's last heartbeat progress. */
+  progress: { value: unknown; at: string } | null;
+}
+
+/** Why a task is or is not claimable by the caller now (GET /tasks/{id}/readiness). */
+export interface Readiness {
+  claimable: boolean;
+  reasons: {
+    code: "status" | "held" | "breaker_tripped" | "queue_paused" | "claimants" | "blocked" | "not_before" | "needs_check";
+    message: string;
+  }[];
+  /** When only time (notBefore) is in the way, the moment it becomes claimable. */
+  claimableAt: string | null;
 }
 
 export interface TaskEvent {
@@ -50,12 +85,20 @@ export interface NewTask {
   queue?: string;
   priority?: number;
   payload?: Record<string, unknown>;
+  /** Up to 50 task ids this one waits for. */
+  dependsOn?: string[];
+  /** ISO 8601: not claimable before then. */
+  notBefore?: string;
+  /** 1..200 chars, unique per queue: a retried create answers the task the first one made. */
+  idempotencyKey?: string;
 }
 
 export interface ListTasksQuery {
   status?: TaskStatus;
   queue?: string;
   owner?: "me";
+  /** Tasks that depend on this task id. */
+  dependsOn?: string;
   limit?: number;
   cursor?: string;
 }
@@ -95,6 +138,8 @@ export const clientRoutes = {
   complete: { method: "POST", path: "/tasks/{id}/complete" },
   completeMany: { method: "POST", path: "/completions" },
   fail: { method: "POST", path: "/tasks/{id}/fail" },
+  addDependencies: { method: "POST", path: "/tasks/{id}/dependencies" },
+  taskReadiness: { method: "GET", path: "/tasks/{id}/readiness" },
   health: { method: "GET", path: "/health" },
 } as const satisfies Record<string, { method: "GET" | "POST"; path: string }>;
 
@@ -133,6 +178,22 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** Per request; default 30 s. */
   timeoutMs?: number;
+  /**
+   * Sent as the Claimboard-Instance header and recorded in the events this client's calls
+   * write, so one process is told apart from another on the same token. Default: host:pid
+   * where a process exists (Node), none elsewhere; "" sends none.
+   */
+  instance?: string;
+}
+
+/** The request header naming the calling process. */
+export const INSTANCE_HEADER = "Claimboard-Instance";
+
+function defaultInstance(): string | undefined {
+  const proc = (globalThis as { process?: { pid?: number; env?: Record<string, string | undefined> } }).process;
+  if (!proc?.pid) return undefined;
+  const host = proc.env?.HOSTNAME ?? proc.env?.COMPUTERNAME ?? "host";
+  return `${host}:${proc.pid}`.replace(/[^\x21-\x7e]/g, "_").slice(0, 200);
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -142,12 +203,16 @@ export class ClaimboardClient {
   private readonly token?: string;
   private readonly fetchImpl: typeof fetch;
   private readonly timeoutMs: number;
+  /** The Claimboard-Instance this client sends, if any. */
+  readonly instance?: string;
 
   constructor(options: ClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, "").replace(/\/api\/v1$/, "") + "/api/v1";
     this.token = options.token;
     this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    const instance = options.instance ?? defaultInstance();
+    if (instance) this.instance = instance;
   }
 
   async createTask(input: NewTask): Promise<Task> {
@@ -193,8 +258,9 @@ export class ClaimboardClient {
     return this.ownerCall("recordSideEffect", task, { description });
   }
 
-  async release(task: TaskRef): Promise<Task> {
-    return this.ownerCall("release", task, {});
+  /** Gives the task back; a hand-off note tells the next claimant what was done and what comes next. */
+  async release(task: TaskRef, options: { handoff?: HandoffNote } = {}): Promise<Task> {
+    return this.ownerCall("release", task, options);
   }
 
   async complete(task: TaskRef, options: { result?: unknown } = {}): Promise<Task> {
@@ -218,8 +284,18 @@ export class ClaimboardClient {
   }
 
   /** Status comes back queued, or escalated on the queue's last strike. */
-  async fail(task: TaskRef, reason: string): Promise<Task> {
-    return this.ownerCall("fail", task, { reason });
+  async fail(task: TaskRef, reason: string, options: { handoff?: HandoffNote } = {}): Promise<Task> {
+    return this.ownerCall("fail", task, { reason, ...options });
+  }
+
+  /** Adds dependencies to a queued task; a cycle is refused (dependency_cycle). */
+  async addDependencies(task: TaskRef, dependsOn: string[]): Promise<Task> {
+    return this.ownerCall("addDependencies", task, { dependsOn });
+  }
+
+  /** For this token: can it claim the task now, every reason not, and when time alone is in the way. */
+  async readiness(id: string): Promise<Readiness> {
+    return this.call("taskReadiness", { id });
   }
 
   /** 200 or 503, both with `{ok, db}`: a down database is an answer, not an error. */
@@ -239,6 +315,7 @@ export class ClaimboardClient {
     }
     const headers: Record<string, string> = { Accept: "application/json" };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    if (this.instance) headers[INSTANCE_HEADER] = this.instance;
     if (options.body !== undefined) headers["Content-Type"] = "application/json";
 
     let response: Response;

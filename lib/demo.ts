@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { createUser } from "@/lib/auth/users";
 import { seedHistory } from "@/lib/demo-history";
-import { createTask, perform, type ActorRef } from "@/lib/tasks";
+import { createTask, perform, setQueueSettings, type ActorRef } from "@/lib/tasks";
 
 export interface DemoLogin {
   email: string;
@@ -44,6 +44,20 @@ export async function seedDemo(db: Db): Promise<DemoLogin[] | null> {
   }
   // Three hours of an imports queue whose 30 s lease is too short: something for /insights.
   await seedHistory(db, { amal: actors.Amal!, sara: actors.Sara! }, "imports", "import-bot");
-  for (const task of TASKS) await perform(createTask, task, { db, actor: actors.Sara! });
+  const sara = { db, actor: actors.Sara! };
+  // A failed attempt waits 30 s, then 60 s, … before it is claimable again (the retry backoff).
+  for (const queue of ["default", "inspections"]) await perform(setQueueSettings, { queue, retryDelaySeconds: 30 }, sara);
+  const ids: Record<string, string> = {};
+  for (const task of TASKS) {
+    const created = await perform(createTask, task, sara);
+    if (created.ok) ids[task.title] = created.value.id;
+  }
+  // The work graph: a task that waits for another, and one scheduled for later.
+  await perform(createTask, {
+    title: "Post the translated notice in the lobby", queue: "default", dependsOn: [ids["Translate the safety notice"]!],
+  }, sara);
+  await perform(createTask, {
+    title: "Re-inspect unit 4B", queue: "inspections", notBefore: new Date(Date.now() + 2 * 3600_000).toISOString(),
+  }, sara);
   return logins;
 }

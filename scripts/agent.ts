@@ -2,6 +2,7 @@
 // (claim and start in one call), keeps the lease alive with heartbeats at a third of the
 // lease, simulates the work, completes or fails the task, and repeats; it backs off when
 // there is nothing to do or the server asks it to. One log line per action on stdout.
+import { hostname } from "node:os";
 import { setTimeout as delay } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { ClaimboardApiError, ClaimboardClient, type ClaimOptions, type Task } from "../lib/client";
@@ -19,8 +20,11 @@ const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [option
   --once               handle at most one task, then exit (also when there is none)
   --max-tasks N        exit after completing or failing N tasks`;
 
-/** Codes that mean the task is no longer ours to work on: stop at once. Any other 4xx is fatal. */
-const LOST = new Set(["lease_expired", "not_owner", "version_conflict", "invalid_transition", "not_found"]);
+/**
+ * Codes that mean the task is no longer ours to work on: stop at once. Any other 4xx is fatal.
+ * attempt_limit: the queue's attempt ceiling is reached; the lapse that follows is a strike.
+ */
+const LOST = new Set(["lease_expired", "not_owner", "version_conflict", "invalid_transition", "not_found", "attempt_limit"]);
 const MIN_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 10_000;
 
@@ -97,7 +101,8 @@ class Agent {
   finished = 0;
 
   constructor(private readonly opts: Options) {
-    this.client = new ClaimboardClient({ baseUrl: opts.url, token: opts.token });
+    // host:pid in every event this process writes, so its replacement on the same token is told apart.
+    this.client = new ClaimboardClient({ baseUrl: opts.url, token: opts.token, instance: `${hostname()}:${process.pid}` });
   }
 
   get stopping() {

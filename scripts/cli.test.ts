@@ -138,6 +138,15 @@ describe("queue set", () => {
     const [row] = await database.client`SELECT lease_seconds, max_failures, expiry_threshold FROM queues WHERE name = 'fast'`;
     expect(row).toEqual({ lease_seconds: 5, max_failures: 4, expiry_threshold: 7 });
   });
+
+  test("who may claim and the attempt ceiling; none lifts the ceiling", async () => {
+    const run = await cli("queue", "set", "--name", "errands", "--claimants", "people", "--max-attempt-seconds", "600");
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    expect(run.stdout).toMatch(/claimants people, attempt ceiling 600 s/);
+    expect((await cli("queue", "set", "--name", "errands", "--max-attempt-seconds", "none")).stdout).toMatch(/attempt ceiling none/);
+    const [row] = await database.client`SELECT claimants, max_attempt_seconds FROM queues WHERE name = 'errands'`;
+    expect(row).toEqual({ claimants: "people", max_attempt_seconds: null });
+  });
 });
 
 describe("bad input", () => {
@@ -163,6 +172,9 @@ describe("bad input", () => {
     [["user", "create", "--email", "bea@example.com", "--name", "Bea", "--role", "staff", "--password", "short"], /--password must be at least 8/],
     [["user", "create", "--email", "bea@example.com", "--name", "Bea", "--role", "staff"], /missing --password/],
     [["token", "create"], /missing --name/],
+    [["queue", "set", "--name", "q", "--claimants", "robots"], /^--claimants must be anyone, people or agents$/],
+    [["queue", "set", "--name", "q", "--max-attempt-seconds", "30"], /^--max-attempt-seconds must be at least 60$/],
+    [["queue", "set", "--name", "q", "--max-attempt-seconds", "forever"], /--max-attempt-seconds must be a whole number/],
     [["token", "create", "--name", "has space"], /--name must be/],
     [["token", "create", "--name", "agent-9", "--role", "boss"], /--role must be agent, observer or supervisor/],
     [["queue", "set", "--lease-seconds", "20"], /missing --name/],

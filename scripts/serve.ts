@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -16,26 +17,66 @@ const port = Number(process.env.PORT ?? 3000);
 const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
 const say = (line: string) => console.log(`[claimboard] ${line}`);
 
+/**
+ * The address Next.js listens on. HOST when set; else, on the embedded demo database (whose
+ * demo passwords are printed), loopback only; with DATABASE_URL (a deployment), every
+ * interface, as `next start` does by default.
+ */
+const host = (source: ProjectDatabase["source"]) => process.env.HOST || (source === "env" ? null : "127.0.0.1");
+/** How long Next.js gets to finish its responses (event streams end at once) before it is killed. */
+const GRACE_MS = Number(process.env.STOP_GRACE_SECONDS ?? 10) * 1000;
+
 let database: ProjectDatabase | null = null;
 let child: ChildProcess | null = null;
-let stopping = false;
+let stopping: Promise<never> | null = null;
+let forced = false;
 
-async function shutdown(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    if (child && child.exitCode === null) {
+const running = (process: ChildProcess | null): process is ChildProcess =>
+  process !== null && process.exitCode === null && process.signalCode === null;
+
+/**
+ * A clean stop, in order: Next.js first (SIGTERM: it stops accepting, ends the event
+ * streams, finishes responses), then PostgreSQL (a fast shutdown: a checkpoint, nothing to
+ * recover). PostgreSQL runs in a process group of its own, so a terminal's Ctrl-C reaches it
+ * only through here, after the server that uses it has gone. Called again (Next.js exiting
+ * because of it), it is the same stop.
+ */
+function shutdown(code: number): Promise<never> {
+  stopping ??= (async () => {
+    if (running(child)) {
       const exited = new Promise((resolve) => child!.once("exit", resolve));
       child.kill("SIGTERM");
-      const force = setTimeout(() => child?.kill("SIGKILL"), 10_000);
+      const force = setTimeout(() => {
+        say(`Next.js did not stop within ${GRACE_MS / 1000} s: killed`);
+        child?.kill("SIGKILL");
+      }, GRACE_MS);
       await exited;
       clearTimeout(force);
     }
-    await database?.release().catch(() => {});
-  }
-  process.exit(code);
+    await database?.release().catch((error: unknown) => say(`stopping PostgreSQL failed: ${String(error)}`));
+    if (database?.source === "embedded" && !forced) say("stopped (PostgreSQL shut down cleanly)");
+    process.exit(code);
+  })();
+  return stopping;
 }
-process.on("SIGINT", () => void shutdown(0));
-process.on("SIGTERM", () => void shutdown(0));
+
+/** A second signal while stopping: kill Next.js, PostgreSQL without its checkpoint, exit now. */
+async function force(signal: NodeJS.Signals): Promise<never> {
+  forced = true;
+  say(`${signal} again: forcing the stop (Next.js killed, PostgreSQL without a checkpoint)`);
+  if (running(child)) child.kill("SIGKILL");
+  const released = database?.release("immediate").catch(() => {});
+  await Promise.race([released, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  process.exit(128 + os.constants.signals[signal]);
+}
+
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(signal, () => {
+    if (stopping) return void force(signal);
+    say(`${signal}: stopping Next.js, then PostgreSQL (a second signal forces)`);
+    void shutdown(0);
+  });
+}
 
 function run(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, [nextBin, ...args], { env, stdio: "inherit" });
@@ -77,7 +118,7 @@ async function waitUntilHealthy(url: string): Promise<void> {
 
 async function main() {
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`PORT must be 1..65535, not ${process.env.PORT}`);
-  database = await openProjectDatabase(say);
+  database = await openProjectDatabase(say, { detached: true });
   if (database.source !== "embedded") say(`database: ${database.source === "env" ? "DATABASE_URL" : "embedded PostgreSQL already running in .data"}`);
   await migrateDatabase(database.url);
   say("migrations applied");
@@ -100,11 +141,14 @@ async function main() {
     if (code !== 0) throw new Error(`next build failed (exit ${code})`);
   }
 
-  child = run([mode, "--port", String(port)], env);
+  if (stopping) return;
+  const address = host(database.source);
+  child = run([mode, "--port", String(port), ...(address ? ["--hostname", address] : [])], env);
   child.once("exit", (code) => void shutdown(code ?? 0));
-  const url = `http://localhost:${port}`;
-  await waitUntilHealthy(url);
-  if (!stopping) say(`Claimboard is running at ${url}`);
+  const wildcard = !address || address === "0.0.0.0" || address === "::";
+  const local = wildcard || address === "127.0.0.1" || address === "localhost";
+  await waitUntilHealthy(`http://${local ? "127.0.0.1" : address.includes(":") ? `[${address}]` : address}:${port}`);
+  if (!stopping) say(`Claimboard is running at http://${local ? "localhost" : address}:${port}${wildcard ? " (every interface)" : ""}`);
 }
 
 main().catch((error: unknown) => {

@@ -1,9 +1,10 @@
 import fc from "fast-check";
 import type { TaskRow } from "@/db/schema";
 import {
-  cancel, claim, claimNext, complete, failTask, forceRelease, recordSideEffect, release, renew, requeue, resolve,
+  addDependencies, createTask, setQueuePaused, cancel, claim, claimNext, complete, failTask, forceRelease, recordSideEffect, release, renew, requeue, resolve,
   start, sweepExpiredLeases, type ActorRef, type Result,
 } from "@/lib/tasks";
+import { sql } from "drizzle-orm";
 import type { EngineFixture } from "./engine";
 
 // Random sequences of engine calls for the property test: what to call, by whom, on which task.
@@ -12,7 +13,9 @@ export const STEP_KINDS = [
   "create", "claim", "claimNext", "start", "renew", "recordSideEffect", "release", "complete", "fail",
   "forceRelease", "requeue", "resolve", "cancel", "sweep",
 ] as const;
-export type StepKind = (typeof STEP_KINDS)[number];
+/** The work graph's steps (lib/tasks/graph.property.test.ts): an added dependency, a pause toggled. */
+export const GRAPH_STEP_KINDS = [...STEP_KINDS, "depend", "pause"] as const;
+export type StepKind = (typeof GRAPH_STEP_KINDS)[number];
 
 export interface Step {
   kind: StepKind;
@@ -35,11 +38,11 @@ export interface Step {
 // Weighted towards the calls that move a task forward, so long runs reach escalation and done.
 const WEIGHTS: Record<StepKind, number> = {
   create: 2, claim: 2, claimNext: 3, start: 3, renew: 2, recordSideEffect: 2, release: 1, complete: 2, fail: 2,
-  forceRelease: 1, requeue: 2, resolve: 1, cancel: 1, sweep: 1,
+  forceRelease: 1, requeue: 2, resolve: 1, cancel: 1, sweep: 1, depend: 2, pause: 1,
 };
 
-export const stepArbitrary: fc.Arbitrary<Step> = fc.record({
-  kind: fc.oneof(...STEP_KINDS.map((kind) => ({ arbitrary: fc.constant(kind), weight: WEIGHTS[kind] }))),
+const stepOf = (kinds: readonly StepKind[]): fc.Arbitrary<Step> => fc.record({
+  kind: fc.oneof(...kinds.map((kind) => ({ arbitrary: fc.constant(kind), weight: WEIGHTS[kind] }))),
   // Mostly within a lease (120 s), sometimes far past it.
   advance: fc.oneof(
     { arbitrary: fc.constant(0), weight: 3 },
@@ -55,12 +58,17 @@ export const stepArbitrary: fc.Arbitrary<Step> = fc.record({
   leaseSeconds: fc.constantFrom(undefined, 30, 120),
 });
 
+export const stepArbitrary = stepOf(STEP_KINDS);
+export const graphStepArbitrary = stepOf(GRAPH_STEP_KINDS);
+
 export interface RunContext {
   f: EngineFixture;
   queue: string;
   actors: ActorRef[];
   supervisor: ActorRef;
   taskIds: string[];
+  /** Creates may take dependencies (flag) and a notBefore (stale) — the work graph's runs. */
+  graph?: boolean;
 }
 
 export interface Applied {
@@ -78,11 +86,12 @@ const HELD = ["claimed", "started"];
 const FITS: Partial<Record<StepKind, string[]>> = {
   claim: ["queued", ...HELD], start: ["claimed"], renew: HELD, recordSideEffect: HELD, release: HELD,
   complete: ["started"], fail: HELD, forceRelease: HELD, requeue: ["escalated"], resolve: ["escalated"],
-  cancel: ["queued", "escalated"],
+  cancel: ["queued", "escalated"], depend: ["queued"],
 };
 
-const OWNER_CALLS = { start, renew, recordSideEffect, release, complete, fail: failTask } as const;
-const SUPERVISOR_CALLS = { forceRelease, requeue, resolve, cancel } as const;
+const SUPERVISOR_CALLS = { requeue, resolve, cancel } as const;
+/** A hand-off note for release and fail (and progress for renew) when the step's flag is set. */
+const NOTE = { summary: "halfway", next: "finish the rest", artifacts: ["https://example.test/draft"] };
 
 /**
  * Moves the clock and performs one step; never throws on an expected failure. `rows` are
@@ -96,9 +105,21 @@ export async function applyStep(ctx: RunContext, step: Step, rows: TaskRow[]): P
   const applied: Applied = { step, actor: chosen, taskId: null, before, result: null };
 
   if (step.kind === "create" || ctx.taskIds.length === 0) {
-    const task = await f.task(`task ${ctx.taskIds.length}`, { queue, priority: step.flag ? 5 : 0 });
-    ctx.taskIds.push(task.id);
-    return { ...applied, taskId: task.id };
+    const n = ctx.taskIds.length;
+    const graph = ctx.graph && n > 0
+      ? {
+          dependsOn: step.flag ? [ctx.taskIds[step.task % n]!, ...(step.asOwner ? [] : [ctx.taskIds[(step.task + 3) % n]!])] : [],
+          ...(step.stale ? { notBefore: new Date(f.clock.time.getTime() + (step.leaseSeconds ?? 60) * 1000).toISOString() } : {}),
+        }
+      : {};
+    const result = await f.run(createTask, { title: `task ${n}`, queue, priority: step.flag ? 5 : 0, ...graph }, chosen);
+    if (result.ok) ctx.taskIds.push(result.value.id);
+    return { ...applied, taskId: result.ok ? result.value.id : null, result: ctx.graph ? result : null };
+  }
+  if (step.kind === "pause") {
+    const [state] = await f.db.execute<{ paused: boolean }>(sql`SELECT paused FROM queues WHERE name = ${queue}`);
+    const result = await f.run(setQueuePaused, { queue, paused: !state?.paused }, ctx.supervisor);
+    return { ...applied, actor: ctx.supervisor, result };
   }
   if (step.kind === "sweep") {
     return { ...applied, actor: ctx.supervisor, result: await f.run(sweepExpiredLeases, { queue }, ctx.supervisor) };
@@ -117,20 +138,28 @@ export async function applyStep(ctx: RunContext, step: Step, rows: TaskRow[]): P
   const version = step.stale ? (row.version > 1 && step.flag ? row.version - 1 : row.version + 1) : row.version;
   const target = { taskId, version };
   let result: Result<unknown>;
-  if (step.kind === "claim") {
+  if (step.kind === "depend") {
+    const other = ctx.taskIds[(step.task * 5 + step.advance) % ctx.taskIds.length]!;
+    result = await f.run(addDependencies, { ...target, dependsOn: [other] }, actor);
+  } else if (step.kind === "claim") {
     result = await f.run(claim, target, actor);
   } else if (step.kind === "start") {
     result = await f.run(start, { ...target, confirmCheck: step.flag }, actor);
   } else if (step.kind === "recordSideEffect") {
     result = await f.run(recordSideEffect, { ...target, description: "external call" }, actor);
   } else if (step.kind === "fail") {
-    result = await f.run(failTask, { ...target, reason: "random failure" }, actor);
+    result = await f.run(failTask, { ...target, reason: "random failure", ...(step.flag ? { handoff: NOTE } : {}) }, actor);
+  } else if (step.kind === "release") {
+    result = await f.run(release, { ...target, ...(step.flag ? { handoff: NOTE } : {}) }, actor);
+  } else if (step.kind === "renew") {
+    result = await f.run(renew, { ...target, ...(step.flag ? { progress: { done: step.task } } : {}) }, actor);
+  } else if (step.kind === "forceRelease") {
+    return { ...applied, actor: ctx.supervisor, taskId, result: await f.run(forceRelease, target, ctx.supervisor) };
   } else if (step.kind in SUPERVISOR_CALLS) {
     const op = SUPERVISOR_CALLS[step.kind as keyof typeof SUPERVISOR_CALLS];
     return { ...applied, actor: ctx.supervisor, taskId, result: await f.run(op, target, ctx.supervisor) };
   } else {
-    const op = OWNER_CALLS[step.kind as "renew" | "release" | "complete"];
-    result = await f.run(op, target, actor);
+    result = await f.run(complete, target, actor);
   }
   return { ...applied, actor, taskId, result };
 }

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { guardedAction, operationAction } from "@/lib/auth/action";
 import { createAgentToken, revokeAgentToken, tokenName } from "@/lib/auth/tokens";
-import { cancel, forceRelease, requeue, resetBreaker, resolve, setQueueSettings, sweepExpiredLeases } from "@/lib/tasks";
+import { cancel, forceRelease, requeue, resetBreaker, resolve, setQueuePaused, setQueueSettings, sweepExpiredLeases } from "@/lib/tasks";
 import { taskId, version } from "@/lib/tasks/schemas";
 import { ok, fail } from "@/lib/tasks/types";
 
@@ -15,6 +15,7 @@ export const forceReleaseAction = operationAction("supervisor", forceRelease);
 export const resetBreakerAction = operationAction("supervisor", resetBreaker);
 export const sweepAction = operationAction("supervisor", sweepExpiredLeases);
 export const setQueueSettingsAction = operationAction("supervisor", setQueueSettings);
+export const setQueuePausedAction = operationAction("supervisor", setQueuePaused);
 
 export const createTokenAction = guardedAction(
   "supervisor",

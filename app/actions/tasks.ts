@@ -2,6 +2,7 @@
 
 import { operationAction } from "@/lib/auth/action";
 import {
+  addDependencies,
   claim,
   claimNext,
   complete,
@@ -24,3 +25,4 @@ export const recordSideEffectAction = operationAction("staff", recordSideEffect)
 export const releaseAction = operationAction("staff", release);
 export const completeAction = operationAction("staff", complete);
 export const failAction = operationAction("staff", failTask);
+export const addDependenciesAction = operationAction("staff", addDependencies);

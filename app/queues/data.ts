@@ -11,6 +11,8 @@ export interface QueueSettingsRow {
   expiryWindowSeconds: number;
   breakerTrippedAt: Date | null;
   breakerReason: string | null;
+  claimants: "anyone" | "people" | "agents";
+  maxAttemptSeconds: number | null;
 }
 
 /** Every queue's settings and breaker state, alphabetically. */
@@ -24,6 +26,8 @@ export async function listQueueSettings(db: Executor): Promise<QueueSettingsRow[
       expiryWindowSeconds: queues.expiryWindowSeconds,
       breakerTrippedAt: queues.breakerTrippedAt,
       breakerReason: queues.breakerReason,
+      claimants: queues.claimants,
+      maxAttemptSeconds: queues.maxAttemptSeconds,
     })
     .from(queues)
     .orderBy(asc(queues.name));

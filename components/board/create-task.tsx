@@ -31,8 +31,13 @@ function placeholder(draft: Draft): TaskView {
     version: 1,
     failureCount: 0,
     needsCheck: false,
+    dependsOn: [],
+    blockedBy: [],
+    notBefore: null,
     createdAt: now,
     updatedAt: now,
+    handoff: null,
+    progress: null,
     pending: "Creating…",
   };
 }

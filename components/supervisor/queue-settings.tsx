@@ -11,6 +11,7 @@ import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 import { LocalTime } from "@/components/ui/local-time";
 import { supervisorKeys } from "./keys";
+import { ClaimRuleFields, claimRuleError, claimRuleValues } from "./claim-rule-fields";
 import type { QueueSettingsView } from "./types";
 import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
 
@@ -27,7 +28,9 @@ const FIELDS: { name: SettingField; label: string; min: number; max: number; uni
 const fmt = (n: number) => n.toLocaleString("en-GB");
 
 /** A readable sentence for a refused setting, naming the field by its label and its bounds. */
-function settingError(error: unknown): { field: SettingField | null; text: string } {
+function settingError(error: unknown): { field: string | null; text: string } {
+  const rule = error instanceof ActionFailure ? claimRuleError(error.error.field) : null;
+  if (rule) return { field: (error as ActionFailure).error.field!, text: rule };
   const field = error instanceof ActionFailure ? FIELDS.find((f) => f.name === error.error.field) : undefined;
   if (field) return { field: field.name, text: `${field.label.replace(/ \(.*\)$/, "")} must be a whole number from ${fmt(field.min)} to ${fmt(field.max)} ${field.unit}.` };
   return { field: null, text: supervisorErrorSentence(error, "change the settings of") };
@@ -35,7 +38,7 @@ function settingError(error: unknown): { field: SettingField | null; text: strin
 
 function QueueForm({ queue }: { queue: QueueSettingsView }) {
   const [saved, setSaved] = useState(false);
-  const [problem, setProblem] = useState<{ field: SettingField | null; text: string } | null>(null);
+  const [problem, setProblem] = useState<{ field: string | null; text: string } | null>(null);
   const save = useSupervisorCall(setQueueSettingsAction, {
     verb: "change the settings of",
     toastErrors: false,
@@ -47,7 +50,7 @@ function QueueForm({ queue }: { queue: QueueSettingsView }) {
     const values = Object.fromEntries(FIELDS.map((f) => [f.name, Number(String(form.get(f.name) ?? "").trim() || NaN)]));
     setSaved(false);
     setProblem(null);
-    save.mutate({ queue: queue.name, ...values }, { onError: (error) => setProblem(settingError(error)) });
+    save.mutate({ queue: queue.name, ...values, ...claimRuleValues(form) }, { onError: (error) => setProblem(settingError(error)) });
   };
   const errorId = `queue-${queue.name}-error`;
   return (
@@ -68,7 +71,7 @@ function QueueForm({ queue }: { queue: QueueSettingsView }) {
         </p>
       ) : null}
       {/* Keyed by the saved values: a change (here or elsewhere) resets the inputs to them. */}
-      <div key={FIELDS.map((f) => queue[f.name]).join(":")} className="mt-3 grid grid-cols-1 gap-3 sm:grid-cols-2">
+      <div key={[...FIELDS.map((f) => queue[f.name]), queue.claimants, queue.maxAttemptSeconds].join(":")} className="mt-3 grid grid-cols-1 gap-3 sm:grid-cols-2">
         {FIELDS.map((f) => (
           <TextField
             key={f.name}
@@ -84,6 +87,7 @@ function QueueForm({ queue }: { queue: QueueSettingsView }) {
             onChange={() => setSaved(false)}
           />
         ))}
+        <ClaimRuleFields queue={queue} invalid={problem?.field ?? null} errorId={errorId} onChange={() => setSaved(false)} />
       </div>
       <div className="mt-3 flex flex-wrap items-center gap-3">
         <Button type="submit" tone="primary" size="sm" disabled={save.isPending}>

@@ -9,6 +9,23 @@ import * as input from "@/lib/tasks/schemas";
 
 const actorRef = z.object({ id: z.string(), name: z.string(), kind: z.enum(["user", "agent", "system"]) });
 
+/** The request header naming the calling process of an agent (host:pid, …); see the handler. */
+export const INSTANCE_HEADER = "Claimboard-Instance";
+
+const handoffObject = z
+  .object({
+    summary: z.string(),
+    next: z.string().nullable(),
+    artifacts: z.array(z.string()),
+    by: actorRef,
+    at: z.iso.datetime(),
+  })
+  .meta({ id: "Handoff", description: "The latest hand-off note: from a release or fail, or by the system when a lease lapsed after progress" });
+
+const progressObject = z
+  .object({ value: z.json(), at: z.iso.datetime() })
+  .meta({ id: "Progress", description: "The current attempt's last heartbeat progress" });
+
 export const taskObject = z
   .object({
     id: z.string(),
@@ -23,10 +40,26 @@ export const taskObject = z
     version: z.number().int(),
     failureCount: z.number().int(),
     needsCheck: z.boolean(),
+    dependsOn: z.array(z.string()).meta({ description: "Ids of the tasks this one waits for (the work graph)" }),
+    blockedBy: z.array(z.string()).meta({ description: "The dependencies not done yet; claimable only when empty" }),
+    notBefore: z.iso.datetime().nullable().meta({ description: "Not claimable before this time (scheduled, or the retry backoff)" }),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
+    handoff: handoffObject.nullable(),
+    progress: progressObject.nullable(),
   })
   .meta({ id: "Task" });
+
+export const readinessObject = z
+  .object({
+    claimable: z.boolean(),
+    reasons: z.array(z.object({
+      code: z.enum(["status", "held", "breaker_tripped", "queue_paused", "claimants", "blocked", "not_before", "needs_check"]),
+      message: z.string(),
+    })),
+    claimableAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: "Readiness" });
 
 export const eventObject = z
   .object({
@@ -94,7 +127,21 @@ export const endpoints = {
   createTask: {
     operationId: "createTask", method: "POST", path: "/tasks", summary: "Create a task (queued, version 1)",
     roles: WORK, body: input.createTaskInput,
-    success: { status: 201, description: "The new task", schema: taskResponse }, errors: [400, 413],
+    success: { status: 201, description: "The new task", schema: taskResponse },
+    alsoAnswers: [{ status: 200, description: "An idempotent retry: the task an earlier create with the same idempotencyKey and fields made (no new event)", schema: taskResponse }],
+    errors: [400, 404, 409, 413],
+  },
+  addDependencies: {
+    operationId: "addDependencies", method: "POST", path: "/tasks/{id}/dependencies",
+    summary: "Add dependencies to a queued task (a cycle is refused: dependency_cycle)",
+    roles: WORK, body: input.dependenciesBody,
+    success: { status: 200, description: "The task after the call", schema: taskResponse }, errors: OWNER_CALL_ERRORS,
+  },
+  taskReadiness: {
+    operationId: "taskReadiness", method: "GET", path: "/tasks/{id}/readiness",
+    summary: "Whether the caller could claim the task now, every reason not, and when time alone is in the way",
+    roles: READ, session: true,
+    success: { status: 200, description: "The task's readiness for the caller", schema: readinessObject }, errors: [400, 404],
   },
   listTasks: {
     operationId: "listTasks", method: "GET", path: "/tasks", summary: "List tasks, oldest first, keyset-paginated",
@@ -117,13 +164,13 @@ export const endpoints = {
     roles: WORK, body: input.claimNextInput,
     success: { status: 200, description: "The claimed task", schema: taskResponse },
     alsoAnswers: [{ status: 204, description: "Nothing is claimable (no body)" }],
-    errors: [400, 413],
+    errors: [400, 403, 413],
   },
   claimBatch: {
     operationId: "claimBatch", method: "POST", path: "/claims/batch", summary: "Claim up to `limit` tasks in one transaction",
     roles: WORK, body: input.claimBatchInput,
     success: { status: 200, description: "The claimed tasks (possibly none)", schema: z.object({ tasks: z.array(taskObject) }) },
-    errors: [400, 413],
+    errors: [400, 403, 413],
   },
   claimTask: ownerCall("claimTask", "claim", "Claim a given task at the expected version", input.claimBody),
   startTask: ownerCall("startTask", "start", "Start a claimed task (confirmCheck for a needs_check task)", input.startBody),

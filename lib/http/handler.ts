@@ -7,7 +7,8 @@ import { authenticateToken, bearerToken, type TokenPrincipal } from "@/lib/auth/
 import { classifyDatabaseError, perform, safeParse, validationError, type Operation } from "@/lib/tasks/engine";
 import type { Result } from "@/lib/tasks/types";
 import { readJsonBody } from "./body";
-import type { Endpoint } from "./endpoints";
+import { INSTANCE_HEADER, type Endpoint } from "./endpoints";
+import { instanceHeader } from "@/lib/tasks/schemas";
 import { clientAddress } from "./client-address";
 import { errorResponse } from "./errors";
 import { limiters } from "./rate-limit";
@@ -110,6 +111,13 @@ async function answer<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Pr
       if (!parsed.success) return errorResponse(validationError(parsed.error));
       query = parsed.data;
     }
+    // Which process of the agent calls: recorded in the events its claims, heartbeats and completions write.
+    const rawInstance = request.headers.get(INSTANCE_HEADER);
+    const instance = rawInstance === null ? undefined : instanceHeader.safeParse(rawInstance);
+    if (instance && !instance.success) {
+      const issue = instance.error.issues[0]?.message ?? "is invalid";
+      return errorResponse({ code: "invalid_request", message: `${INSTANCE_HEADER} header ${issue}`, field: INSTANCE_HEADER });
+    }
     const rawParams = (await context?.params) ?? {};
     const params = Object.fromEntries(Object.entries(rawParams).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
     const actor = principal?.actor;
@@ -124,7 +132,7 @@ async function answer<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Pr
       },
       run: (op, input) => {
         if (!actor) throw new Error(`${endpoint.operationId}: engine call without a caller`);
-        return perform(op, input, { db: getDatabase().db, actor });
+        return perform(op, input, { db: getDatabase().db, actor, instance: instance?.data });
       },
     });
   } catch (error) {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { TokenRole } from "@/db/schema";
 import { taskId } from "@/lib/tasks/schemas";
 import { MAX_BODY_BYTES } from "./body";
-import { endpoints, errorObject, type Endpoint } from "./endpoints";
+import { endpoints, errorObject, INSTANCE_HEADER, type Endpoint } from "./endpoints";
 import { STATUS_OF, type ApiErrorCode } from "./errors";
 
 // The OpenAPI 3.1 document, generated from the endpoint registry and its zod schemas only:
@@ -64,7 +64,7 @@ export interface OpenApiDocument {
 const WHEN: Record<ApiErrorCode | "internal", string> = {
   invalid_request: "Body or query fails validation (the message names the field); malformed JSON",
   unauthorized: "No, unknown or revoked token",
-  forbidden: "The token's role may not do this",
+  forbidden: "The token's role may not do this, or the queue's `claimants` rule excludes the caller (the message names it)",
   not_found: "No such task",
   method_not_allowed: "The path does not answer this method; `Allow` lists the ones it does",
   already_claimed: "Claim lost: the message names the current owner",
@@ -73,7 +73,12 @@ const WHEN: Record<ApiErrorCode | "internal", string> = {
   lease_expired: "start or renew after the lease lapsed",
   invalid_transition: "The state does not allow it (e.g. complete a queued task)",
   check_required: 'start on a needs_check task without "confirmCheck": true',
+  attempt_limit: "A heartbeat would carry the lease past claimed at + the queue's maxAttemptSeconds: the lease is not extended, and the attempt's lapse counts as a failure",
   busy: "A targeted claim met a row held by another in-flight transaction; Retry-After set",
+  not_ready: "A targeted claim of a blocked task or one whose notBefore is in the future; the message says why",
+  dependency_cycle: "The dependencies would close a cycle in the work graph",
+  idempotency_conflict: "The idempotencyKey was used in this queue by a create with other fields",
+  queue_paused: "A targeted claim in a paused queue",
   payload_too_large: `Body over ${MAX_BODY_BYTES / 1024} KiB`,
   rate_limited: "Per-token rate limit, or too many failed authentications from one address; Retry-After set",
   unavailable: "The database is unreachable; Retry-After set",
@@ -210,6 +215,15 @@ const LAST_EVENT_ID: OpenApiParameter = {
   schema: { type: "string" },
 };
 
+/** Which process of a token's agent calls: recorded in the claim, heartbeat and completion events. */
+const INSTANCE: OpenApiParameter = {
+  name: INSTANCE_HEADER,
+  in: "header",
+  required: false,
+  description: "Which process of the token's agent calls (e.g. host:pid; printable ASCII, 1..200): recorded in the events the call writes, so a crashed process is told apart from its replacement on the same token",
+  schema: { type: "string", minLength: 1, maxLength: 200 },
+};
+
 function operation(endpoint: Endpoint, schemas: SchemaCollector, errorRef: JsonSchema): OpenApiOperation {
   const where = endpoint.operationId;
   const isPublic = endpoint.roles === "public";
@@ -228,6 +242,7 @@ function operation(endpoint: Endpoint, schemas: SchemaCollector, errorRef: JsonS
   const responses: Record<string, OpenApiResponse> = {};
   const { contentType = "application/json" } = endpoint.success;
   if (contentType === EVENT_STREAM) parameters.push(LAST_EVENT_ID);
+  if (!isPublic && endpoint.method === "POST") parameters.push(INSTANCE);
   responses[endpoint.success.status] = answer(
     endpoint.success.description,
     endpoint.success.schema ? schemas.convert(endpoint.success.schema, "output", where) : contentType !== "application/json" ? { type: "string" } : undefined,

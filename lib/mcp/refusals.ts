@@ -5,6 +5,8 @@ export const REFUSALS = {
   invalid_request: "an argument is wrong (`error.field` names it): fix that argument; repeating the same call fails the same way.",
   unauthorized: "the token is missing, unknown or revoked: stop and tell the person running you.",
   forbidden: "this token's role may not do this (observer tokens only read): do not retry.",
+  attempt_limit:
+    "the queue caps how long one attempt may hold a task and this renewal would pass it; the lease was not extended. Finish now (complete_task) or hand the task on (release_task or fail_task with a handoff note) before the lease lapses — a lapse at the cap counts as a failure.",
   not_found: "there is no task with that id: check the id (list_tasks).",
   already_claimed: "someone else holds the task (the message names them): leave it and take another (claim_next_task).",
   version_conflict:
@@ -28,8 +30,13 @@ export type RefusalCode = keyof typeof REFUSALS;
 /** Codes every tool may answer with, whatever it does. */
 const ALWAYS: RefusalCode[] = ["invalid_request", "unauthorized", "rate_limited", "unavailable"];
 
-/** A tool's description: what it is for, then each refusal it can meet and what to do. */
-export function describeTool(purpose: string, codes: RefusalCode[]): string {
+/** `forbidden` on a claim: a queue's claimants rule as well as the role. */
+export const CLAIM_FORBIDDEN =
+  "the queue admits only people, or only agents, as claimants (the message names the rule), or this token's role may not claim: leave this queue's tasks alone.";
+
+/** A tool's description: what it is for, then each refusal it can meet and what to do (`advice` overrides the common words). */
+export function describeTool(purpose: string, codes: RefusalCode[], advice: Partial<Record<RefusalCode, string>> = {}): string {
   const all = [...new Set([...codes, ...ALWAYS])];
-  return `${purpose}\n\nRefusals (an error result whose JSON is {"error": {"code", "message", ...}}):\n${all.map((code) => `- ${code}: ${REFUSALS[code]}`).join("\n")}`;
+  const line = (code: RefusalCode) => `- ${code}: ${advice[code] ?? REFUSALS[code]}`;
+  return `${purpose}\n\nRefusals (an error result whose JSON is {"error": {"code", "message", ...}}):\n${all.map(line).join("\n")}`;
 }

@@ -37,8 +37,8 @@ export const toolOutput = {
 
 /**
  * A JSON Schema (draft-07, what the SDK's own validator speaks) of a zod schema, without
- * the registry's `$ref`s. A free JSON value (`z.json()`, recursive) becomes `{}`: a
- * model reads "any JSON" better than a self-referencing definition.
+ * the registry's `$ref`s. A free JSON value (`z.json()`, recursive) becomes "any of the six
+ * JSON types": a model reads that better than a self-referencing definition.
  */
 export function jsonSchema(schema: z.ZodType, io: "input" | "output", hints: Record<string, string> = {}): Record<string, unknown> & { type: "object" } {
   const out = z.toJSONSchema(schema, {
@@ -49,6 +49,7 @@ export function jsonSchema(schema: z.ZodType, io: "input" | "output", hints: Rec
     override: ({ zodSchema, jsonSchema }) => {
       if (zodSchema._zod.def.type !== "lazy") return;
       for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
+      jsonSchema.type = ["object", "array", "string", "number", "boolean", "null"];
       jsonSchema.description = "any JSON value";
     },
   }) as Record<string, unknown>;
@@ -76,6 +77,8 @@ const FIELD_HINTS: Record<string, string> = {
   confirmCheck: "true: you checked whether the earlier attempt's side effect happened, and you take the task on knowing that.",
   progress: "How far you are: any JSON, shown on the board.",
   result: "What you did: any JSON, kept with the task.",
+  handoff:
+    "A note for whoever takes the task next: summary (what you did, 1..2000 characters), next (what remains to do), artifacts (up to 20 links or paths to what you made).",
   reason: "Why this attempt failed, for the next attempt and for supervisors (1..2000 characters).",
   title: "A short title (1..200 characters).",
   priority: "Higher is claimed first, -1000..1000 (default 0).",
@@ -101,5 +104,11 @@ function tidy(node: unknown, definitions: Record<string, unknown>, io: "input" |
     if (record.format === "date-time") delete record.pattern;
   }
   for (const [key, value] of Object.entries(record)) record[key] = tidy(value, definitions, io);
+  // `type: [a, b]` as anyOf branches of one type each: what clients with a one-type dialect
+  // (the inspector's portability check names Gemini's) can read.
+  if (Array.isArray(record.type) && Object.keys(record).every((key) => key === "type" || key === "description")) {
+    const { type, ...rest } = record;
+    return { anyOf: (type as string[]).map((t) => ({ type: t })), ...rest };
+  }
   return record;
 }

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { ClaimboardClient, Task } from "@/lib/client";
 import type { endpoints } from "@/lib/http/endpoints";
-import { describeTool } from "./refusals";
+import { CLAIM_FORBIDDEN, describeTool } from "./refusals";
 import { toolInput as input, toolOutput as output } from "./schemas";
 
 // The MCP tools: API.md's names, each one typed-client call (lib/client.ts) with the API's
@@ -32,8 +32,9 @@ export const tools: Tool[] = [
   tool({
     name: "claim_next_task", title: "Claim the next task", endpoint: "claimNext", leaseEffect: "sets",
     description: describeTool(
-      "Claim the most urgent claimable task of a queue (default queue: \"default\") and hold it under a lease. Call this when you are ready for work. With start: true it is claimed and started in one step (what you usually want); a needs_check task comes back claimed, not started — see start_task. Answers {task: null} when nothing is claimable: wait a while before asking again. Use skipNeedsCheck: true if you will not confirm checks. The lease lapses after leaseSeconds (default: the queue's) unless renewed; the MCP server renews it while you are connected over stdio, and report_progress renews it too.",
+      "Claim the most urgent claimable task of a queue (default queue: \"default\") and hold it under a lease. Call this when you are ready for work. With start: true it is claimed and started in one step (what you usually want); a needs_check task comes back claimed, not started — see start_task. Answers {task: null} when nothing is claimable: wait a while before asking again. Read task.handoff first when it is set: the previous attempt's note (what was done, what comes next). Use skipNeedsCheck: true if you will not confirm checks. The lease lapses after leaseSeconds (default: the queue's) unless renewed; the MCP server renews it while you are connected over stdio, and report_progress renews it too.",
       ["busy", "forbidden"],
+      { forbidden: CLAIM_FORBIDDEN },
     ),
     input: input.claimNext, output: output.maybeTask,
     call: async (client, args) => ({ task: await client.claimNext(args) }),
@@ -43,6 +44,7 @@ export const tools: Tool[] = [
     description: describeTool(
       "Claim one particular queued task at the version you last saw (from get_task or list_tasks). Prefer claim_next_task unless you were asked to work on this task. Then call start_task.",
       ["already_claimed", ...OWNER, "forbidden"],
+      { forbidden: CLAIM_FORBIDDEN },
     ),
     input: input.claim, output: output.task,
     call: (client, args) => wrap(client.claimTask(ref(args))),
@@ -59,8 +61,8 @@ export const tools: Tool[] = [
   tool({
     name: "report_progress", title: "Report progress (heartbeat)", endpoint: "heartbeat", leaseEffect: "sets",
     description: describeTool(
-      "Tell the board how far you are (progress: any JSON, e.g. {\"percent\": 40, \"step\": \"parsing\"}) and renew the lease. Call it at each meaningful step of long work; the version stays the same.",
-      [...OWNER, "forbidden"],
+      "Tell the board how far you are (progress: any JSON, e.g. {\"percent\": 40, \"step\": \"parsing\"}) and renew the lease. Call it at each meaningful step of long work; the version stays the same. Should your lease lapse, your last progress becomes the hand-off note for whoever takes the task over.",
+      [...OWNER, "attempt_limit", "forbidden"],
     ),
     input: input.heartbeat, output: output.task,
     call: (client, { progress, ...args }) => wrap(client.heartbeat(ref(args), progress === undefined ? {} : { progress })),
@@ -87,20 +89,20 @@ export const tools: Tool[] = [
   tool({
     name: "fail_task", title: "Fail this attempt", endpoint: "failTask", leaseEffect: "ends",
     description: describeTool(
-      "Give up on a task you hold because this attempt cannot succeed, with a reason a person can act on (what went wrong, what you tried). It goes back to the queue for another attempt, or to a supervisor's inbox (escalated) on the queue's last strike.",
+      "Give up on a task you hold because this attempt cannot succeed, with a reason a person can act on (what went wrong, what you tried). It goes back to the queue for another attempt, or to a supervisor's inbox (escalated) on the queue's last strike. Add a handoff note so the next attempt starts where you stopped.",
       [...OWNER, "forbidden"],
     ),
     input: input.fail, output: output.task,
-    call: (client, args) => wrap(client.fail(ref(args), args.reason)),
+    call: (client, { handoff, ...args }) => wrap(client.fail(ref(args), args.reason, handoff ? { handoff } : {})),
   }),
   tool({
     name: "release_task", title: "Give a task back", endpoint: "releaseTask", leaseEffect: "ends",
     description: describeTool(
-      "Hand a task you hold back to the queue untouched, without a strike — when you should not or cannot work on it (not your skill, needs_check you will not confirm, shutting down). Use fail_task instead when you tried and it failed.",
+      "Hand a task you hold back to the queue without a strike — when you should not or cannot go on with it (not your skill, needs_check you will not confirm, out of time). With a handoff note the next claimant learns what you did and what comes next. Use fail_task instead when you tried and it failed.",
       [...OWNER, "forbidden"],
     ),
     input: input.release, output: output.task,
-    call: (client, args) => wrap(client.release(ref(args))),
+    call: (client, { handoff, ...args }) => wrap(client.release(ref(args), handoff ? { handoff } : {})),
   }),
   tool({
     name: "create_task", title: "Create a task", endpoint: "createTask", leaseEffect: "none",

@@ -5,9 +5,15 @@ import { CANDIDATE_COLUMNS, claimRows } from "./claim-rows";
 import type { Clock } from "./clock";
 import { defineOperation } from "./engine";
 import { DEFAULT_QUEUE } from "./queues";
-import { claimBatchInput, claimNextInput, type ClaimNextInput } from "./schemas";
+import { claimBatchInput, claimNextInput } from "./schemas";
 import { toTasks } from "./task-row";
-import { ok, type ActorRef, type Result, type Task } from "./types";
+import { fail, ok, type ActorRef, type Result, type Task } from "./types";
+import { claimantRefusal } from "./claimants";
+import { strikeCappedLapses } from "./ceiling";
+
+// The partial indexes' predicates (db/schema.ts), which a query must repeat to use them.
+const READY_QUEUED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NULL`);
+const READY_SCHEDULED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NOT NULL`);
 
 /**
  * Hands out the best `limit` claimable tasks of a queue without waiting on any row another
@@ -19,11 +25,18 @@ export async function claimBest(
   tx: Tx,
   clock: Clock,
   actor: ActorRef,
-  input: ClaimNextInput,
+  input: { queue?: string; leaseSeconds?: number; start?: boolean; skipNeedsCheck?: boolean },
   limit: number,
+  instance?: string,
 ): Promise<Result<Task[]>> {
   const state = await readQueueState(tx, input.queue ?? DEFAULT_QUEUE, clock);
   if (!state) return ok([]);
+  // Who may claim is the queue's rule: checked once here, never per candidate row.
+  const refused = claimantRefusal(state.queue, actor);
+  if (refused) return fail(refused);
+  if (state.queue.paused) return ok([]); // paused: owners finish what they hold, nobody takes more
+  // Lapses of attempts that met their ceiling are strikes, not plain reclaims: settle them first.
+  if (state.hasExpired) await strikeCappedLapses(tx, clock, state.queue);
   const expiredLimit = Math.min(limit, await reclaimBudget(tx, state, clock));
   const queue = state.queue.name;
   // A lapsed attempt that recorded a side effect comes back needs_check too.
@@ -32,9 +45,19 @@ export async function claimBest(
 
   const candidates = sql`
     WITH queued AS MATERIALIZED (
+      -- tasks_queued_order holds only unblocked tasks with no notBefore (the predicate below
+      -- is the index's, word for word), so the walk never steps over a blocked or waiting row.
       SELECT ${CANDIDATE_COLUMNS} FROM tasks
-      WHERE queue = ${queue} AND status = 'queued' ${checkFilter}
+      WHERE queue = ${queue} AND ${READY_QUEUED} ${checkFilter}
       ORDER BY priority DESC, created_at, id
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    ), due AS MATERIALIZED (
+      -- Scheduled and backed-off tasks, walked by tasks_scheduled in not_before order: a range
+      -- read that stops at the first not-yet-due row or at the limit, however many still wait.
+      SELECT ${CANDIDATE_COLUMNS} FROM tasks
+      WHERE queue = ${queue} AND ${READY_SCHEDULED} AND not_before <= ${clock.now()} ${checkFilter}
+      ORDER BY not_before
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
     ), lapsed AS MATERIALIZED (
@@ -47,11 +70,11 @@ export async function claimBest(
       LIMIT ${expiredLimit}
       FOR UPDATE SKIP LOCKED
     )
-    SELECT * FROM (SELECT * FROM queued UNION ALL SELECT * FROM lapsed) both_sets
+    SELECT * FROM (SELECT * FROM queued UNION ALL SELECT * FROM due UNION ALL SELECT * FROM lapsed) candidate_sets
     ORDER BY priority DESC, created_at, id
     LIMIT ${limit}`;
 
-  const claimed = await claimRows(tx, clock, candidates, { actor, leaseSeconds: input.leaseSeconds, start: input.start });
+  const claimed = await claimRows(tx, clock, candidates, { actor, leaseSeconds: input.leaseSeconds, start: input.start, instance });
   return ok(await toTasks(tx, claimed.map((c) => c.row), actor));
 }
 
@@ -59,8 +82,8 @@ export async function claimBest(
 export const claimNext = defineOperation({
   name: "claimNext",
   input: claimNextInput,
-  async run(tx, input, { actor, clock }) {
-    const claimed = await claimBest(tx, clock, actor, input, 1);
+  async run(tx, input, { actor, clock, instance }) {
+    const claimed = await claimBest(tx, clock, actor, input, 1, instance);
     return claimed.ok ? ok(claimed.value[0] ?? null) : claimed;
   },
 });
@@ -69,7 +92,7 @@ export const claimNext = defineOperation({
 export const claimBatch = defineOperation({
   name: "claimBatch",
   input: claimBatchInput,
-  async run(tx, input, { actor, clock }) {
-    return claimBest(tx, clock, actor, input, input.limit);
+  async run(tx, input, { actor, clock, instance }) {
+    return claimBest(tx, clock, actor, input, input.limit, instance);
   },
 });

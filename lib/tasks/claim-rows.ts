@@ -6,16 +6,19 @@ import { appendEvents, SYSTEM_ACTOR_ID, type NewEvent } from "./events";
 import { rawToTaskRow } from "./task-row";
 import type { ActorRef } from "./types";
 import { executePrepared } from "./prepared";
+import { instanceOf, lapseHandoff, startAttempt } from "./attempt";
 
 export interface ClaimedRow {
   row: TaskRow;
   /** The lease had lapsed: this claim expired the previous attempt first. */
   reclaimed: boolean;
   previousOwnerId: string | null;
+  /** The lapsed attempt had reported progress: the system wrote its hand-off note. */
+  wroteHandoff: boolean;
 }
 
 /** Columns a candidate CTE must select, for claimRows. */
-export const CANDIDATE_COLUMNS = sql.raw(`id, status, owner_id, needs_check, side_effect_recorded, priority, created_at`);
+export const CANDIDATE_COLUMNS = sql.raw(`id, status, owner_id, needs_check, side_effect_recorded, priority, created_at, progress, progress_at`);
 
 /**
  * The one conditional write of every claim. `candidates` is a MATERIALIZED CTE body that
@@ -31,7 +34,7 @@ export async function claimRows(
   tx: Tx,
   clock: Clock,
   candidates: SQL,
-  options: { actor: ActorRef; leaseSeconds?: number; start?: boolean },
+  options: { actor: ActorRef; leaseSeconds?: number; start?: boolean; instance?: string },
 ): Promise<ClaimedRow[]> {
   const start = options.start ?? false;
   const leaseSeconds = options.leaseSeconds ?? null;
@@ -44,7 +47,9 @@ export async function claimRows(
              -- c, not t: only the locked candidate row is current; t here is the statement's
              -- snapshot, which may predate a release that set needs_check (same status).
              c.needs_check OR (c.status <> 'queued' AND c.side_effect_recorded) AS needs_check,
-             coalesce(${leaseSeconds}::int, q.lease_seconds) AS lease_seconds
+             coalesce(${leaseSeconds}::int, q.lease_seconds) AS lease_seconds,
+             -- The lapsed attempt's progress, for the system's hand-off note (none from a queued task).
+             c.progress, CASE WHEN c.status <> 'queued' THEN c.progress_at END AS progress_at
       FROM candidates c
       JOIN tasks t ON t.id = c.id
       JOIN queues q ON q.name = t.queue
@@ -56,6 +61,9 @@ export async function claimRows(
       lease_seconds = d.lease_seconds,
       needs_check = d.needs_check,
       side_effect_recorded = false,
+      not_before = NULL, -- it was due: once claimed, a task waits for nothing until it fails again
+      ${startAttempt(clock.now())},
+      ${lapseHandoff("d", clock.now())},
       version = t.version
         + CASE WHEN d.previous_status <> 'queued' THEN 1 ELSE 0 END
         + 1
@@ -63,12 +71,13 @@ export async function claimRows(
       updated_at = ${clock.now()}
     FROM decided d
     WHERE t.id = d.id
-    RETURNING t.*, d.previous_status, d.previous_owner_id`);
+    RETURNING t.*, d.previous_status, d.previous_owner_id, d.progress_at IS NOT NULL AS wrote_handoff`);
 
   const claimed = rows.map((raw) => ({
     row: rawToTaskRow(raw),
     reclaimed: raw.previous_status !== "queued",
     previousOwnerId: (raw.previous_owner_id as string | null) ?? null,
+    wroteHandoff: Boolean(raw.wrote_handoff),
   }));
   // Keep the claim order stable (and the event ids with it): best candidate first.
   claimed.sort(
@@ -77,11 +86,11 @@ export async function claimRows(
       a.row.createdAt.getTime() - b.row.createdAt.getTime() ||
       Number(a.row.id - b.row.id),
   );
-  await appendEvents(tx, clock, claimed.flatMap((c) => claimEvents(c, options.actor)));
+  await appendEvents(tx, clock, claimed.flatMap((c) => claimEvents(c, options.actor, options.instance)));
   return claimed;
 }
 
-function claimEvents({ row, reclaimed, previousOwnerId }: ClaimedRow, actor: ActorRef): NewEvent[] {
+function claimEvents({ row, reclaimed, previousOwnerId, wroteHandoff }: ClaimedRow, actor: ActorRef, instance?: string): NewEvent[] {
   const started = row.status === "started";
   let version = row.version - (started ? 1 : 0) - 1 - (reclaimed ? 1 : 0);
   const event = (type: NewEvent["type"], actorId: string, status: string, payload: Record<string, unknown>): NewEvent => ({
@@ -93,11 +102,15 @@ function claimEvents({ row, reclaimed, previousOwnerId }: ClaimedRow, actor: Act
   });
   const events: NewEvent[] = [];
   if (reclaimed) {
-    events.push(event("lease_expired", SYSTEM_ACTOR_ID, "queued", { previousOwnerId, needsCheck: row.needsCheck }));
+    events.push(event("lease_expired", SYSTEM_ACTOR_ID, "queued", {
+      previousOwnerId, needsCheck: row.needsCheck, ...(wroteHandoff ? { handoff: row.handoff } : {}),
+    }));
   }
   events.push(
-    event("claimed", actor.id, "claimed", { leaseUntil: row.leaseUntil?.toISOString(), leaseSeconds: row.leaseSeconds }),
+    event("claimed", actor.id, "claimed", {
+      leaseUntil: row.leaseUntil?.toISOString(), leaseSeconds: row.leaseSeconds, ...instanceOf(instance),
+    }),
   );
-  if (started) events.push(event("started", actor.id, "started", {}));
+  if (started) events.push(event("started", actor.id, "started", instanceOf(instance)));
   return events;
 }

@@ -1,6 +1,10 @@
 import { sql } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import { getQueue } from "./queues";
+import { explainUnready } from "./readiness";
+import { readyForClaim } from "./ready";
+import { admittingClaimants, claimantRefusal } from "./claimants";
+import { strikeCappedLapses } from "./ceiling";
 import { CANDIDATE_COLUMNS, claimRows } from "./claim-rows";
 import type { Clock } from "./clock";
 import { HELD, leaseLapsed, notFound } from "./conflicts";
@@ -21,25 +25,47 @@ export const TARGETED_CLAIM_LOCK_TIMEOUT_MS = 1000;
 export const claim = defineOperation({
   name: "claim",
   input: claimInput,
-  async run(tx, input, { actor, clock }) {
+  async run(tx, input, { actor, clock, instance }) {
     await tx.execute(sql.raw(`SET LOCAL lock_timeout = '${TARGETED_CLAIM_LOCK_TIMEOUT_MS}ms'`));
-    const candidates = sql`
-      SELECT ${CANDIDATE_COLUMNS} FROM tasks
-      WHERE id = ${input.taskId}::bigint AND version = ${input.version}
-        AND (status = 'queued'
-             OR (status IN ('claimed', 'started') AND lease_until <= ${clock.now()}
-                 AND NOT EXISTS (SELECT 1 FROM queues
-                                 WHERE queues.name = tasks.queue AND breaker_tripped_at IS NOT NULL)))
-      FOR UPDATE OF tasks`;
-    const [claimed] = await claimRows(tx, clock, candidates, { actor });
+    const attempt = async (version: number) => {
+      const candidates = sql`
+        SELECT ${CANDIDATE_COLUMNS} FROM tasks
+        WHERE id = ${input.taskId}::bigint AND version = ${version}
+          AND EXISTS (SELECT 1 FROM queues WHERE queues.name = tasks.queue AND claimants IN ${admittingClaimants(actor)})
+          AND (status = 'queued'
+               OR (status IN ('claimed', 'started') AND lease_until <= ${clock.now()}
+                   AND NOT attempt_limited
+                   AND NOT EXISTS (SELECT 1 FROM queues
+                                   WHERE queues.name = tasks.queue AND breaker_tripped_at IS NOT NULL)))
+          ${readyForClaim(clock)}
+        FOR UPDATE OF tasks`;
+      return (await claimRows(tx, clock, candidates, { actor, instance }))[0];
+    };
+    const claimed = (await attempt(input.version)) ?? (await afterStrike(tx, clock, input, actor, attempt));
     if (claimed) return ok((await toTasks(tx, [claimed.row], actor))[0]!);
     return explainLostClaim(tx, clock, input, actor);
   },
 });
 
+/**
+ * A lapsed attempt that met its ceiling is struck (a failure) before anyone claims it. The
+ * claimer named the lapsed attempt's version; the strike is the lapse a reclaim writes
+ * anyway, so when it leaves the task queued the claim goes on at the version after it.
+ */
+async function afterStrike<T>(tx: Tx, clock: Clock, input: ClaimInput, actor: ActorRef, attempt: (version: number) => Promise<T>) {
+  const task = await loadTask(tx, input.taskId);
+  if (!task || task.version !== input.version || !HELD.includes(task.status)) return undefined;
+  const queue = await getQueue(tx, task.queue);
+  if (!queue || claimantRefusal(queue, actor)) return undefined;
+  const struck = await strikeCappedLapses(tx, clock, queue, input.taskId);
+  return struck.length > 0 ? attempt(input.version + 1) : undefined;
+}
+
 async function explainLostClaim(tx: Tx, clock: Clock, input: ClaimInput, actor: ActorRef): Promise<Result<Task>> {
   const task = await loadTask(tx, input.taskId);
   if (!task) return notFound(input.taskId);
+  const refused = claimantRefusal((await getQueue(tx, task.queue))!, actor, task);
+  if (refused) return fail(refused);
   const mine = task.owner?.id === actor.id;
   const held = HELD.includes(task.status);
   const lapsed = held && (await leaseLapsed(tx, clock, task));
@@ -63,6 +89,8 @@ async function explainLostClaim(tx: Tx, clock: Clock, input: ClaimInput, actor: 
   if (task.status !== "queued" && !held) {
     return fail({ code: "invalid_transition", message: `Task ${task.id} is ${task.status} (version ${task.version}): cannot claim it`, task });
   }
+  const unready = await explainUnready(tx, clock, task, actor);
+  if (unready) return fail(unready);
   await rejectClaim(tx, clock, task, actor, input.version);
   return fail({
     code: "version_conflict",

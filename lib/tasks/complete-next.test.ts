@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { claim, claimNext, completeAndClaimNext, NOTIFY_CHANNEL, start, type ActorRef } from "@/lib/tasks";
+import { claim, claimNext, completeAndClaimNext, NOTIFY_CHANNEL, setQueueSettings, start, type ActorRef } from "@/lib/tasks";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 import { eventsOf, failure, rowCounts, taskRow } from "@/test/inspect";
 import { listen, type Listener } from "@/test/listener";
@@ -7,11 +7,13 @@ import { listen, type Listener } from "@/test/listener";
 let f: EngineFixture;
 let amal: ActorRef;
 let bilal: ActorRef;
+let supervisor: ActorRef;
 let notifications: Listener;
 beforeAll(async () => {
   f = await engineFixture();
   amal = await f.actor("Amal", "agent");
   bilal = await f.actor("Bilal", "agent");
+  supervisor = await f.actor("Sara");
   notifications = await listen(f.database.url, NOTIFY_CHANNEL);
 });
 afterAll(async () => {
@@ -91,6 +93,17 @@ describe("complete with next", () => {
     failure(await f.run(completeAndClaimNext, { taskId: task.id, version: 3, next: { leaseSeconds: 1 } as never }, amal), "invalid_request");
     failure(await f.run(completeAndClaimNext, { taskId: task.id, version: 3, next: { surprise: true } as never }, amal), "invalid_request");
     expect(await taskRow(f.db, task.id)).toMatchObject({ status: "started", version: 3 });
+  });
+
+  test("a next claim the queue refuses (people only) undoes the completion: the refusal, nothing written", async () => {
+    const task = await startedBy(amal, "agents-may-work");
+    await f.task("for people", { queue: "people-only" });
+    await f.must(setQueueSettings, { queue: "people-only", claimants: "people" }, supervisor);
+    const before = await rowCounts(f.db);
+    const refused = failure(await f.run(completeAndClaimNext, { taskId: task.id, version: 3, next: { queue: "people-only" } }, amal), "forbidden");
+    expect(refused.message).toMatch(/people/);
+    expect(await taskRow(f.db, task.id)).toMatchObject({ status: "started", version: 3 });
+    expect(await rowCounts(f.db)).toEqual(before);
   });
 
   test("a retry whose answer was lost gets the same next task, not a second one", async () => {

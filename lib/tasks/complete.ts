@@ -5,6 +5,8 @@ import type { Clock } from "./clock";
 import { explainMiss, HELD } from "./conflicts";
 import { defineOperation, Rollback } from "./engine";
 import { appendEvents, oneEventWrite } from "./events";
+import { instanceOf } from "./attempt";
+import { unblockDependents } from "./graph";
 import { executePrepared } from "./prepared";
 import { completeInput, completeNextInput } from "./schemas";
 import { loadTask, rawToTaskRow, toTasks } from "./task-row";
@@ -26,7 +28,7 @@ export type Completed = Result<Task> & { replayed?: boolean };
  * row's own guard decides for that row alone. Items whose row did not change are explained
  * one by one, as any owner call is. Results come back in the order of `items`.
  */
-export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items: Completion[]): Promise<Completed[]> {
+export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items: Completion[], instance?: string): Promise<Completed[]> {
   const now = clock.now();
   // One item (the common case) as plain parameters, so its statement reads like every other
   // transition's; a batch as one JSON parameter, so every batch size shares one statement.
@@ -54,9 +56,10 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
     if (!row) return [];
     return [{
       taskId: row.id, queue: row.queue, type: "completed" as const, actorId: actor.id,
-      payload: { version: row.version, status: row.status, ...(item.result !== undefined ? { result: item.result } : {}) },
+      payload: { version: row.version, status: row.status, ...(item.result !== undefined ? { result: item.result } : {}), ...instanceOf(instance) },
     }];
   }));
+  await unblockDependents(tx, clock, actor, [...done.values()].map((row) => row.id)); // claimable when this commits
 
   const results: Completed[] = [];
   for (const item of items) {
@@ -81,8 +84,8 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
 export const complete = defineOperation({
   name: "complete",
   input: completeInput,
-  async run(tx, item, { actor, clock }) {
-    const [completed] = await completeTasks(tx, clock, actor, [item]);
+  async run(tx, item, { actor, clock, instance }) {
+    const [completed] = await completeTasks(tx, clock, actor, [item], instance);
     const { replayed: _, ...answer } = completed!;
     return answer;
   },
@@ -97,14 +100,14 @@ export const complete = defineOperation({
 export const completeAndClaimNext = defineOperation({
   name: "completeAndClaimNext",
   input: completeNextInput,
-  async run(tx, { next, ...item }, { actor, clock }): Promise<Result<{ task: Task; next?: Task | null }>> {
+  async run(tx, { next, ...item }, { actor, clock, instance }): Promise<Result<{ task: Task; next?: Task | null }>> {
     return oneEventWrite(tx, clock, async () => {
-      const [completed] = await completeTasks(tx, clock, actor, [item]);
+      const [completed] = await completeTasks(tx, clock, actor, [item], instance);
       if (!completed!.ok) return completed!;
       if (!next) return ok({ task: completed!.value });
       // A retry whose first answer was lost gets the same next task, not a second one.
       if (completed!.replayed) return ok({ task: completed!.value, next: await claimedWith(tx, item.taskId, actor) });
-      const claimed = await claimBest(tx, clock, actor, next, 1);
+      const claimed = await claimBest(tx, clock, actor, next, 1, instance);
       if (!claimed.ok) throw new Rollback(claimed);
       return ok({ task: completed!.value, next: claimed.value[0] ?? null });
     });

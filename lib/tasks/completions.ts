@@ -14,9 +14,9 @@ export type CompletionResult = { id: string; ok: true; task: Task } | { id: stri
 export const completeMany = defineOperation({
   name: "completeMany",
   input: completionsInput,
-  async run(tx, input, { actor, clock }) {
+  async run(tx, input, { actor, clock, instance }) {
     const items = input.tasks.map((item) => ({ taskId: item.id, version: item.version, result: item.result }));
-    const results = await oneEventWrite(tx, clock, () => completeTasks(tx, clock, actor, items));
+    const results = await oneEventWrite(tx, clock, () => completeTasks(tx, clock, actor, items, instance));
     return ok(results.map((result, index): CompletionResult => {
       const id = input.tasks[index]!.id;
       return result.ok ? { id, ok: true, task: result.value } : { id, ok: false, error: result.error };

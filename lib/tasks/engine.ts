@@ -8,6 +8,8 @@ import { fail, type ActorRef, type EngineError, type Result } from "./types";
 export interface OperationContext {
   actor: ActorRef;
   clock: Clock;
+  /** Which process of the actor calls (the Claimboard-Instance header), recorded in its events. */
+  instance?: string;
 }
 
 /** One engine operation: a schema for its input and a body that runs in one transaction. */
@@ -31,6 +33,7 @@ export interface PerformContext {
   db: Db;
   actor: ActorRef;
   clock?: Clock;
+  instance?: string;
 }
 
 /**
@@ -54,7 +57,7 @@ export async function perform<S extends z.ZodType, O>(
 
 async function run<S extends z.ZodType, O>(op: Operation<S, O>, input: z.infer<S>, ctx: PerformContext, clock: Clock): Promise<Result<O>> {
   try {
-    return await ctx.db.transaction((tx) => op.run(tx, input, { actor: ctx.actor, clock }));
+    return await ctx.db.transaction((tx) => op.run(tx, input, { actor: ctx.actor, clock, instance: ctx.instance }));
   } catch (error) {
     if (error instanceof Rollback) return error.result;
     const classified = classifyDatabaseError(error);

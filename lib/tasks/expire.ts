@@ -6,6 +6,8 @@ import { appendEvents, SYSTEM_ACTOR_ID } from "./events";
 import { sweepInput } from "./schemas";
 import { rawToTaskRow } from "./task-row";
 import { ok } from "./types";
+import { clearAttempt, lapseHandoff } from "./attempt";
+import { strikeCappedLapses } from "./ceiling";
 
 /** At most this many expiries per queue per sweep, to keep one transaction small. */
 export const SWEEP_BATCH = 1000;
@@ -34,6 +36,8 @@ export const sweepExpiredLeases = defineOperation({
     for (const name of names) {
       const state = await readQueueState(tx, name, clock);
       if (!state?.hasExpired) continue;
+      // Attempts that met their ceiling lapse as strikes; they count as expiries for the breaker too.
+      result.expired += (await strikeCappedLapses(tx, clock, state.queue)).length;
       const budget = await reclaimBudget(tx, state, clock);
       if (budget === 0) {
         result.stopped.push(name);
@@ -43,7 +47,7 @@ export const sweepExpiredLeases = defineOperation({
       const limit = Math.min(budget + 1, SWEEP_BATCH);
       const rows = await tx.execute<Record<string, unknown>>(sql`
         WITH lapsed AS MATERIALIZED (
-          SELECT id, owner_id, priority, created_at FROM tasks
+          SELECT id, owner_id, priority, created_at, progress, progress_at FROM tasks
           WHERE queue = ${name} AND status IN ('claimed', 'started') AND lease_until <= ${clock.now()}
           ORDER BY priority DESC, created_at, id
           LIMIT ${limit}
@@ -54,10 +58,11 @@ export const sweepExpiredLeases = defineOperation({
         UPDATE tasks t SET
           status = 'queued', owner_id = NULL, lease_until = NULL, lease_seconds = NULL,
           needs_check = t.needs_check OR t.side_effect_recorded, side_effect_recorded = false,
+          ${clearAttempt}, ${lapseHandoff("c", clock.now())},
           version = t.version + 1, updated_at = ${clock.now()}
         FROM chosen c
         WHERE t.id = c.id
-        RETURNING t.*, c.owner_id AS previous_owner_id,
+        RETURNING t.*, c.owner_id AS previous_owner_id, c.progress_at IS NOT NULL AS wrote_handoff,
                   (SELECT count(*) FROM lapsed)::int AS found`);
       const found = Number(rows[0]?.found ?? 0);
       await appendEvents(
@@ -67,7 +72,10 @@ export const sweepExpiredLeases = defineOperation({
           const row = rawToTaskRow(raw);
           return {
             taskId: row.id, queue: name, type: "lease_expired" as const, actorId: SYSTEM_ACTOR_ID,
-            payload: { version: row.version, status: row.status, previousOwnerId: raw.previous_owner_id, needsCheck: row.needsCheck },
+            payload: {
+              version: row.version, status: row.status, previousOwnerId: raw.previous_owner_id, needsCheck: row.needsCheck,
+              ...(raw.wrote_handoff ? { handoff: row.handoff } : {}),
+            },
           };
         }),
       );

@@ -26,13 +26,17 @@ const folded = (t: FoldedTask | TaskRow) => ({
   leaseUntil: t.leaseUntil?.getTime() ?? null, leaseSeconds: t.leaseSeconds, version: t.version,
   failureCount: t.failureCount, needsCheck: t.needsCheck, sideEffectRecorded: t.sideEffectRecorded,
   createdAt: t.createdAt.getTime(), updatedAt: t.updatedAt.getTime(),
+  dependsOn: t.dependsOn.map(String), notBefore: t.notBefore?.getTime() ?? null, idempotencyKey: t.idempotencyKey,
+  claimedAt: t.claimedAt?.getTime() ?? null, attemptLimited: t.attemptLimited,
+  progress: t.progress, progressAt: t.progressAt?.getTime() ?? null,
+  handoff: t.handoff, handoffAt: t.handoffAt?.getTime() ?? null,
 });
 
 const rowsOf = (queue: string) =>
   f.db.query.tasks.findMany({ where: (t, { eq }) => eq(t.queue, queue), orderBy: (t, { asc }) => asc(t.id) });
 
 const EXPECTED_CONFLICTS = [
-  "already_claimed", "version_conflict", "not_owner", "lease_expired", "invalid_transition", "check_required",
+  "already_claimed", "version_conflict", "not_owner", "lease_expired", "invalid_transition", "check_required", "attempt_limit",
 ];
 
 /** Checks the run's tasks after one step; returns their rows for the next step. */
@@ -90,11 +94,13 @@ describe("foldEvents", () => {
     let run = 0;
     const property = fc.asyncProperty(
       fc.constantFrom(1, 2, 3),
+      // An attempt ceiling in some runs: heartbeats refused past it, and the lapses that strike.
+      fc.constantFrom(null, 60, 200),
       fc.array(stepArbitrary, { minLength: 10, maxLength: 40, size: "max" }),
-      async (maxFailures, steps) => {
+      async (maxFailures, maxAttemptSeconds, steps) => {
         // A queue per run keeps runs (and fast-check's shrinking re-runs) apart in one database.
         const ctx: RunContext = { f, queue: `prop-${++run}`, actors, supervisor, taskIds: [] };
-        await f.must(setQueueSettings, { queue: ctx.queue, maxFailures }, supervisor);
+        await f.must(setQueueSettings, { queue: ctx.queue, maxFailures, maxAttemptSeconds }, supervisor);
         const seenVersions = new Map<string, number>();
         let rows: TaskRow[] = [];
         for (const step of steps) rows = await checkInvariants(ctx, await applyStep(ctx, step, rows), seenVersions);

@@ -2,13 +2,24 @@ import { asc, eq } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { taskEvents, type TaskEventRow, type TaskRow } from "@/db/schema";
 
-/** The part of a task row that its events determine. */
-export type FoldedTask = Omit<TaskRow, "id">;
+/**
+ * The part of a task row that its events determine. blocked_by is not: it shrinks when
+ * other tasks finish (their events, not this task's); its invariant — the dependencies not
+ * done — is checked against the graph instead (lib/tasks/graph.test.ts).
+ */
+export type FoldedTask = Omit<TaskRow, "id" | "blockedBy">;
+
+/** Facts about a task that change none of status, owner, needs_check or failure_count: no version. */
+const NOT_TRANSITIONS: TaskEventRow["type"][] = [
+  "claim_rejected", "heartbeat", "side_effect", "attempt_limit_reached", "unblocked",
+];
 
 // Events that complete the transition of the event before them, so they add no version.
 const COMPANIONS: Partial<Record<TaskEventRow["type"], TaskEventRow["type"]>> = {
   escalated: "failed",
   started: "check_confirmed",
+  // A lapse of an attempt that met its ceiling is a strike: lease_expired and failed, one version.
+  failed: "lease_expired",
 };
 
 /**
@@ -35,6 +46,15 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
     failureCount: 0,
     needsCheck: false,
     sideEffectRecorded: false,
+    dependsOn: ((p.dependsOn as string[] | undefined) ?? []).map((id) => BigInt(id)),
+    notBefore: p.notBefore ? new Date(p.notBefore as string) : null,
+    idempotencyKey: (p.idempotencyKey as string | undefined) ?? null,
+    claimedAt: null,
+    attemptLimited: false,
+    progress: null,
+    progressAt: null,
+    handoff: null,
+    handoffAt: null,
     createdAt: first.createdAt,
     updatedAt: first.createdAt,
   };
@@ -46,17 +66,33 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
     task.leaseSeconds = null;
     task.needsCheck = task.needsCheck || task.sideEffectRecorded;
     task.sideEffectRecorded = false;
+    task.claimedAt = null;
+    task.attemptLimited = false;
+    task.progress = null;
+    task.progressAt = null;
+  };
+  const handoff = (event: { createdAt: Date }, payload: Record<string, unknown>) => {
+    if (payload.handoff === undefined) return;
+    task.handoff = payload.handoff;
+    task.handoffAt = event.createdAt;
   };
 
   let previousType: TaskEventRow["type"] = first.type;
+  let previousVersion: unknown = p.version;
   for (const event of rest) {
     const payload = event.payload as Record<string, unknown>;
-    const transition = !["claim_rejected", "heartbeat", "side_effect"].includes(event.type);
-    if (transition && COMPANIONS[event.type] !== previousType) task.version += 1;
+    const transition = !NOT_TRANSITIONS.includes(event.type);
+    // A companion shares its transition's version; an escalation on its own (a cancelled
+    // dependency) can follow a failure that requeued, and is a transition of its own.
+    const companion = COMPANIONS[event.type] === previousType && payload.version === previousVersion;
+    if (transition && !companion) task.version += 1;
     if (event.type !== "claim_rejected") task.updatedAt = event.createdAt;
     // A losing claim appends without the row lock, so its id may fall between the two rows of
     // another transition (check_confirmed, started): it must not break that pair apart.
-    if (event.type !== "claim_rejected") previousType = event.type;
+    if (event.type !== "claim_rejected") {
+      previousType = event.type;
+      previousVersion = payload.version;
+    }
 
     switch (event.type) {
       case "claimed":
@@ -65,6 +101,11 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
         task.leaseUntil = new Date(payload.leaseUntil as string);
         task.leaseSeconds = payload.leaseSeconds as number;
         task.sideEffectRecorded = false;
+        task.notBefore = null;
+        task.claimedAt = event.createdAt;
+        task.attemptLimited = false;
+        task.progress = null;
+        task.progressAt = null;
         break;
       case "started":
         task.status = "started";
@@ -74,6 +115,13 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
         break;
       case "heartbeat":
         task.leaseUntil = new Date(payload.leaseUntil as string);
+        if ("progress" in payload) {
+          task.progress = payload.progress;
+          task.progressAt = event.createdAt;
+        }
+        break;
+      case "attempt_limit_reached":
+        task.attemptLimited = true;
         break;
       case "side_effect":
         task.sideEffectRecorded = true;
@@ -81,10 +129,13 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
       case "released":
       case "lease_expired":
         endAttempt();
+        handoff(event, payload);
         break;
       case "failed":
         endAttempt();
+        handoff(event, payload);
         task.failureCount += 1;
+        task.notBefore = payload.notBefore ? new Date(payload.notBefore as string) : null;
         break;
       case "escalated":
         task.status = "escalated";
@@ -92,6 +143,12 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
       case "requeued":
         task.status = "queued";
         task.failureCount = 0;
+        task.notBefore = null;
+        break;
+      case "dependency_added":
+        task.dependsOn = (payload.dependsOn as string[]).map((id) => BigInt(id));
+        break;
+      case "unblocked":
         break;
       case "resolved":
         task.status = "done";

@@ -1,7 +1,10 @@
 // The claim engine: every transition of DESIGN.md as an operation run by `perform`.
 export { perform, type PerformContext, type Operation } from "./engine";
 export { databaseClock, ManualClock, type Clock } from "./clock";
-export { createTask } from "./create";
+export { createTask, createTaskOnce, type Created } from "./create";
+export { addDependencies } from "./dependencies";
+export { setQueuePaused } from "./pause";
+export { taskReadiness, readTaskReadiness, type Readiness, type ReadinessReason } from "./readiness";
 export { claim, TARGETED_CLAIM_LOCK_TIMEOUT_MS } from "./claim";
 export { claimNext, claimBatch } from "./claim-next";
 export { start } from "./start";

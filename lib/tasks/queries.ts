@@ -26,6 +26,8 @@ export const listTasksQuery = z.strictObject({
   order: z.enum(taskOrders, "must be 'id', 'newest' or 'priority'").optional(),
   limit: limit.optional(),
   cursor: taskId.optional(),
+  /** The work graph's other direction: tasks that depend on this one. */
+  dependsOn: taskId.optional(),
 });
 
 export const listEventsQuery = z.strictObject({
@@ -68,6 +70,7 @@ export async function listTasks(db: Executor, query: z.infer<typeof listTasksQue
     query.queue ? eq(tasks.queue, query.queue) : undefined,
     query.owner === "me" ? eq(tasks.ownerId, caller.id) : undefined,
     query.needsCheck ? eq(tasks.needsCheck, query.needsCheck === "true") : undefined,
+    query.dependsOn ? sql`${tasks.dependsOn} @> ARRAY[${query.dependsOn}::bigint] AND ${tasks.dependsOn} <> '{}'::bigint[]` : undefined,
     after,
   ];
   const rows = await db

@@ -19,9 +19,12 @@ export async function getQueue(tx: Executor, name: string): Promise<Queue | null
   return queue ?? null;
 }
 
-const SETTINGS = ["leaseSeconds", "maxFailures", "expiryThreshold", "expiryWindowSeconds"] as const;
+const SETTINGS = [
+  "leaseSeconds", "maxFailures", "expiryThreshold", "expiryWindowSeconds",
+  "claimants", "maxAttemptSeconds", "retryDelaySeconds",
+] as const;
 type Setting = (typeof SETTINGS)[number];
-export type SettingsChange = Partial<Record<Setting, { from: number; to: number }>>;
+export type SettingsChange = { [K in Setting]?: { from: Queue[K]; to: Queue[K] } };
 
 /**
  * Supervisor: change a queue's lease length, max failures or breaker bounds. A change is
@@ -41,7 +44,7 @@ export async function changeQueueSettings(
   const changes: SettingsChange = {};
   for (const key of SETTINGS) {
     const to = input[key];
-    if (to !== undefined && to !== old![key]) changes[key] = { from: old![key], to };
+    if (to !== undefined && to !== old![key]) (changes as Record<string, unknown>)[key] = { from: old![key], to };
   }
   if (Object.keys(changes).length === 0) return { queue: old!, changes };
   const [queue] = await tx

@@ -6,19 +6,22 @@ import { releaseInput } from "./schemas";
 import { toTasks } from "./task-row";
 import { endAttempt, transition } from "./transition";
 import { ok } from "./types";
+import { handoffNote, instanceOf, setHandoff } from "./attempt";
 
 /**
  * The owner gives the task back: queued, owner cleared. If this attempt recorded a side
  * effect, the task becomes needs_check so the next claimant confirms before repeating it.
+ * A hand-off note, when given, becomes the task's `handoff` for the next claimant.
  */
 export const release = defineOperation({
   name: "release",
   input: releaseInput,
-  async run(tx, input, { actor, clock }) {
+  async run(tx, input, { actor, clock, instance }) {
+    const note = input.handoff ? handoffNote(input.handoff, actor) : null;
     const changed = await transition(
       tx,
       input.taskId,
-      endAttempt(sql`'queued'`, clock.now()),
+      sql`${endAttempt(sql`'queued'`, clock.now())} ${setHandoff(note, clock.now())}`,
       sql`t.status IN ('claimed', 'started') AND t.owner_id = ${actor.id}::uuid AND t.version = ${input.version}`,
     );
     if (!changed) {
@@ -30,7 +33,7 @@ export const release = defineOperation({
     const { row } = changed;
     await appendEvents(tx, clock, [{
       taskId: row.id, queue: row.queue, type: "released", actorId: actor.id,
-      payload: { version: row.version, status: row.status, needsCheck: row.needsCheck },
+      payload: { version: row.version, status: row.status, needsCheck: row.needsCheck, ...(note ? { handoff: note } : {}), ...instanceOf(instance) },
     }]);
     return ok((await toTasks(tx, [row], actor))[0]!);
   },
@@ -41,10 +44,11 @@ export const forceRelease = defineOperation({
   name: "forceRelease",
   input: releaseInput,
   async run(tx, input, { actor, clock }) {
+    const note = input.handoff ? handoffNote(input.handoff, actor) : null;
     const changed = await transition(
       tx,
       input.taskId,
-      endAttempt(sql`'queued'`, clock.now()),
+      sql`${endAttempt(sql`'queued'`, clock.now())} ${setHandoff(note, clock.now())}`,
       sql`t.status IN ('claimed', 'started') AND t.version = ${input.version}`,
     );
     if (!changed) {
@@ -56,7 +60,7 @@ export const forceRelease = defineOperation({
     const { row, previous } = changed;
     await appendEvents(tx, clock, [{
       taskId: row.id, queue: row.queue, type: "released", actorId: actor.id,
-      payload: { version: row.version, status: row.status, needsCheck: row.needsCheck, force: true, previousOwnerId: previous.ownerId },
+      payload: { version: row.version, status: row.status, needsCheck: row.needsCheck, force: true, previousOwnerId: previous.ownerId, ...(note ? { handoff: note } : {}) },
     }]);
     return ok((await toTasks(tx, [row], actor))[0]!);
   },

@@ -1,4 +1,6 @@
 import { sql } from "drizzle-orm";
+import { instanceOf } from "./attempt";
+import { refuseAtCeiling, withinCeiling } from "./ceiling";
 import { explainMiss } from "./conflicts";
 import { defineOperation } from "./engine";
 import { appendEvents } from "./events";
@@ -9,22 +11,28 @@ import { ok } from "./types";
 
 /**
  * Heartbeat: the owner pushes lease_until forward by the claim's lease length. Only while
- * the lease is still valid — a lapsed lease may already be someone else's. Not a
- * transition: the version stays.
+ * the lease is still valid — a lapsed lease may already be someone else's — and within
+ * the queue's attempt ceiling. Not a transition: the version stays. Progress, when sent,
+ * becomes the task's `progress` for this attempt.
  */
 export const renew = defineOperation({
   name: "renew",
   input: heartbeatInput,
-  async run(tx, input, { actor, clock }) {
+  async run(tx, input, { actor, clock, instance }) {
     const now = clock.now();
+    const progress = input.progress !== undefined
+      ? sql`, progress = ${JSON.stringify(input.progress)}::jsonb, progress_at = ${now}`
+      : sql``;
     const changed = await transition(
       tx,
       input.taskId,
-      sql`lease_until = ${now} + make_interval(secs => t.lease_seconds), updated_at = ${now}`,
+      sql`lease_until = ${now} + make_interval(secs => t.lease_seconds), updated_at = ${now} ${progress}`,
       sql`t.status IN ('claimed', 'started') AND t.owner_id = ${actor.id}::uuid
-          AND t.version = ${input.version} AND t.lease_until > ${now}`,
+          AND t.version = ${input.version} AND t.lease_until > ${now} AND ${withinCeiling(now)}`,
     );
     if (!changed) {
+      const atCeiling = await refuseAtCeiling(tx, clock, input, actor, instance);
+      if (atCeiling) return atCeiling;
       return explainMiss(tx, clock, {
         taskId: input.taskId, version: input.version, actor, verb: "renew the lease of",
         from: ["claimed", "started"], doneBy: [], requiresLease: true,
@@ -38,6 +46,7 @@ export const renew = defineOperation({
         status: row.status,
         leaseUntil: row.leaseUntil?.toISOString(),
         ...(input.progress !== undefined ? { progress: input.progress } : {}),
+        ...instanceOf(instance),
       },
     }]);
     return ok((await toTasks(tx, [row], actor))[0]!);

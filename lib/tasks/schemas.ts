@@ -61,12 +61,21 @@ export const queueName = z
 export const priority = z.number().int("must be a whole number").min(-1000).max(1000);
 export const leaseSeconds = z.number().int("must be a whole number").min(5).max(3600);
 
+/** The work graph's inputs (docs/engine.md). */
+export const MAX_DEPENDENCIES = 50;
+export const dependsOn = z.array(taskId).max(MAX_DEPENDENCIES, `must list at most ${MAX_DEPENDENCIES} task ids`);
+export const notBefore = z.iso.datetime({ offset: true, message: "must be an ISO 8601 time, e.g. 2026-12-01T14:30:00Z" });
+export const idempotencyKey = text(200, 1);
+
 export const createTaskInput = z.strictObject({
   title: text(200, 1),
   description: text(10_000).optional(),
   queue: queueName.optional(),
   priority: priority.optional(),
   payload: jsonObject.optional(),
+  dependsOn: dependsOn.optional(),
+  notBefore: notBefore.optional(),
+  idempotencyKey: idempotencyKey.optional(),
 });
 
 export const claimNextInput = z.strictObject({
@@ -81,11 +90,18 @@ export const claimBatchInput = claimNextInput.extend({
   limit: z.number().int("must be a whole number").min(1).max(100),
 });
 
+/** A hand-off note on release or fail: what was done, what comes next, links to what was made. */
+export const handoffInput = z.strictObject({
+  summary: text(2000, 1),
+  next: text(2000).optional(),
+  artifacts: z.array(text(500)).max(20, "must have at most 20 items").optional(),
+});
+
 export const claimBody = z.strictObject({ version });
 export const startBody = z.strictObject({ version, confirmCheck: z.boolean().optional() });
 export const heartbeatBody = z.strictObject({ version, progress: jsonValue.optional() });
 export const sideEffectBody = z.strictObject({ version, description: text(2000, 1) });
-export const releaseBody = z.strictObject({ version });
+export const releaseBody = z.strictObject({ version, handoff: handoffInput.optional() });
 export const completeBody = z.strictObject({
   version,
   result: jsonValue.optional(),
@@ -106,8 +122,13 @@ export const completionsInput = z.strictObject({
       });
     }),
 });
-export const failBody = z.strictObject({ version, reason: text(2000, 1) });
+export const failBody = z.strictObject({ version, reason: text(2000, 1), handoff: handoffInput.optional() });
 export const superviseBody = z.strictObject({ version, reason: text(2000).optional() });
+
+export const dependenciesBody = z.strictObject({
+  version,
+  dependsOn: dependsOn.min(1, "must list at least one task id"),
+});
 
 const withTaskId = <T extends z.ZodRawShape>(body: z.ZodObject<T>) => body.extend({ taskId });
 
@@ -120,6 +141,9 @@ export const completeInput = withTaskId(completeBody.omit({ next: true }));
 export const completeNextInput = withTaskId(completeBody);
 export const failInput = withTaskId(failBody);
 export const superviseInput = withTaskId(superviseBody);
+export const dependenciesInput = withTaskId(dependenciesBody);
+export const readinessInput = z.strictObject({ taskId });
+export const queuePausedInput = z.strictObject({ queue: queueName, paused: z.boolean() });
 
 export const sweepInput = z.strictObject({ queue: queueName.optional() });
 export const queueInput = z.strictObject({ queue: queueName });
@@ -130,7 +154,14 @@ export const queueSettingsInput = z.strictObject({
   maxFailures: z.number().int("must be a whole number").min(1).max(100).optional(),
   expiryThreshold: z.number().int("must be a whole number").min(1).max(1_000_000).optional(),
   expiryWindowSeconds: z.number().int("must be a whole number").min(1).max(86_400).optional(),
+  retryDelaySeconds: z.number().int("must be a whole number").min(0).max(86_400).optional(),
+  claimants: z.enum(["anyone", "people", "agents"], "must be anyone, people or agents").optional(),
+  /** null lifts the ceiling. */
+  maxAttemptSeconds: z.number().int("must be a whole number").min(60).max(604_800).nullable().optional(),
 });
+
+/** The Claimboard-Instance request header: which process of a token's agent calls (host:pid, …). */
+export const instanceHeader = text(200, 1).regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces");
 
 export type CreateTaskInput = z.infer<typeof createTaskInput>;
 export type ClaimNextInput = z.infer<typeof claimNextInput>;
@@ -146,4 +177,6 @@ export type CompletionsInput = z.infer<typeof completionsInput>;
 export type FailInput = z.infer<typeof failInput>;
 export type SuperviseInput = z.infer<typeof superviseInput>;
 export type SweepInput = z.infer<typeof sweepInput>;
+export type DependenciesInput = z.infer<typeof dependenciesInput>;
 export type QueueSettingsInput = z.infer<typeof queueSettingsInput>;
+export type HandoffInput = z.infer<typeof handoffInput>;

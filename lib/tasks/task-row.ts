@@ -1,7 +1,7 @@
 import { eq, inArray } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { actors, tasks, type TaskRow } from "@/db/schema";
-import type { ActorRef, Task } from "./types";
+import type { ActorRef, Handoff, Task } from "./types";
 
 /** PostgreSQL's text form of timestamptz ("2026-11-29 20:00:00.123456+00") as a Date. */
 export function parseTimestamp(value: string | Date): Date {
@@ -10,6 +10,13 @@ export function parseTimestamp(value: string | Date): Date {
   if (!match) throw new Error(`unexpected timestamp format: ${value}`);
   const [, date, time, fraction = "", hours, minutes = "00"] = match;
   return new Date(`${date}T${time}${fraction.slice(0, 4)}${hours}:${minutes}`);
+}
+
+/** A bigint[] from a raw row: postgres.js gives an array, or the text form "{4,7}". */
+function parseIdArray(value: unknown): bigint[] {
+  if (Array.isArray(value)) return value.map((v) => BigInt(v as string));
+  if (typeof value !== "string" || value === "{}" || value === "") return [];
+  return value.replace(/[{}]/g, "").split(",").map((v) => BigInt(v));
 }
 
 const nullableTimestamp = (value: string | Date | null) => (value === null ? null : parseTimestamp(value));
@@ -31,6 +38,16 @@ export function rawToTaskRow(raw: Record<string, unknown>): TaskRow {
     failureCount: Number(raw.failure_count),
     needsCheck: Boolean(raw.needs_check),
     sideEffectRecorded: Boolean(raw.side_effect_recorded),
+    dependsOn: parseIdArray(raw.depends_on),
+    blockedBy: parseIdArray(raw.blocked_by),
+    notBefore: nullableTimestamp((raw.not_before as string | null) ?? null),
+    idempotencyKey: (raw.idempotency_key as string | null) ?? null,
+    claimedAt: nullableTimestamp((raw.claimed_at as string | null) ?? null),
+    attemptLimited: Boolean(raw.attempt_limited),
+    progress: raw.progress ?? null,
+    progressAt: nullableTimestamp((raw.progress_at as string | null) ?? null),
+    handoff: raw.handoff ?? null,
+    handoffAt: nullableTimestamp((raw.handoff_at as string | null) ?? null),
     createdAt: parseTimestamp(raw.created_at as string),
     updatedAt: parseTimestamp(raw.updated_at as string),
   };
@@ -50,8 +67,13 @@ export function toTask(row: TaskRow, owner: ActorRef | null): Task {
     version: row.version,
     failureCount: row.failureCount,
     needsCheck: row.needsCheck,
+    dependsOn: row.dependsOn.map(String),
+    blockedBy: row.blockedBy.map(String),
+    notBefore: row.notBefore,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
+    handoff: row.handoff && row.handoffAt ? { ...(row.handoff as Omit<Handoff, "at">), at: row.handoffAt } : null,
+    progress: row.progressAt ? { value: row.progress, at: row.progressAt } : null,
   };
 }
 

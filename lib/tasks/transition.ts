@@ -3,6 +3,7 @@ import type { Tx } from "@/db/client";
 import type { TaskRow, TaskStatus } from "@/db/schema";
 import { rawToTaskRow } from "./task-row";
 import { executePrepared } from "./prepared";
+import { clearAttempt } from "./attempt";
 
 export interface Changed {
   row: TaskRow;
@@ -47,5 +48,6 @@ export const endAttempt = (status: SQL, now: SQL) => sql`
   lease_seconds = NULL,
   needs_check = t.needs_check OR t.side_effect_recorded,
   side_effect_recorded = false,
+  ${clearAttempt},
   version = t.version + 1,
   updated_at = ${now}`;

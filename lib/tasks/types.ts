@@ -6,6 +6,21 @@ export interface ActorRef {
   kind: ActorKind;
 }
 
+/** The latest hand-off note on a task: what the last attempt did and what comes next. */
+export interface Handoff {
+  summary: string;
+  next: string | null;
+  artifacts: string[];
+  by: ActorRef;
+  at: Date;
+}
+
+/** The current attempt's last heartbeat progress. */
+export interface Progress {
+  value: unknown;
+  at: Date;
+}
+
 /** A task as every caller sees it (API.md's task object; Dates serialise to ISO 8601). */
 export interface Task {
   id: string;
@@ -20,8 +35,15 @@ export interface Task {
   version: number;
   failureCount: number;
   needsCheck: boolean;
+  /** The work graph: every dependency, and those not done yet (docs/engine.md). */
+  dependsOn: string[];
+  blockedBy: string[];
+  /** Not claimable before this time (scheduled, or backing off after a failure). */
+  notBefore: Date | null;
   createdAt: Date;
   updatedAt: Date;
+  handoff: Handoff | null;
+  progress: Progress | null;
 }
 
 export const conflictCodes = [
@@ -32,10 +54,15 @@ export const conflictCodes = [
   "invalid_transition",
   "check_required",
   "busy",
+  // The work graph (docs/engine.md).
+  "not_ready",
+  "dependency_cycle",
+  "idempotency_conflict",
+  "queue_paused",
 ] as const;
 export type ConflictCode = (typeof conflictCodes)[number];
 
-export type EngineErrorCode = ConflictCode | "invalid_request" | "not_found" | "unavailable";
+export type EngineErrorCode = ConflictCode | "attempt_limit" | "invalid_request" | "forbidden" | "not_found" | "unavailable";
 
 export interface EngineError {
   code: EngineErrorCode;

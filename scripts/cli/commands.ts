@@ -13,10 +13,19 @@ export type Action = (db: Db) => Promise<string[]>;
 interface Command {
   usage: string;
   options: NonNullable<ParseArgsConfig["options"]>;
-  prepare(values: Values): Promise<Action>;
+  /** Takes positional arguments (e.g. `task readiness ID`). */
+  positionals?: boolean;
+  prepare(values: Values, positionals: string[]): Promise<Action>;
 }
 
 const str = { type: "string" } as const;
+const flag = { type: "boolean" } as const;
+
+/** "4,7" → ["4", "7"]; the schema then checks each id. */
+function list(values: Values, name: string): string[] | undefined {
+  const value = optional(values, name);
+  return value === undefined ? undefined : value.split(",").map((id) => id.trim()).filter((id) => id !== "");
+}
 
 function required(values: Values, name: string): string {
   const value = values[name];
@@ -110,8 +119,8 @@ const commands: Record<string, Command> = {
   },
 
   "task create": {
-    usage: "task create --title T [--queue Q] [--priority P] [--payload JSON]",
-    options: { title: str, queue: str, priority: str, payload: str },
+    usage: "task create --title T [--queue Q] [--priority P] [--payload JSON] [--depends-on 4,7] [--not-before ISO-TIME] [--key K]",
+    options: { title: str, queue: str, priority: str, payload: str, "depends-on": str, "not-before": str, key: str },
     async prepare(values) {
       const { createTaskInput } = await import("@/lib/tasks/schemas");
       const input = parse(createTaskInput, {
@@ -119,21 +128,31 @@ const commands: Record<string, Command> = {
         queue: optional(values, "queue"),
         priority: integer(values, "priority"),
         payload: json(values, "payload"),
-      });
+        dependsOn: list(values, "depends-on"),
+        notBefore: optional(values, "not-before"),
+        idempotencyKey: optional(values, "key"),
+      }, { idempotencyKey: "--key" });
       return async (db) => {
-        const { createTask, perform } = await import("@/lib/tasks");
+        const { createTaskOnce, perform } = await import("@/lib/tasks");
         const { cliActor } = await import("./database");
-        const result = await perform(createTask, input, { db, actor: await cliActor(db) });
-        if (!result.ok) throw new CliError(result.error.message);
-        return [result.value.id];
+        const result = await perform(createTaskOnce, input, { db, actor: await cliActor(db) });
+        if (!result.ok) throw new CliError(oneLine(result.error.message.replace(/^dependsOn:/, "--depends-on:")));
+        return [result.value.task.id];
       };
     },
   },
 
   "queue set": {
-    usage: "queue set --name Q [--lease-seconds S] [--max-failures F] [--expiry-threshold X]",
-    options: { name: str, "lease-seconds": str, "max-failures": str, "expiry-threshold": str },
+    usage:
+      "queue set --name Q [--lease-seconds S] [--max-failures F] [--expiry-threshold X] " +
+      "[--claimants anyone|people|agents] [--max-attempt-seconds S|none] [--retry-delay-seconds D] [--paused | --resume]",
+    options: {
+      name: str, "lease-seconds": str, "max-failures": str, "expiry-threshold": str,
+      claimants: str, "max-attempt-seconds": str, "retry-delay-seconds": str, paused: flag, resume: flag,
+    },
     async prepare(values) {
+      if (values.paused && values.resume) throw usageError("--paused and --resume contradict each other");
+      const paused = values.paused ? true : values.resume ? false : undefined;
       const { queueSettingsInput } = await import("@/lib/tasks/schemas");
       const input = parse(
         queueSettingsInput,
@@ -142,19 +161,52 @@ const commands: Record<string, Command> = {
           leaseSeconds: integer(values, "lease-seconds"),
           maxFailures: integer(values, "max-failures"),
           expiryThreshold: integer(values, "expiry-threshold"),
+          retryDelaySeconds: integer(values, "retry-delay-seconds"),
+          claimants: optional(values, "claimants"),
+          // "none" lifts the ceiling.
+          maxAttemptSeconds: optional(values, "max-attempt-seconds") === "none" ? null : integer(values, "max-attempt-seconds"),
         },
-        { queue: "--name" },
+        { queue: "--name", maxAttemptSeconds: "--max-attempt-seconds" },
       );
       return async (db) => {
-        const { perform, setQueueSettings } = await import("@/lib/tasks");
+        const { perform, setQueueSettings, setQueuePaused } = await import("@/lib/tasks");
         const { cliActor } = await import("./database");
-        const result = await perform(setQueueSettings, input, { db, actor: await cliActor(db) });
+        const actor = await cliActor(db);
+        const result = await perform(setQueueSettings, input, { db, actor });
         if (!result.ok) throw new CliError(result.error.message);
-        const q = result.value;
+        let q = result.value;
+        if (paused !== undefined) {
+          const pausing = await perform(setQueuePaused, { queue: input.queue, paused }, { db, actor });
+          if (!pausing.ok) throw new CliError(pausing.error.message);
+          q = pausing.value;
+        }
         return [
           `queue ${q.name}: lease ${q.leaseSeconds} s, max failures ${q.maxFailures}, ` +
-            `breaker after ${q.expiryThreshold} lease expiries in ${q.expiryWindowSeconds} s`,
+            `breaker after ${q.expiryThreshold} lease expiries in ${q.expiryWindowSeconds} s, ` +
+            `claimants ${q.claimants}, attempt ceiling ${q.maxAttemptSeconds === null ? "none" : `${q.maxAttemptSeconds} s`}, ` +
+            `retry delay ${q.retryDelaySeconds} s${q.paused ? ", paused" : ""}`,
         ];
+      };
+    },
+  },
+
+  "task readiness": {
+    usage: "task readiness ID",
+    options: {},
+    positionals: true,
+    async prepare(_values, positionals) {
+      const { taskId } = await import("@/lib/tasks/schemas");
+      if (positionals.length !== 1) throw usageError("task readiness takes one task id");
+      const id = parse(taskId, positionals[0], {});
+      return async (db) => {
+        const { perform, taskReadiness } = await import("@/lib/tasks");
+        const { cliActor } = await import("./database");
+        const result = await perform(taskReadiness, { taskId: id }, { db, actor: await cliActor(db) });
+        if (!result.ok) throw new CliError(result.error.message);
+        const r = result.value;
+        const head = r.claimable ? `task ${id} is claimable` : `task ${id} is not claimable`;
+        const when = r.claimableAt ? ` (claimable at ${r.claimableAt.toISOString()})` : "";
+        return [`${head}${when}`, ...r.reasons.map((reason) => `  ${reason.code}: ${reason.message}`)];
       };
     },
   },
@@ -172,11 +224,11 @@ export async function parseCommand(argv: string[]): Promise<Action> {
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false });
+    parsed = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: command.positionals ?? false });
   } catch (error) {
     throw usageError(oneLine(error instanceof Error ? error.message : String(error)).replace(/^./, (c) => c.toLowerCase()));
   }
-  return command.prepare(parsed.values);
+  return command.prepare(parsed.values, parsed.positionals);
 }
 
 export const usage = [

@@ -32,6 +32,11 @@ const SCENES: Record<string, Scene> = {
   resetBreakerAction: async (s, _c, q) => (await s.tripped(q), { queue: q }),
   sweepAction: async (_s, _c, q) => ({ queue: q }),
   setQueueSettingsAction: async (_s, _c, q) => ({ queue: q, leaseSeconds: 120 }),
+  setQueuePausedAction: async (_s, _c, q) => ({ queue: q, paused: true }),
+  addDependenciesAction: async (s, _c, q) => {
+    const [task, dependency] = [await s.queued(q), await s.queued(q)];
+    return { ...ref(task), dependsOn: [dependency.id] };
+  },
   createTokenAction: async (_s, _c, q) => ({ name: `tok-${q}` }),
   revokeTokenAction: async (_s, _c, q) => (await createAgentToken(fixture.database.db, { name: `rev-${q}` }), { name: `rev-${q}` }),
   bulkSuperviseAction: async (s, _c, q) => ({ action: "requeue", tasks: [ref(await s.escalated(q))] }),

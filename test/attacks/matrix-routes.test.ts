@@ -39,6 +39,11 @@ const SCENES: Record<string, Scene> = {
     return { path: "/completions", body: { tasks: [{ id: task.id, version: task.version }] } };
   },
   failTask: ownerCall("fail", "claimed", { reason: "matrix" }),
+  addDependencies: async (s, _c, q) => {
+    const [task, dependency] = [await s.queued(q), await s.queued(q)];
+    return { path: `/tasks/${task.id}/dependencies`, body: { version: task.version, dependsOn: [dependency.id] } };
+  },
+  taskReadiness: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/readiness` }),
   streamEvents: async (_s, _c, q) => ({ path: `/events?queue=${q}` }),
   openapi: async () => ({ path: "/openapi.json" }),
   health: async () => ({ path: "/health" }),

@@ -3,6 +3,7 @@ import { createAgentToken } from "@/lib/auth/tokens";
 import { createActor, perform, setQueueSettings } from "@/lib/tasks";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { startServer, type TestServer } from "@/test/server";
+import type { QueueSettingsInput } from "@/lib/tasks/schemas";
 
 // Plain-fetch helpers for the HTTP suites: a real `next start` server on a database of the
 // file's own, and assertions for API.md's task object and error envelope.
@@ -65,7 +66,9 @@ export interface HttpFixture {
   /** A new token of `role` (default agent); its actor is named `name`. */
   token(name: string, role?: "agent" | "observer" | "supervisor"): Promise<string>;
   /** Queue settings as a supervisor would set them (engine call straight on the database). */
-  queueSettings(queue: string, settings: { leaseSeconds?: number; maxFailures?: number; expiryThreshold?: number }): Promise<void>;
+  queueSettings(queue: string, settings: Omit<QueueSettingsInput, "queue">): Promise<void>;
+  /** Test fixture: the task's current attempt was claimed `seconds` earlier than it was (for the attempt ceiling). */
+  ageAttempt(taskId: string, seconds: number): Promise<void>;
   /** Test fixture: the task's lease lapsed a second ago (the server compares with the database clock). */
   lapseLease(taskId: string): Promise<void>;
   /** Rows of task_events, all or of one task. */
@@ -93,6 +96,12 @@ export async function httpFixture(env: Record<string, string> = {}): Promise<Htt
     async queueSettings(queue, settings) {
       const result = await perform(setQueueSettings, { queue, ...settings }, { db: database.db, actor: supervisor });
       if (!result.ok) throw new Error(`setQueueSettings: ${result.error.message}`);
+    },
+    async ageAttempt(taskId, seconds) {
+      const updated = await sql`
+        UPDATE tasks SET claimed_at = claimed_at - make_interval(secs => ${seconds})
+        WHERE id = ${taskId}::bigint AND status IN ('claimed', 'started')`;
+      if (updated.count !== 1) throw new Error(`task ${taskId} is not held`);
     },
     async lapseLease(taskId) {
       const updated = await sql`
@@ -128,6 +137,7 @@ export const ERROR_CODES = [
   "lease_expired",
   "invalid_transition",
   "check_required",
+  "attempt_limit",
   "payload_too_large",
   "busy",
   "rate_limited",
@@ -148,6 +158,7 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   lease_expired: 409,
   invalid_transition: 409,
   check_required: 409,
+  attempt_limit: 409,
   payload_too_large: 413,
   busy: 409,
   rate_limited: 429,
@@ -175,6 +186,8 @@ export interface WireTask {
   needsCheck: boolean;
   createdAt: string;
   updatedAt: string;
+  handoff: { summary: string; next: string | null; artifacts: string[]; by: WireActor; at: string } | null;
+  progress: { value: unknown; at: string } | null;
 }
 
 export interface WireEvent {
@@ -195,9 +208,11 @@ export interface WireError {
 }
 
 const TASK_KEYS = [
-  "createdAt", "description", "failureCount", "id", "leaseUntil", "needsCheck", "owner",
-  "payload", "priority", "queue", "status", "title", "updatedAt", "version",
-];
+  "createdAt", "description", "failureCount", "handoff", "id", "leaseUntil", "needsCheck", "owner",
+  "payload", "priority", "progress", "queue", "status", "title", "updatedAt", "version",
+  // contract v1.1, the work graph
+  "blockedBy", "dependsOn", "notBefore",
+].sort();
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled"];
 
@@ -231,8 +246,28 @@ export function expectTask(value: unknown): WireTask {
   expect(Number.isInteger(task.version) && (task.version as number) >= 1).toBe(true);
   expect(Number.isInteger(task.failureCount) && (task.failureCount as number) >= 0).toBe(true);
   expect(task.needsCheck).toBeTypeOf("boolean");
+  for (const ids of [task.dependsOn, task.blockedBy]) {
+    expect(Array.isArray(ids) && ids.every((id) => typeof id === "string" && /^[1-9][0-9]*$/.test(id))).toBe(true);
+  }
+  if (task.notBefore !== null) expect(task.notBefore).toMatch(ISO);
   expect(task.createdAt).toMatch(ISO);
   expect(task.updatedAt).toMatch(ISO);
+  if (task.handoff !== null) {
+    const handoff = task.handoff as Record<string, unknown>;
+    expect(Object.keys(handoff).sort()).toEqual(["artifacts", "at", "by", "next", "summary"]);
+    expect(handoff.summary).toBeTypeOf("string");
+    expect(handoff.next === null || typeof handoff.next === "string").toBe(true);
+    expect(Array.isArray(handoff.artifacts)).toBe(true);
+    expectActor(handoff.by);
+    expect(handoff.at).toMatch(ISO);
+  }
+  if (task.progress !== null) {
+    const progress = task.progress as Record<string, unknown>;
+    expect(Object.keys(progress).sort()).toEqual(["at", "value"]);
+    expect(progress.at).toMatch(ISO);
+    // progress belongs to the attempt running now (or, like the owner, the one that completed it)
+    expect(held || task.status === "done", `progress on a ${String(task.status)} task`).toBe(true);
+  }
   return task as unknown as WireTask;
 }
 

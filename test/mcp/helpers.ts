@@ -23,11 +23,11 @@ export interface McpSession {
 
 const tsxCli = createRequire(import.meta.url).resolve("tsx/cli");
 
-export async function connect(f: HttpFixture, transport: TransportName, token: string): Promise<McpSession> {
+export async function connect(f: HttpFixture, transport: TransportName, token: string, headers: Record<string, string> = {}): Promise<McpSession> {
   const client = new Client({ name: "claimboard-test", version: "1.0.0" });
   if (transport === "http") {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${f.server.url}/api/mcp`), {
-      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      requestInit: { headers: { ...headers, Authorization: `Bearer ${token}` } },
     }));
     return { client, stderr: () => "", close: () => client.close() };
   }

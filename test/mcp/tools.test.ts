@@ -1,7 +1,9 @@
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { jsonSchema } from "@/lib/mcp/schemas";
 import { tools } from "@/lib/mcp/tools";
-import { expectTaskResponse, httpFixture, type HttpFixture } from "@/test/http/helpers";
+import { expectNoLeak, expectTaskResponse, httpFixture, type HttpFixture } from "@/test/http/helpers";
 import { call, connect, eventTypes, refusalOf, resultJson, taskDigest, taskOf, type McpSession, type TransportName } from "./helpers";
 
 // The MCP server through the SDK's own Client, over stdio (`npm run mcp`'s script, which
@@ -89,6 +91,10 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
       ["created", agentName], ["claimed", agentName], ["started", agentName], ["heartbeat", agentName], ["completed", agentName],
     ]);
     expect(events[3]!.payload.progress).toEqual({ percent: 50 });
+    // The MCP process names itself host:pid over stdio, as the typed client does; over HTTP
+    // only a caller that sends Claimboard-Instance is named (below).
+    if (transport === "stdio") expect(events[1]!.payload.instance).toMatch(/^.+:\d+$/);
+    else expect(events[1]!.payload.instance).toBeUndefined();
     expect(events[4]!.payload).toMatchObject({ result: { verdict: "ok" } });
 
     const history = resultJson(await call(mcp, "task_history", { id: created.id }));
@@ -151,6 +157,25 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     expect(await taskOf(mcp, "get_task", { id: task.id })).toMatchObject({ status: "queued" });
   });
 
+  test("a hand-off note on release_task reaches the next claimant; fail_task takes one too", async () => {
+    const q = `${queue}-handoff`;
+    const task = expectTaskResponse(await f.api.post("/tasks", tokens.rival, { title: "handed on", queue: q }), 201);
+    const claimed = await taskOf(mcp, "claim_next_task", { queue: q, start: true });
+    expect(claimed.id).toBe(task.id);
+    const handoff = { summary: "read the first half", next: "the second half", artifacts: ["notes/half.md"] };
+    const released = await taskOf(mcp, "release_task", { id: task.id, version: claimed.version, handoff });
+    expect(released).toMatchObject({ status: "queued", handoff: { ...handoff, by: { name: agentName } } });
+    const next = expectTaskResponse(await f.api.post("/claims", tokens.rival, { queue: q }));
+    expect(next).toMatchObject({ id: task.id, handoff: { summary: "read the first half", next: "the second half" } });
+    await f.api.post(`/tasks/${task.id}/release`, tokens.rival, { version: next.version });
+
+    const again = await taskOf(mcp, "claim_next_task", { queue: q });
+    expect((await refusalOf(mcp, "fail_task", { id: task.id, version: again.version, reason: "x", handoff: { summary: "" } }, "invalid_request")).field)
+      .toBe("handoff.summary");
+    const failed = await taskOf(mcp, "fail_task", { id: task.id, version: again.version, reason: "the file is corrupt", handoff: { summary: "tried twice" } });
+    expect(failed).toMatchObject({ status: "queued", failureCount: 1, handoff: { summary: "tried twice", next: null, artifacts: [] } });
+  });
+
   test("the task is a resource, and the prompt explains the loop", async () => {
     const task = await create("as a resource");
     const read = await mcp.client.readResource({ uri: `claimboard://tasks/${task.id}` });
@@ -165,6 +190,26 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
   });
 });
 
+describe("over stdio only", () => {
+  test("lines that are not JSON-RPC are skipped without a word on stdout or a stack; the next request is answered", async () => {
+    const env = { PATH: process.env.PATH ?? "", CLAIMBOARD_URL: f.server.url, CLAIMBOARD_TOKEN: tokens.rival! } as unknown as NodeJS.ProcessEnv;
+    const child = spawn(process.execPath, [createRequire(import.meta.url).resolve("tsx/cli"), "scripts/mcp.ts"], { env, stdio: "pipe" });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
+    child.stdin.write('{not json\n[1,2\n{"jsonrpc":"2.0"}\n"just a string"\n');
+    child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }) + "\n");
+    for (let i = 0; i < 100 && !stdout.includes('"id":1'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toMatchObject({ id: 1, result: { serverInfo: { name: "claimboard" } } });
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    expectNoLeak(stderr);
+    expect(stderr).not.toContain(tokens.rival);
+  });
+});
+
 describe("over HTTP only", () => {
   test("no token: 401 in the API's error shape, as for every API call", async () => {
     const init = { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" } };
@@ -175,6 +220,34 @@ describe("over HTTP only", () => {
       expect(res.headers.get("www-authenticate")).toContain("Bearer");
       expect(await res.json()).toMatchObject({ error: { code: "unauthorized" } });
     }
+  });
+
+  test("the caller's Claimboard-Instance reaches the events, never the server's own", async () => {
+    const named = await connect(f, "http", tokens["mcp-http"]!, { "Claimboard-Instance": "laptop-7:4242" });
+    const plain = await connect(f, "http", tokens["mcp-http"]!);
+    sessions.push(named, plain);
+    const a = await taskOf(named, "create_task", { title: "from laptop-7", queue: "mcp-instance" });
+    await taskOf(named, "claim_task", { id: a.id, version: 1 });
+    const b = await taskOf(plain, "create_task", { title: "from nowhere", queue: "mcp-instance" });
+    await taskOf(plain, "claim_task", { id: b.id, version: 1 });
+    const instances = async (id: string) => (await eventTypes(f, id)).filter((e) => e.type === "claimed").map((e) => e.payload.instance);
+    expect(await instances(a.id)).toEqual(["laptop-7:4242"]);
+    expect(await instances(b.id)).toEqual([undefined]);
+  });
+
+  test("bodies that are not MCP are refused in 4xx without a stack; the endpoint keeps answering", async () => {
+    const post = (body: string) => fetch(`${f.server.url}/api/mcp`, {
+      method: "POST", body,
+      headers: { authorization: `Bearer ${tokens.rival}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    });
+    for (const body of ["{not json", "[]", "{}", '{"jsonrpc":"2.0","id":1}', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_task","arguments":"42"}}', "[".repeat(100) + "]".repeat(100)]) {
+      const res = await post(body);
+      const text = await res.text();
+      expect(res.status < 500, `${body}: ${res.status} ${text}`).toBe(true);
+      expectNoLeak(text);
+    }
+    const ok = await post(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }));
+    expect(ok.status).toBe(200);
   });
 
   test("each tool call by the owner on a held task renews its lease", async () => {

@@ -17,6 +17,8 @@ import * as heartbeat from "@/app/api/v1/tasks/[id]/heartbeat/route";
 import * as release from "@/app/api/v1/tasks/[id]/release/route";
 import * as sideEffects from "@/app/api/v1/tasks/[id]/side-effects/route";
 import * as start from "@/app/api/v1/tasks/[id]/start/route";
+import * as dependencies from "@/app/api/v1/tasks/[id]/dependencies/route";
+import * as readiness from "@/app/api/v1/tasks/[id]/readiness/route";
 
 // The typed client's fetch for /api/mcp: each request goes straight to the API's own route
 // handler in this process — no socket, the same guard, validation and engine call as over
@@ -40,6 +42,8 @@ const handlers: Record<keyof typeof clientRoutes, RouteHandler> = {
   complete: complete.POST,
   completeMany: completions.POST,
   fail: fail.POST,
+  addDependencies: dependencies.POST,
+  taskReadiness: readiness.GET,
   health: health.GET,
 };
 

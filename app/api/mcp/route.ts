@@ -1,7 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ClaimboardClient } from "@/lib/client";
 import { readJsonBody } from "@/lib/http/body";
-import type { Endpoint } from "@/lib/http/endpoints";
+import { INSTANCE_HEADER, type Endpoint } from "@/lib/http/endpoints";
 import { errorResponse } from "@/lib/http/errors";
 import { handle } from "@/lib/http/handler";
 import { limiters } from "@/lib/http/rate-limit";
@@ -27,7 +27,12 @@ export const POST = handle(mcp, async ({ request, principal }) => {
     if (wait > 0) return errorResponse({ code: "rate_limited", message: "Rate limit exceeded for this token", retryAfterSeconds: wait });
   }
   const server = createMcpServer({
-    client: new ClaimboardClient({ baseUrl: new URL(request.url).origin, fetch: inProcessFetch(principal!) }),
+    client: new ClaimboardClient({
+      baseUrl: new URL(request.url).origin,
+      fetch: inProcessFetch(principal!),
+      // The caller's process, as it named itself; never this server's own host:pid.
+      instance: request.headers.get(INSTANCE_HEADER) ?? "",
+    }),
     role: principal!.role,
     renewFor: principal!.actor.id,
   });

@@ -1,0 +1,7 @@
+import { endpoints } from "@/lib/http/endpoints";
+import { handle, respond } from "@/lib/http/handler";
+import { taskReadiness } from "@/lib/tasks";
+
+export const GET = handle(endpoints.taskReadiness, async ({ run, params }) =>
+  respond(await run(taskReadiness, { taskId: params.id }), (readiness) => readiness),
+);

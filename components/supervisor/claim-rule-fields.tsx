@@ -1,0 +1,53 @@
+"use client";
+
+import { SelectField, TextField } from "@/components/ui/field";
+import type { QueueSettingsView } from "./types";
+
+// Who may claim a queue's tasks and how long one attempt may last (issue 12), as inputs of
+// the queue's settings form. Kept apart from the numeric settings: these two have their
+// own shapes (a choice; a number or nothing).
+
+export const CLAIMANT_CHOICES = [
+  { value: "anyone", label: "Anyone (people and agents)" },
+  { value: "people", label: "People only" },
+  { value: "agents", label: "Agents only" },
+] as const;
+
+/** The form's values for the two settings: a blank ceiling lifts it (null). */
+export function claimRuleValues(form: FormData) {
+  const ceiling = String(form.get("maxAttemptSeconds") ?? "").trim();
+  return {
+    claimants: String(form.get("claimants") ?? "anyone") as QueueSettingsView["claimants"],
+    maxAttemptSeconds: ceiling === "" ? null : Number(ceiling),
+  };
+}
+
+/** A readable sentence for a refused value of one of these settings, or null for another field. */
+export function claimRuleError(field: string | undefined): string | null {
+  if (field === "maxAttemptSeconds") return "Attempt ceiling must be a whole number from 60 to 604,800 seconds, or blank for none.";
+  if (field === "claimants") return "Who may claim must be anyone, people only or agents only.";
+  return null;
+}
+
+export function ClaimRuleFields({ queue, invalid, errorId, onChange }: {
+  queue: QueueSettingsView;
+  invalid: string | null;
+  errorId: string;
+  onChange: () => void;
+}) {
+  const describe = (field: string) => (invalid === field ? { "aria-invalid": true as const, "aria-describedby": errorId } : {});
+  return (
+    <>
+      <SelectField name="claimants" label="Who may claim" defaultValue={queue.claimants} onChange={onChange}
+        hint="Agents never take a people queue's task, lapsed or not." {...describe("claimants")}>
+        {CLAIMANT_CHOICES.map((c) => (
+          <option key={c.value} value={c.value}>{c.label}</option>
+        ))}
+      </SelectField>
+      <TextField name="maxAttemptSeconds" label="Attempt ceiling (seconds)" type="number" inputMode="numeric" step={1}
+        defaultValue={queue.maxAttemptSeconds ?? ""} onChange={onChange}
+        hint="60 to 604,800, blank for none: heartbeats cannot carry an attempt past it, and its lapse is a strike."
+        {...describe("maxAttemptSeconds")} />
+    </>
+  );
+}

@@ -1,0 +1,127 @@
+import { sql } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import type { TaskStatus } from "@/db/schema";
+import type { Clock } from "./clock";
+import { appendEvents, type NewEvent } from "./events";
+import { executePrepared } from "./prepared";
+import { fail, type ActorRef, type EngineError } from "./types";
+
+// The work graph's bookkeeping (docs/engine.md "The work graph"). A task's row carries its
+// dependencies (depends_on) and those not done yet (blocked_by); the transaction that
+// finishes a dependency removes it from its dependents' blocked_by, so claim-next reads
+// "blocked?" from the row and its partial index — never a join per candidate.
+
+/** All dependency edits that could close a cycle take this lock, so two racing edits cannot both pass the check. */
+const GRAPH_LOCK = 0x636c6d62; // "clmb"
+
+export interface Dependency {
+  id: bigint;
+  status: TaskStatus;
+}
+
+/** Sorted and without repeats: the form depends_on is stored in. */
+export function normalizeIds(ids: readonly string[]): bigint[] {
+  return [...new Set(ids.map((id) => BigInt(id)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export const idArray = (ids: readonly bigint[]) => sql`${`{${ids.join(",")}}`}::bigint[]`;
+
+/**
+ * Locks the dependencies FOR SHARE and reads their status: a dependency completing at the
+ * same time either commits first (then it reads as done here) or waits for this
+ * transaction (then its unblocking sees the new dependent). Unknown ids are not_found, a
+ * cancelled one (it will never be done) invalid_transition, both naming the field.
+ */
+export async function lockDependencies(tx: Executor, ids: bigint[]): Promise<{ ok: true; value: Dependency[] } | { ok: false; error: EngineError }> {
+  if (ids.length === 0) return { ok: true, value: [] };
+  const rows = await tx.execute<{ id: string; status: TaskStatus }>(sql`
+    SELECT id::text, status FROM tasks WHERE id = ANY(${idArray(ids)}) ORDER BY id FOR SHARE`);
+  const found = new Map(rows.map((r) => [BigInt(r.id), r.status]));
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length > 0) {
+    return fail({ code: "not_found", field: "dependsOn", message: `dependsOn: task ${missing.map(String).join(", ")} does not exist` });
+  }
+  const cancelled = ids.filter((id) => found.get(id) === "cancelled");
+  if (cancelled.length > 0) {
+    return fail({
+      code: "invalid_transition", field: "dependsOn",
+      message: `dependsOn: task ${cancelled.map(String).join(", ")} is cancelled and will never be done`,
+    });
+  }
+  return { ok: true, value: ids.map((id) => ({ id, status: found.get(id)! })) };
+}
+
+/** Serialises edits of existing tasks' dependencies (rare) for the rest of the transaction. */
+export async function lockGraph(tx: Executor): Promise<void> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(${GRAPH_LOCK})`);
+}
+
+/**
+ * Would `task` depending on `ids` close a cycle: does any of `ids` already reach `task`
+ * through depends_on? UNION (not ALL) visits each task once, so a wide graph stays linear.
+ * Call under lockGraph, so an edit committed meanwhile is seen.
+ */
+export async function closesCycle(tx: Executor, task: bigint, ids: bigint[]): Promise<boolean> {
+  if (ids.includes(task)) return true;
+  const [row] = await tx.execute<{ cycle: boolean }>(sql`
+    WITH RECURSIVE reach(id) AS (
+      SELECT unnest(${idArray(ids)})
+      UNION
+      SELECT unnest(t.depends_on) FROM reach r JOIN tasks t ON t.id = r.id
+    )
+    SELECT EXISTS (SELECT 1 FROM reach WHERE id = ${task.toString()}::bigint) AS cycle`);
+  return row?.cycle ?? false;
+}
+
+/**
+ * In the transaction that made `doneIds` done: removes them from every dependent's
+ * blocked_by (locking dependents in id order, so two completions sharing dependents cannot
+ * deadlock), and writes `unblocked` on each dependent that has nothing left to wait for.
+ * updated_at moves only then: a dependent still blocked has no event, so its row keeps it.
+ */
+export async function unblockDependents(tx: Executor, clock: Clock, actor: ActorRef, doneIds: bigint[]): Promise<void> {
+  if (doneIds.length === 0) return;
+  const done = idArray(doneIds);
+  const rows = await executePrepared<{ id: string; queue: string; version: number; status: TaskStatus; unblocked: boolean }>(tx, sql`
+    WITH dependents AS MATERIALIZED (
+      SELECT id FROM tasks WHERE blocked_by && ${done} ORDER BY id FOR UPDATE
+    )
+    UPDATE tasks t SET
+      blocked_by = coalesce((SELECT array_agg(b ORDER BY b) FROM unnest(t.blocked_by) b WHERE NOT b = ANY(${done})), '{}'),
+      updated_at = CASE WHEN t.blocked_by <@ ${done} THEN ${clock.now()} ELSE t.updated_at END
+    FROM dependents d
+    WHERE t.id = d.id
+    RETURNING t.id::text AS id, t.queue, t.version, t.status, t.blocked_by = '{}'::bigint[] AS unblocked`);
+  const events: NewEvent[] = rows
+    .filter((r) => r.unblocked)
+    .sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)))
+    .map((r) => ({
+      taskId: BigInt(r.id), queue: r.queue, type: "unblocked", actorId: actor.id,
+      payload: { version: Number(r.version), status: r.status, dependencies: doneIds.map(String) },
+    }));
+  await appendEvents(tx, clock, events);
+}
+
+/**
+ * In the transaction that cancelled `cancelledId`: every queued task waiting for it goes to
+ * the supervisors' inbox (it can never run as asked), the reason naming the dependency.
+ */
+export async function escalateDependents(tx: Executor, clock: Clock, actor: ActorRef, cancelledId: bigint): Promise<void> {
+  const rows = await executePrepared<{ id: string; queue: string; version: number }>(tx, sql`
+    WITH dependents AS MATERIALIZED (
+      SELECT id FROM tasks WHERE blocked_by && ${idArray([cancelledId])} AND status = 'queued' ORDER BY id FOR UPDATE
+    )
+    UPDATE tasks t SET status = 'escalated', version = t.version + 1, updated_at = ${clock.now()}
+    FROM dependents d
+    WHERE t.id = d.id AND t.status = 'queued'
+    RETURNING t.id::text AS id, t.queue, t.version`);
+  await appendEvents(tx, clock, rows
+    .sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)))
+    .map((r) => ({
+      taskId: BigInt(r.id), queue: r.queue, type: "escalated", actorId: actor.id,
+      payload: {
+        version: Number(r.version), status: "escalated", dependency: cancelledId.toString(),
+        reason: `Its dependency #${cancelledId} was cancelled`,
+      },
+    })));
+}

@@ -1,0 +1,37 @@
+import { eq } from "drizzle-orm";
+import { queues } from "@/db/schema";
+import { defineOperation } from "./engine";
+import { appendEvents } from "./events";
+import { ensureQueue } from "./queues";
+import { queuePausedInput } from "./schemas";
+import { ok } from "./types";
+
+/**
+ * Supervisor: pause or resume claiming in a queue. While paused, claims hand out nothing
+ * (claim-next answers none, a targeted claim queue_paused); owners finish what they hold.
+ * A queue_paused / queue_resumed event names who; asking for the current state writes nothing.
+ */
+export const setQueuePaused = defineOperation({
+  name: "setQueuePaused",
+  input: queuePausedInput,
+  async run(tx, input, { actor, clock }) {
+    await ensureQueue(tx, input.queue);
+    const [old] = await tx.select().from(queues).where(eq(queues.name, input.queue)).for("update");
+    if (old!.paused === input.paused) return ok(old!);
+    const [queue] = await tx
+      .update(queues)
+      .set({
+        paused: input.paused,
+        pausedBy: input.paused ? actor.id : null,
+        pausedAt: input.paused ? clock.now() : null,
+        updatedAt: clock.now(),
+      })
+      .where(eq(queues.name, input.queue))
+      .returning();
+    await appendEvents(tx, clock, [{
+      taskId: null, queue: input.queue, type: input.paused ? "queue_paused" : "queue_resumed", actorId: actor.id,
+      payload: { by: actor.name },
+    }]);
+    return ok(queue!);
+  },
+});
