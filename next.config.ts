@@ -1,8 +1,10 @@
 import type { NextConfig } from "next";
+import { API_POLICY } from "./lib/http/transport";
 
 /**
- * Headers every response carries, static files included. The Content-Security-Policy
- * (with its per-response nonce) and HSTS are set in proxy.ts, which sees each request.
+ * Headers every response carries, static files included. The pages' Content-Security-Policy
+ * (with its per-response nonce) and HSTS are set in proxy.ts, which sees each request; the
+ * agent API's HSTS by its handlers (lib/http/transport.ts).
  */
 const securityHeaders = [
   { key: "X-Content-Type-Options", value: "nosniff" },
@@ -21,7 +23,11 @@ const nextConfig: NextConfig = {
   // must not stop `npm start` from serving.
   typescript: { ignoreBuildErrors: true },
   async headers() {
-    return [{ source: "/:path*", headers: securityHeaders }];
+    return [
+      { source: "/:path*", headers: securityHeaders },
+      // proxy.ts does not run for the agent API (see its matcher); its policy is fixed.
+      { source: "/api/v1/:path*", headers: [{ key: "Content-Security-Policy", value: API_POLICY }] },
+    ];
   },
 };
 

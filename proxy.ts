@@ -1,6 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { actionBodyProblem } from "@/lib/http/action-body";
 import { STATUS_OF } from "@/lib/http/errors";
+import { API_POLICY, HSTS, overTls } from "@/lib/http/transport";
 
 // Every response but the build's static files passes here: the Content-Security-Policy
 // (pages get a fresh nonce each, which Next.js reads from the request's CSP header and
@@ -26,21 +27,9 @@ function pagePolicy(nonce: string, tls: boolean): string {
   ].join("; ");
 }
 
-/** JSON and the event stream are never documents to run or frame. */
-const API_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
-
-/**
- * HTTPS as the client saw it, per a trusted proxy's X-Forwarded-Proto (TRUST_PROXY=1).
- * `next start` itself speaks only HTTP, and request.nextUrl.protocol is derived from that
- * same header whoever sent it, so it is not consulted.
- */
-function overTls(request: NextRequest): boolean {
-  return process.env.TRUST_PROXY === "1" && request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
-}
-
 function secure(response: NextResponse, policy: string, tls: boolean): NextResponse {
   response.headers.set("Content-Security-Policy", policy);
-  if (tls) response.headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+  if (tls) response.headers.set("Strict-Transport-Security", HSTS);
   return response;
 }
 
@@ -65,7 +54,7 @@ function crossOriginWrite(request: NextRequest): boolean {
 }
 
 export async function proxy(request: NextRequest) {
-  const tls = overTls(request);
+  const tls = overTls(request.headers);
   const { pathname } = request.nextUrl;
   if (pathname.startsWith("/api/")) {
     // A path with broken percent-encoding would otherwise fail inside Next.js, before any
@@ -98,5 +87,9 @@ export async function proxy(request: NextRequest) {
   return secure(NextResponse.next({ request: { headers: requestHeaders } }), policy, tls);
 }
 
-// Everything except the build's immutable static files and the icon.
-export const config = { matcher: ["/((?!_next/static|_next/image|favicon.ico).*)"] };
+// Everything except the build's immutable static files, the icon and the agent API — whose
+// route handlers set their own headers (lib/http/transport.ts, next.config.ts) — but for an
+// API path with a percent sign, which may be malformed (answered above in the error shape).
+export const config = {
+  matcher: ["/((?!_next/static|_next/image|favicon.ico|api/v1/).*)", "/api/v1/:path(.*%.*)"],
+};

@@ -1,14 +1,15 @@
 import { connectDatabase } from "@/db/client";
 import { perform } from "@/lib/tasks/engine";
 import { claimBatch, claimNext } from "@/lib/tasks/claim-next";
-import { complete } from "@/lib/tasks/complete";
+import { completeAndClaimNext } from "@/lib/tasks/complete";
+import { completeMany } from "@/lib/tasks/completions";
 import { createActor } from "@/lib/tasks/actors";
 import { seconds } from "./lib/stats";
 
 /**
  * The engine called directly, as an in-process agent would: `workers` loops share one pool
- * of `workers` connections; each claims (claim-next with start, or a batch of `batch`)
- * and completes what it got, one transaction per call, until the queue is empty.
+ * of `workers` connections; each works the queue dry — one transaction per task (complete
+ * and claim next), or per batch of `batch` (claim N, then complete N).
  * Returns completed tasks per second; `cpu`, when given, receives this process's CPU ms per task.
  */
 export async function engineDrain(
@@ -20,24 +21,28 @@ export async function engineDrain(
   try {
     const actor = await createActor(db, "agent", `bench-${opts.workers}`);
     let done = 0;
+    const must = <T>(what: string, r: { ok: true; value: T } | { ok: false; error: { message: string } }): T => {
+      if (!r.ok) throw new Error(`${what}: ${r.error.message}`);
+      return r.value;
+    };
+    // The agent loop as the reference agent runs it: claim+start once, then each completion
+    // claims and starts the next in the same transaction; in batches, claim N → complete N.
     const worker = async () => {
-      for (;;) {
-        const tasks = [];
-        if (opts.batch) {
-          const r = await perform(claimBatch, { limit: opts.batch, start: true }, { db, actor });
-          if (!r.ok) throw new Error(`claimBatch: ${r.error.message}`);
-          tasks.push(...r.value);
-        } else {
-          const r = await perform(claimNext, { start: true }, { db, actor });
-          if (!r.ok) throw new Error(`claimNext: ${r.error.message}`);
-          if (r.value) tasks.push(r.value);
+      if (opts.batch) {
+        for (;;) {
+          const tasks = must("claimBatch", await perform(claimBatch, { limit: opts.batch, start: true }, { db, actor }));
+          if (tasks.length === 0) return;
+          const results = must("completeMany", await perform(completeMany, { tasks: tasks.map((t) => ({ id: t.id, version: t.version })) }, { db, actor }));
+          const refused = results.find((r) => !r.ok);
+          if (refused && !refused.ok) throw new Error(`completeMany: ${refused.error.message}`);
+          done += results.length;
         }
-        if (tasks.length === 0) return;
-        for (const task of tasks) {
-          const c = await perform(complete, { taskId: task.id, version: task.version }, { db, actor });
-          if (!c.ok) throw new Error(`complete: ${c.error.message}`);
-          done++;
-        }
+      }
+      let task = must("claimNext", await perform(claimNext, { start: true }, { db, actor }));
+      while (task) {
+        const answer = must("complete", await perform(completeAndClaimNext, { taskId: task.id, version: task.version, next: { start: true } }, { db, actor }));
+        done++;
+        task = answer.next ?? null;
       }
     };
     // Open the pool first: connection set-up is not part of an agent cycle.

@@ -7,7 +7,7 @@ import { seconds } from "./lib/stats";
 
 export interface HttpCycleResult {
   cyclesPerSecond: number;
-  /** Server process CPU per cycle (two requests), ms. */
+  /** Server process CPU per task (one request, plus the first claim), ms. */
   serverCpuMsPerCycle: number;
   /** This (client) process's CPU per cycle, ms. */
   clientCpuMsPerCycle: number;
@@ -28,7 +28,8 @@ export async function agentTokens(url: string, count: number, prefix: string): P
 }
 
 /**
- * The agent cycle over HTTP: POST /claims {start: true} → POST /tasks/{id}/complete, by
+ * The agent loop over HTTP, as the reference agent runs it: POST /claims {start: true} once,
+ * then POST /tasks/{id}/complete {next: {start: true}} — one request a task — by
  * `tokens.length` keep-alive clients, until `total` tasks (seeded into `url` first) are done.
  */
 export async function httpDrain(server: BenchServerProcess, url: string, tokens: string[], total: number): Promise<HttpCycleResult> {
@@ -37,14 +38,16 @@ export async function httpDrain(server: BenchServerProcess, url: string, tokens:
   let done = 0;
   const worker = async (token: string) => {
     const headers = { authorization: `Bearer ${token}` };
-    for (;;) {
-      const claimed = await client.request("POST", "/api/v1/claims", headers, { start: true });
-      if (claimed.status === 204) return;
-      if (claimed.status !== 200) throw new Error(`claim answered ${claimed.status}: ${claimed.text}`);
-      const { task } = JSON.parse(claimed.text) as { task: { id: string; version: number } };
-      const completed = await client.request("POST", `/api/v1/tasks/${task.id}/complete`, headers, { version: task.version });
+    type Held = { id: string; version: number } | null;
+    const claimed = await client.request("POST", "/api/v1/claims", headers, { start: true });
+    if (claimed.status === 204) return;
+    if (claimed.status !== 200) throw new Error(`claim answered ${claimed.status}: ${claimed.text}`);
+    let task = (JSON.parse(claimed.text) as { task: Held }).task;
+    while (task) {
+      const completed = await client.request("POST", `/api/v1/tasks/${task.id}/complete`, headers, { version: task.version, next: { start: true } });
       if (completed.status !== 200) throw new Error(`complete answered ${completed.status}: ${completed.text}`);
       done++;
+      task = (JSON.parse(completed.text) as { next: Held }).next;
     }
   };
   try {
@@ -65,6 +68,29 @@ export async function httpDrain(server: BenchServerProcess, url: string, tokens:
       clientCpuMsPerCycle: (own.user + own.system) / 1000 / done,
       machineBusy: (m1.busy - m0.busy) / (m1.total - m0.total),
     };
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * The floor of an API request on the same build: server CPU ms per request to a route
+ * handler that answers JSON without touching the database (the catch-all's 404, which
+ * passes neither the proxy nor any guard), by `clients` keep-alive clients.
+ */
+export async function bareRouteCpu(server: BenchServerProcess, clients: number, total: number): Promise<number> {
+  const client = new KeepAliveClient(server.url, clients);
+  try {
+    const worker = async (share: number) => {
+      for (let i = 0; i < share; i++) {
+        const res = await client.request("POST", "/api/v1/bench-floor", { authorization: "Bearer cb_unused" }, { version: 1 });
+        if (res.status !== 404) throw new Error(`the bare route answered ${res.status}: ${res.text}`);
+      }
+    };
+    await Promise.all(Array.from({ length: clients }, () => worker(2))); // warm
+    const cpu0 = server.cpuSeconds();
+    await Promise.all(Array.from({ length: clients }, () => worker(Math.ceil(total / clients))));
+    return ((server.cpuSeconds() - cpu0) * 1000) / (Math.ceil(total / clients) * clients);
   } finally {
     client.close();
   }

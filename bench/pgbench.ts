@@ -28,10 +28,22 @@ export function ensurePgbench(): string {
  * synchronous_commit off (it carries no data) sends the wake-up, so the notify lock is not
  * held across the data commit's flush.
  */
-export type Variant = "cycle" | "cycle-no-notify" | "cycle-notify-after" | "claim-only";
+export type Variant = "cycle" | "cycle-no-notify" | "cycle-notify-after" | "claim-only" | "loop";
 
-/** The captured statements as one pgbench transaction (= one agent cycle: two DB transactions). */
+/**
+ * loop: the agent loop as the engine runs it, one database transaction a task — complete the
+ * task in hand (:id) and claim and start the next, whose id becomes the one in hand. Each
+ * client's first run claims its first task with the v1 claim transaction.
+ */
+function loopScript(c: CapturedCycle): string {
+  const claim = c.claim.map((s, i) => s + (i === c.claimUpdate ? " \\gset" : ";"));
+  const loop = c.loop.map((s, i) => s + (i === c.loopClaimUpdate ? " \\gset next_" : ";"));
+  return ["\\if :id = 0", "BEGIN;", ...claim, "COMMIT;", "\\endif", "BEGIN;", ...loop, "COMMIT;", "\\set id :next_id"].join("\n") + "\n";
+}
+
+/** The captured statements as one pgbench transaction (= one agent cycle: two DB transactions; loop: one). */
 export function script(c: CapturedCycle, variant: Variant): string {
+  if (variant === "loop") return loopScript(c);
   const strip = variant === "cycle-no-notify" || variant === "cycle-notify-after";
   const noNotify = (s: string) => (strip ? s.replace(/pg_notify\((:\w+)/g, "concat($1::text") : s);
   const channel = Object.entries(c.variables).find(([, v]) => v === "claimboard_events")?.[0];
@@ -57,7 +69,7 @@ export async function runPgbench(
   try {
     const file = path.join(dir, `${variant}.sql`);
     await fs.writeFile(file, script(c, variant));
-    const defines = Object.entries(c.variables).flatMap(([k, v]) => ["-D", `${k}=${v}`]);
+    const defines = [...Object.entries(c.variables), ...(variant === "loop" ? [["id", "0"]] : [])].flatMap(([k, v]) => ["-D", `${k}=${v}`]);
     const args = ["-n", "-M", mode, "-c", String(clients), "-j", String(Math.min(clients, 2)), "-t", String(perClient), ...defines, "-f", file, url];
     const out = await new Promise<string>((resolve, reject) => {
       const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });

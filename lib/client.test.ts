@@ -41,6 +41,12 @@ describe("client routes", () => {
   });
 });
 
+/** A new task of its own queue, claimed and started. */
+async function startedOne(client: ClaimboardClient): Promise<Task> {
+  await client.createTask({ title: "one more", queue: "client-one" });
+  return (await client.claimNext({ queue: "client-one", start: true }))!;
+}
+
 describe("ClaimboardClient against a real server", () => {
   let database: TestDatabase;
   let server: TestServer;
@@ -116,6 +122,22 @@ describe("ClaimboardClient against a real server", () => {
     expect(released).toMatchObject({ status: "queued", owner: null });
     const reclaimed = await client.claimTask(released);
     expect(reclaimed).toMatchObject({ status: "claimed", version: released.version + 1, owner: { name: "client-test" } });
+  });
+
+  test("completeAndClaimNext and completeMany: the agent loop's calls", async () => {
+    for (const title of ["loop-1", "loop-2", "loop-3", "loop-4"]) await client.createTask({ title, queue: "client-loop" });
+    const first = (await client.claimNext({ queue: "client-loop", start: true }))!;
+    const { task, next } = await client.completeAndClaimNext(first, { queue: "client-loop", start: true }, { result: { n: 1 } });
+    expect(task).toMatchObject({ id: first.id, status: "done" });
+    expect(next).toMatchObject({ title: "loop-2", status: "started", owner: { name: "client-test" } });
+
+    const more = await client.claimBatch({ queue: "client-loop", limit: 5, start: true });
+    expect(more.map((t) => t.title)).toEqual(["loop-3", "loop-4"]);
+    const queued = await client.createTask({ title: "not started", queue: "client-elsewhere" });
+    const results = await client.completeMany([next!, ...more.map((t) => ({ ...t, result: { batch: true } })), queued]);
+    expect(results.map((r) => (r.ok ? r.task.status : r.error.code))).toEqual(["done", "done", "done", "invalid_transition"]);
+    expect(await client.completeAndClaimNext((results[0] as { task: Task }).task, { queue: "client-loop" }).catch((e: ClaimboardApiError) => e.code)).toBe("invalid_transition");
+    expect((await client.completeAndClaimNext(await startedOne(client), { queue: "client-loop" })).next).toBeNull();
   });
 
   test("the work graph: dependsOn, addDependencies, readiness, an idempotent create", async () => {

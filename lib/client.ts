@@ -112,6 +112,11 @@ export interface ClaimOptions {
   skipNeedsCheck?: boolean;
 }
 
+/** One item of completeMany's answer, in the order given. */
+export type CompletionResult =
+  | { id: string; ok: true; task: Task }
+  | { id: string; ok: false; error: { code: string; message: string; task?: Task } };
+
 export interface Health {
   ok: boolean;
   db: "up" | "down";
@@ -131,6 +136,7 @@ export const clientRoutes = {
   recordSideEffect: { method: "POST", path: "/tasks/{id}/side-effects" },
   release: { method: "POST", path: "/tasks/{id}/release" },
   complete: { method: "POST", path: "/tasks/{id}/complete" },
+  completeMany: { method: "POST", path: "/completions" },
   fail: { method: "POST", path: "/tasks/{id}/fail" },
   addDependencies: { method: "POST", path: "/tasks/{id}/dependencies" },
   taskReadiness: { method: "GET", path: "/tasks/{id}/readiness" },
@@ -259,6 +265,22 @@ export class ClaimboardClient {
 
   async complete(task: TaskRef, options: { result?: unknown } = {}): Promise<Task> {
     return this.ownerCall("complete", task, options);
+  }
+
+  /**
+   * The agent loop's one request: completes the task and claims (with `start`, starts) the
+   * next of `next.queue` in the same transaction. `next` is null when nothing is claimable;
+   * a refused completion claims nothing.
+   */
+  async completeAndClaimNext(task: TaskRef, next: ClaimOptions, options: { result?: unknown } = {}): Promise<{ task: Task; next: Task | null }> {
+    const answer = await this.call<{ task: Task; next?: Task | null }>("complete", { id: task.id, body: { ...options, next, version: task.version } });
+    return { task: answer.task, next: answer.next ?? null };
+  }
+
+  /** Up to 100 completions in one transaction; each item succeeds or is refused on its own. */
+  async completeMany(items: (TaskRef & { result?: unknown })[]): Promise<CompletionResult[]> {
+    const tasks = items.map(({ id, version, result }) => ({ id, version, ...(result !== undefined ? { result } : {}) }));
+    return (await this.call<{ results: CompletionResult[] }>("completeMany", { body: { tasks } })).results;
   }
 
   /** Status comes back queued, or escalated on the queue's last strike. */

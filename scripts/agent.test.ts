@@ -74,6 +74,42 @@ describe("the reference agent", () => {
     expect(await history(ids[0]!)).toEqual(["created test", "claimed worker", "started worker", "completed worker"]);
   });
 
+  test("completes each task and claims the next in the same request: one transaction per task after the first", async () => {
+    const token = await createAgentToken(database.db, { name: "looper" });
+    const ids = [await newTask("loop", "a"), await newTask("loop", "b"), await newTask("loop", "c")];
+    const worker = agent(token, ["--queue", "loop", "--work-ms", "50", "--max-tasks", "3"]);
+    expect(await worker.exited, worker.output()).toBe(0);
+    // b's claim rode in a's completion, c's in b's: the same transaction id on both tasks' events.
+    const tx = async (id: string, type: string) =>
+      (await database.client`SELECT tx_id::text FROM task_events WHERE task_id = ${id} AND type = ${type}`)[0]!.tx_id as string;
+    expect(await tx(ids[1]!, "claimed")).toBe(await tx(ids[0]!, "completed"));
+    expect(await tx(ids[2]!, "claimed")).toBe(await tx(ids[1]!, "completed"));
+    // The last completion claims nothing more: --max-tasks is reached.
+    expect(await tx(ids[2]!, "completed")).not.toBe(await tx(ids[2]!, "claimed"));
+    for (const id of ids) expect((await task(id)).status).toBe("done");
+  });
+
+  test("--batch N: claims N in one call, works them together, completes them in one call", async () => {
+    const token = await createAgentToken(database.db, { name: "batcher" });
+    const ids = await Promise.all(["a", "b", "c", "d", "e"].map((title) => newTask("batch", title)));
+    const worker = agent(token, ["--queue", "batch", "--work-ms", "50", "--batch", "3", "--max-tasks", "5"]);
+    expect(await worker.exited, worker.output()).toBe(0);
+    const rows = await database.client`
+      SELECT task_id::text, type, tx_id::text FROM task_events WHERE task_id IN ${database.client(ids)} AND type IN ('claimed', 'completed')`;
+    const txs = (type: string) => new Set(rows.filter((r) => r.type === type).map((r) => r.tx_id));
+    expect(txs("claimed").size).toBe(2); // 3, then 2
+    expect(txs("completed").size).toBe(2);
+    for (const id of ids) expect((await task(id)).status).toBe("done");
+    expect(worker.output()).toMatch(/batches of 3/);
+  });
+
+  test("a server it cannot reach: it says which URL, and keeps trying", async () => {
+    const token = await createAgentToken(database.db, { name: "lost" });
+    const lost = startAgent(["--queue", "nowhere"], { CLAIMBOARD_TOKEN: token.token, CLAIMBOARD_URL: "", PORT: "1" });
+    running.push(lost);
+    await lost.waitFor(/^cannot reach the server at http:\/\/localhost:1 \(.*\); next try in/m);
+  });
+
   test("killed with SIGKILL after a claim: the lease lapses and a second agent takes the task over", async () => {
     await as(setQueueSettings, { queue: "crash", leaseSeconds: 5 }); // what `npm run cli -- queue set` does
     const id = await newTask("crash", "survive a crash");

@@ -5,13 +5,14 @@
 import { hostname } from "node:os";
 import { setTimeout as delay } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { ClaimboardApiError, ClaimboardClient, type Task } from "../lib/client";
+import { ClaimboardApiError, ClaimboardClient, type ClaimOptions, type Task } from "../lib/client";
 
-const USAGE = `usage: npm run agent -- --queue Q --token T [options]
+const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [options]
 
   --queue Q            queue to work (default: default)
-  --token T            bearer token (or CLAIMBOARD_TOKEN)
-  --url URL            server (default: CLAIMBOARD_URL or http://localhost:3000)
+  --token T            bearer token (default: CLAIMBOARD_TOKEN; prefer it: npm echoes arguments)
+  --url URL            server (default: CLAIMBOARD_URL, else http://localhost:$PORT, else :3000)
+  --batch N            claim N tasks at a time (1..100), work them together, complete them in one call
   --confirm-checks     take needs_check tasks (confirm the check); otherwise release them
   --lease-seconds S    lease to ask for, 5..3600 (default: the queue's)
   --work-ms N          simulated work per task (default 2000)
@@ -43,6 +44,7 @@ function options(argv: string[]) {
       "fail-rate": { type: "string", default: "0" },
       once: { type: "boolean", default: false },
       "max-tasks": { type: "string" },
+      batch: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -56,7 +58,7 @@ function options(argv: string[]) {
   };
   const token = values.token ?? process.env.CLAIMBOARD_TOKEN;
   if (!values.help && !token) throw new UsageError("a token is required: --token cb_… or CLAIMBOARD_TOKEN");
-  const url = values.url ?? process.env.CLAIMBOARD_URL ?? "http://localhost:3000";
+  const url = values.url ?? (process.env.CLAIMBOARD_URL || `http://localhost:${process.env.PORT || 3000}`);
   if (!URL.canParse(url)) throw new UsageError(`--url is not a URL: ${JSON.stringify(url)}`);
   return {
     help: values.help,
@@ -68,6 +70,7 @@ function options(argv: string[]) {
     workMs: number("work-ms", values["work-ms"], 0, 86_400_000)!,
     failRate: number("fail-rate", values["fail-rate"], 0, 1, false)!,
     maxTasks: values.once ? 1 : number("max-tasks", values["max-tasks"], 1, Number.MAX_SAFE_INTEGER),
+    batch: number("batch", values.batch, 1, 100),
     once: values.once,
   };
 }
@@ -112,51 +115,78 @@ class Agent {
   }
 
   async run(): Promise<void> {
-    const { queue, url, workMs, failRate, maxTasks } = this.opts;
-    log(`agent ${process.pid} on queue ${queue} at ${url} (work ${workMs} ms, fail rate ${failRate})`);
-    while (!this.stopping && (maxTasks === undefined || this.finished < maxTasks)) {
-      let task: Task | null;
-      try {
-        task = await this.client.claimNext({
-          queue,
-          leaseSeconds: this.opts.leaseSeconds,
-          start: true,
-          skipNeedsCheck: !this.opts.confirmChecks,
-        });
-      } catch (error) {
-        if (!transient(error)) throw new Fatal(describe(error));
-        const seconds = Math.max((error as ClaimboardApiError).retryAfter ?? 0, this.backoffMs / 1000);
-        await this.idle(describe(error), seconds * 1000);
-        continue;
-      }
-      if (!task) {
+    const { queue, url, workMs, failRate, batch } = this.opts;
+    log(`agent ${process.pid} on queue ${queue} at ${url} (work ${workMs} ms, fail rate ${failRate}${batch ? `, batches of ${batch}` : ""})`);
+    if (batch) return this.runBatches(batch);
+    // The task the last completion claimed in the same call (complete with `next`).
+    let next: Task | null = null;
+    while (!this.stopping && this.wantsMore()) {
+      const task = next ?? (await this.claim((claim) => this.client.claimNext(claim)));
+      next = null;
+      if (task === undefined) continue;
+      if (task === null) {
         if (this.opts.once) return log("nothing to claim");
         await this.idle(`nothing to claim in ${queue}`);
         continue;
       }
       this.backoffMs = MIN_BACKOFF_MS;
-      log(`claimed ${task.id} v${task.version} (${task.status}${task.needsCheck ? ", needs_check" : ""})`);
-      await this.handle(task);
+      next = await this.handle(task);
+      if (next) log(`claimed ${next.id} v${next.version} (${next.status}${next.needsCheck ? ", needs_check" : ""})`);
       if (this.opts.once) return;
+    }
+    if (next) await this.release(next, this.stopping ? "shutting down" : "done with --max-tasks");
+  }
+
+  private wantsMore(extra = 0): boolean {
+    return this.opts.maxTasks === undefined || this.finished + extra < this.opts.maxTasks;
+  }
+
+  private get claimOptions(): ClaimOptions {
+    return { queue: this.opts.queue, leaseSeconds: this.opts.leaseSeconds, start: true, skipNeedsCheck: !this.opts.confirmChecks };
+  }
+
+  /** A claim call: its answer, or undefined after waiting out a transient failure. */
+  private async claim<T extends Task | Task[] | null>(call: (options: ClaimOptions) => Promise<T>): Promise<T | undefined> {
+    try {
+      const claimed = await call(this.claimOptions);
+      const tasks = Array.isArray(claimed) ? claimed : claimed ? [claimed] : [];
+      for (const task of tasks) log(`claimed ${task.id} v${task.version} (${task.status}${task.needsCheck ? ", needs_check" : ""})`);
+      return claimed;
+    } catch (error) {
+      if (!transient(error)) throw new Fatal(describe(error));
+      const seconds = Math.max((error as ClaimboardApiError).retryAfter ?? 0, this.backoffMs / 1000);
+      await this.idle(this.unreachable(error) ?? describe(error), seconds * 1000);
+      return undefined;
     }
   }
 
-  /** One claimed task, to the end: started, worked with heartbeats, completed or failed — or let go. */
-  private async handle(claimed: Task): Promise<void> {
-    let task = claimed;
-    if (this.stopping) return this.release(task, "shutting down");
-    if (task.status === "claimed") {
-      if (task.needsCheck && !this.opts.confirmChecks) {
-        // Only by a race (the server skips needs_check tasks for us): hand it back.
-        await this.release(task, "needs_check (run with --confirm-checks to take such tasks)");
-        return;
-      }
-      const started = await this.ownerCall(task, "start", () => this.client.start(task, { confirmCheck: task.needsCheck }));
-      if (!started) return;
-      task = started;
-      log(`started ${task.id} v${task.version}${claimed.needsCheck ? " (check confirmed)" : ""}`);
-    }
+  /** For a request that got no answer at all: which server the agent is trying to reach. */
+  private unreachable(error: unknown): string | null {
+    return isApiError(error) && error.code === "network_error" ? `cannot reach the server at ${this.opts.url} (${error.message}; set --url or CLAIMBOARD_URL)` : null;
+  }
 
+  /** Started (confirming a check when allowed), or null when the task was let go or lost. */
+  private async started(claimed: Task): Promise<Task | null> {
+    if (this.stopping) {
+      await this.release(claimed, "shutting down");
+      return null;
+    }
+    if (claimed.status !== "claimed") return claimed;
+    if (claimed.needsCheck && !this.opts.confirmChecks) {
+      // Only by a race (the server skips needs_check tasks for us): hand it back.
+      await this.release(claimed, "needs_check (run with --confirm-checks to take such tasks)");
+      return null;
+    }
+    const task = await this.ownerCall(claimed, "start", () => this.client.start(claimed, { confirmCheck: claimed.needsCheck }));
+    if (task) log(`started ${task.id} v${task.version}${claimed.needsCheck ? " (check confirmed)" : ""}`);
+    return task;
+  }
+
+  /**
+   * Works the task with heartbeats for --work-ms: its latest state, or null when it was lost
+   * or the agent is stopping (then it is released).
+   */
+  private async work(task: Task): Promise<Task | null> {
     const lost = new AbortController();
     const heartbeats = this.heartbeat(task, lost);
     await sleep(this.opts.workMs, AbortSignal.any([lost.signal, this.shutdown.signal]));
@@ -164,17 +194,87 @@ class Agent {
     lost.abort(); // ends the heartbeats; an answer in flight is awaited, so none lands after the outcome
     const latest = await heartbeats;
     if (this.fatalError) throw new Fatal(describe(this.fatalError));
-    if (!stillOurs) return;
-    if (this.stopping) return this.release(latest, "shutting down");
+    if (!stillOurs) return null;
+    if (this.stopping) {
+      await this.release(latest, "shutting down");
+      return null;
+    }
+    return latest;
+  }
 
-    if (Math.random() < this.opts.failRate) {
+  private get failsThisOne() {
+    return Math.random() < this.opts.failRate;
+  }
+
+  /**
+   * One claimed task, to the end: started, worked with heartbeats, completed or failed — or
+   * let go. A completion claims the next task in the same call unless the agent is about to
+   * stop; that task is returned for the loop to handle.
+   */
+  private async handle(claimed: Task): Promise<Task | null> {
+    const task = await this.started(claimed);
+    const latest = task && (await this.work(task));
+    if (!latest) return null;
+    this.finished++;
+    if (this.failsThisOne) {
       const failed = await this.ownerCall(latest, "fail", () => this.client.fail(latest, "simulated failure (--fail-rate)"));
       if (failed) log(`failed ${failed.id} v${failed.version} -> ${failed.status} (failures: ${failed.failureCount})`);
-    } else {
-      const done = await this.ownerCall(latest, "complete", () => this.client.complete(latest, { result: { workMs: this.opts.workMs } }));
-      if (done) log(`completed ${done.id} v${done.version}`);
+      return null;
     }
-    this.finished++;
+    const result = { workMs: this.opts.workMs };
+    if (this.opts.once || !this.wantsMore()) {
+      const done = await this.ownerCall(latest, "complete", () => this.client.complete(latest, { result }));
+      if (done) log(`completed ${done.id} v${done.version}`);
+      return null;
+    }
+    let next: Task | null = null;
+    const done = await this.ownerCall(latest, "complete", async () => {
+      const answer = await this.client.completeAndClaimNext(latest, this.claimOptions, { result });
+      next = answer.next;
+      return answer.task;
+    });
+    if (done) log(`completed ${done.id} v${done.version}`);
+    return next;
+  }
+
+  /** --batch N: claim N started tasks in one call, work them together, complete them in one call. */
+  private async runBatches(limit: number): Promise<void> {
+    while (!this.stopping && this.wantsMore()) {
+      const claimed = await this.claim((claim) => this.client.claimBatch({ ...claim, limit }));
+      if (claimed === undefined) continue;
+      if (claimed.length === 0) {
+        if (this.opts.once) return log("nothing to claim");
+        await this.idle(`nothing to claim in ${this.opts.queue}`);
+        continue;
+      }
+      this.backoffMs = MIN_BACKOFF_MS;
+      const worked = await Promise.all(claimed.map(async (task) => {
+        const started = await this.started(task);
+        return started && this.work(started);
+      }));
+      const toComplete: Task[] = [];
+      for (const task of worked) {
+        if (!task) continue;
+        this.finished++;
+        if (!this.failsThisOne) toComplete.push(task);
+        else {
+          const failed = await this.ownerCall(task, "fail", () => this.client.fail(task, "simulated failure (--fail-rate)"));
+          if (failed) log(`failed ${failed.id} v${failed.version} -> ${failed.status} (failures: ${failed.failureCount})`);
+        }
+      }
+      if (toComplete.length > 0) await this.completeBatch(toComplete);
+      if (this.opts.once) return;
+    }
+  }
+
+  private async completeBatch(tasks: Task[]): Promise<void> {
+    // Retried like any owner call while the first task's lease could still be ours.
+    const results = await this.ownerCall(tasks[0]!, "complete", () =>
+      this.client.completeMany(tasks.map((task) => ({ ...task, result: { workMs: this.opts.workMs } }))));
+    for (const result of results ?? []) {
+      if (result.ok) log(`completed ${result.task.id} v${result.task.version}`);
+      else log(`lost ${result.id} on complete: ${result.error.code}: ${result.error.message}`);
+    }
   }
 
   /**
@@ -212,7 +312,7 @@ class Agent {
    * be ours: past that the task is someone else's to take, so the agent lets it go and
    * carries on rather than exiting. Null when the task is no longer ours.
    */
-  private async ownerCall(task: Task, verb: string, call: () => Promise<Task>): Promise<Task | null> {
+  private async ownerCall<T>(task: Task, verb: string, call: () => Promise<T>): Promise<T | null> {
     const until = Date.now() + leaseLeftMs(task);
     for (let attempt = 1; ; attempt++) {
       try {

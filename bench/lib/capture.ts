@@ -3,11 +3,13 @@ import postgres from "postgres";
 import * as schema from "@/db/schema";
 import { perform } from "@/lib/tasks/engine";
 import { claimNext } from "@/lib/tasks/claim-next";
-import { complete } from "@/lib/tasks/complete";
+import { complete, completeAndClaimNext } from "@/lib/tasks/complete";
 import { createActor } from "@/lib/tasks/actors";
 
-/** A task id no other parameter of the cycle can equal, so it can be found and replaced by :id. */
+/** Task ids no other parameter of the cycle can equal, so they can be found and replaced by :id / :next_id. */
 const MARKER_ID = "987654321";
+const LOOP_DONE_ID = "987654322";
+const LOOP_NEXT_ID = "987654323";
 
 export interface CapturedCycle {
   /** Statements of the claim transaction (claim-next with start); parameters as :pN, the task id as :id. */
@@ -16,6 +18,13 @@ export interface CapturedCycle {
   complete: string[];
   /** Index in `claim` of the UPDATE whose RETURNING gives the task id. */
   claimUpdate: number;
+  /**
+   * The agent loop's one transaction a task: complete :id and claim (and start) the next,
+   * whose id the claim's RETURNING gives as :next_id (the events name both).
+   */
+  loop: string[];
+  /** Index in `loop` of the claim's UPDATE. */
+  loopClaimUpdate: number;
   /** pgbench variables (-D name=value) for the parameters: bound, as the driver binds them. */
   variables: Record<string, string>;
   /** The agent the statements name: each database pgbench runs on needs it. */
@@ -27,9 +36,10 @@ const oneLine = (text: string) =>
   text.split("\n").map((l) => l.replace(/--.*$/, "")).join(" ").replace(/\s+/g, " ").trim();
 
 /**
- * Runs one real agent cycle through the engine (claim-next with start → complete) with the
- * driver's debug hook on, and returns the statements it sent with their parameters inlined:
- * the very SQL pgbench then replays.
+ * Runs real agent cycles through the engine with the driver's debug hook on — the v1 cycle
+ * (claim-next with start → complete) and the loop's transaction (complete with next) — and
+ * returns the statements they sent with their parameters as pgbench variables: the very SQL
+ * pgbench then replays.
  */
 export async function captureCycle(url: string): Promise<CapturedCycle> {
   const seen: { text: string; params: unknown[] }[] = [];
@@ -41,7 +51,9 @@ export async function captureCycle(url: string): Promise<CapturedCycle> {
   });
   const db = drizzle(client, { schema });
   try {
-    await client.unsafe(`INSERT INTO tasks (id, queue, title) OVERRIDING SYSTEM VALUE VALUES (${MARKER_ID}, 'default', 'capture')`);
+    // Claimed in this order (priority first): the v1 cycle's task, then the loop's two.
+    await client.unsafe(`INSERT INTO tasks (id, queue, title, priority) OVERRIDING SYSTEM VALUE
+      VALUES (${MARKER_ID}, 'default', 'capture', 30), (${LOOP_DONE_ID}, 'default', 'capture', 20), (${LOOP_NEXT_ID}, 'default', 'capture', 10)`);
     const actor = await createActor(db, "agent", "bench-capture");
     seen.length = 0;
     const claimed = await perform(claimNext, { start: true }, { db, actor });
@@ -49,6 +61,12 @@ export async function captureCycle(url: string): Promise<CapturedCycle> {
     const split = seen.length;
     const done = await perform(complete, { taskId: claimed.value.id, version: claimed.value.version }, { db, actor });
     if (!done.ok) throw new Error(`capture: complete failed ${JSON.stringify(done)}`);
+    const loopFrom = seen.length;
+    const held = await perform(claimNext, { start: true }, { db, actor });
+    if (!held.ok || held.value?.id !== LOOP_DONE_ID) throw new Error(`capture: loop claim failed ${JSON.stringify(held)}`);
+    const loopStart = seen.length;
+    const looped = await perform(completeAndClaimNext, { taskId: held.value.id, version: held.value.version, next: { start: true } }, { db, actor });
+    if (!looped.ok || looped.value.next?.id !== LOOP_NEXT_ID) throw new Error(`capture: complete with next failed ${JSON.stringify(looped)}`);
     // Parameters stay parameters (pgbench -M prepared binds :names), so the statements are
     // parsed and planned as the driver's are; inlining them would also expose ':' in values.
     const variables: Record<string, string> = {};
@@ -56,7 +74,8 @@ export async function captureCycle(url: string): Promise<CapturedCycle> {
     const param = (v: unknown): string => {
       if (v === null || v === undefined) return "NULL";
       const s = String(v);
-      if (s === MARKER_ID) return ":id";
+      if (s === MARKER_ID || s === LOOP_DONE_ID) return ":id";
+      if (s === LOOP_NEXT_ID) return ":next_id";
       if (!values.has(s)) values.set(s, `p${values.size + 1}`);
       variables[values.get(s)!] = s;
       return `:${values.get(s)}`;
@@ -65,10 +84,13 @@ export async function captureCycle(url: string): Promise<CapturedCycle> {
       oneLine(q.text.replace(/\$(\d+)/g, (_, n: string) => param(q.params[Number(n) - 1])));
     const isTxControl = (q: { text: string }) => /^\s*(begin|commit|rollback)\b/i.test(q.text);
     const claim = seen.slice(0, split).filter((q) => !isTxControl(q)).map(render);
-    const completeSql = seen.slice(split).filter((q) => !isTxControl(q)).map(render);
-    const claimUpdate = claim.findIndex((s) => s.includes("UPDATE tasks t SET") && s.includes("previous_status"));
-    if (claimUpdate < 0) throw new Error("capture: no claim UPDATE seen");
-    return { claim, complete: completeSql, claimUpdate, variables, actor: { id: actor.id, name: actor.name } };
+    const completeSql = seen.slice(split, loopFrom).filter((q) => !isTxControl(q)).map(render);
+    const loop = seen.slice(loopStart).filter((q) => !isTxControl(q)).map(render);
+    const isClaimUpdate = (s: string) => s.includes("UPDATE tasks t SET") && s.includes("previous_status");
+    const claimUpdate = claim.findIndex(isClaimUpdate);
+    const loopClaimUpdate = loop.findIndex(isClaimUpdate);
+    if (claimUpdate < 0 || loopClaimUpdate < 0) throw new Error("capture: no claim UPDATE seen");
+    return { claim, complete: completeSql, claimUpdate, loop, loopClaimUpdate, variables, actor: { id: actor.id, name: actor.name } };
   } finally {
     await client.end();
   }

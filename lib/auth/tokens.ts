@@ -70,7 +70,20 @@ export async function revokeAgentToken(db: Executor, name: string): Promise<bool
 export async function authenticateToken(db: Executor, token: string | null): Promise<TokenPrincipal | null> {
   if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 100) return null;
   const digest = hashToken(token);
-  const [row] = await db
+  const [row] = await tokenLookup(db).execute({ digest });
+  if (!row || !timingSafeEqual(Buffer.from(row.tokenHash, "hex"), Buffer.from(digest, "hex"))) return null;
+  await touchToken(db, row.id);
+  return { tokenId: row.id, role: row.role, actor: row.actor };
+}
+
+/**
+ * Every API request looks its token up — read from the database each time, so a revocation
+ * holds from the very next request on every instance. The statement is built once per
+ * database handle and runs as a named prepared statement: building it per request was most
+ * of drizzle's share of an API call's CPU (docs/performance.md).
+ */
+function buildTokenLookup(db: Executor) {
+  return db
     .select({
       id: agentTokens.id,
       role: agentTokens.role,
@@ -79,10 +92,16 @@ export async function authenticateToken(db: Executor, token: string | null): Pro
     })
     .from(agentTokens)
     .innerJoin(actors, eq(actors.id, agentTokens.actorId))
-    .where(and(eq(agentTokens.tokenHash, digest), isNull(agentTokens.revokedAt)));
-  if (!row || !timingSafeEqual(Buffer.from(row.tokenHash, "hex"), Buffer.from(digest, "hex"))) return null;
-  await touchToken(db, row.id);
-  return { tokenId: row.id, role: row.role, actor: row.actor };
+    .where(and(eq(agentTokens.tokenHash, sql.placeholder("digest")), isNull(agentTokens.revokedAt)))
+    .prepare("claimboard_token_lookup");
+}
+
+const tokenLookups = new WeakMap<Executor, ReturnType<typeof buildTokenLookup>>();
+
+function tokenLookup(db: Executor) {
+  let lookup = tokenLookups.get(db);
+  if (!lookup) tokenLookups.set(db, (lookup = buildTokenLookup(db)));
+  return lookup;
 }
 
 /** When this process last wrote each token's last_used_at (ms); bounded, oldest dropped first. */

@@ -177,7 +177,32 @@ export const endpoints = {
   heartbeat: ownerCall("heartbeat", "heartbeat", "Renew the lease (same version)", input.heartbeatBody),
   recordSideEffect: ownerCall("recordSideEffect", "side-effects", "Record that an external side effect begins", input.sideEffectBody),
   releaseTask: ownerCall("releaseTask", "release", "Give the task back to the queue", input.releaseBody),
-  completeTask: ownerCall("completeTask", "complete", "Complete a started task", input.completeBody),
+  completeTask: {
+    operationId: "completeTask", method: "POST", path: "/tasks/{id}/complete",
+    summary: "Complete a started task; with `next`, claim the next task in the same transaction",
+    roles: WORK, body: input.completeBody, errors: OWNER_CALL_ERRORS,
+    success: {
+      status: 200,
+      description: "The completed task; with `next` in the body, also the task claimed next (null when nothing was claimable)",
+      schema: z.object({ task: taskObject, next: taskObject.nullable().optional() }),
+    },
+  },
+  completions: {
+    operationId: "completeTasks", method: "POST", path: "/completions",
+    summary: "Complete up to 100 started tasks in one transaction; each item is its own guarded write",
+    roles: WORK, body: input.completionsInput,
+    success: {
+      status: 200,
+      description: "One result per item, in the order given: the completed task, or why that item was refused",
+      schema: z.object({
+        results: z.array(z.union([
+          z.object({ id: z.string(), ok: z.literal(true), task: taskObject }),
+          z.object({ id: z.string(), ok: z.literal(false), error: errorObject.shape.error }),
+        ])),
+      }),
+    },
+    errors: [400, 413],
+  },
   failTask: ownerCall("failTask", "fail", "Report a failed attempt (escalates on the last strike)", input.failBody),
   events: {
     operationId: "streamEvents", method: "GET", path: "/events",

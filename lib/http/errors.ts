@@ -1,6 +1,6 @@
 import type { EngineError, EngineErrorCode, Task } from "@/lib/tasks/types";
 
-export type ApiErrorCode = EngineErrorCode | "unauthorized" | "forbidden" | "payload_too_large" | "rate_limited";
+export type ApiErrorCode = EngineErrorCode | "unauthorized" | "forbidden" | "method_not_allowed" | "payload_too_large" | "rate_limited";
 
 /** API.md's error table: one status per code. */
 export const STATUS_OF: Record<ApiErrorCode, number> = {
@@ -8,6 +8,7 @@ export const STATUS_OF: Record<ApiErrorCode, number> = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   already_claimed: 409,
   version_conflict: 409,
   not_owner: 409,

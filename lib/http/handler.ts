@@ -12,6 +12,7 @@ import { instanceHeader } from "@/lib/tasks/schemas";
 import { clientAddress } from "./client-address";
 import { errorResponse } from "./errors";
 import { limiters } from "./rate-limit";
+import { withTransportSecurity } from "./transport";
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 
@@ -83,61 +84,64 @@ export async function authorize(endpoint: Endpoint, request: Request): Promise<{
  * shape.
  */
 export function handle<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Promise<Response>) {
-  return async (request: Request, context: RouteContext): Promise<Response> => {
-    try {
-      let principal: TokenPrincipal | null = null;
-      if (endpoint.roles !== "public") {
-        const authorized = await authorize(endpoint, request);
-        if ("refusal" in authorized) return authorized.refusal;
-        principal = authorized.principal;
-      }
+  return async (request: Request, context: RouteContext): Promise<Response> =>
+    withTransportSecurity(request, await answer(endpoint, fn, request, context));
+}
 
-      let body: unknown = undefined;
-      if (endpoint.body) {
-        const read = await readJsonBody(request);
-        if (!read.ok) return errorResponse(read.error);
-        const parsed = safeParse(endpoint.body, read.value);
-        if (!parsed.success) return errorResponse(validationError(parsed.error));
-        body = parsed.data;
-      }
-      let query: unknown = undefined;
-      if (endpoint.query) {
-        const parsed = safeParse(endpoint.query, Object.fromEntries(new URL(request.url).searchParams));
-        if (!parsed.success) return errorResponse(validationError(parsed.error));
-        query = parsed.data;
-      }
-      // Which process of the agent calls: recorded in the events its claims, heartbeats and completions write.
-      const rawInstance = request.headers.get(INSTANCE_HEADER);
-      const instance = rawInstance === null ? undefined : instanceHeader.safeParse(rawInstance);
-      if (instance && !instance.success) {
-        const issue = instance.error.issues[0]?.message ?? "is invalid";
-        return errorResponse({ code: "invalid_request", message: `${INSTANCE_HEADER} header ${issue}`, field: INSTANCE_HEADER });
-      }
-      const rawParams = (await context?.params) ?? {};
-      const params = Object.fromEntries(Object.entries(rawParams).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
-      const actor = principal?.actor;
-      return await fn({
-        request,
-        principal,
-        body: body as Infer<E["body"]>,
-        query: query as Infer<E["query"]>,
-        params,
-        get db() {
-          return getDatabase().db; // lazily: public endpoints such as the OpenAPI document need none
-        },
-        run: (op, input) => {
-          if (!actor) throw new Error(`${endpoint.operationId}: engine call without a caller`);
-          return perform(op, input, { db: getDatabase().db, actor, instance: instance?.data });
-        },
-      });
-    } catch (error) {
-      if (classifyDatabaseError(error) === "unavailable") {
-        return errorResponse({ code: "unavailable", message: "The database is unavailable; retry shortly" });
-      }
-      console.error(`[api] ${endpoint.operationId} failed`, error);
-      return Response.json({ error: { code: "internal", message: "Internal error" } }, { status: 500 });
+async function answer<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Promise<Response>, request: Request, context: RouteContext) {
+  try {
+    let principal: TokenPrincipal | null = null;
+    if (endpoint.roles !== "public") {
+      const authorized = await authorize(endpoint, request);
+      if ("refusal" in authorized) return authorized.refusal;
+      principal = authorized.principal;
     }
-  };
+
+    let body: unknown = undefined;
+    if (endpoint.body) {
+      const read = await readJsonBody(request);
+      if (!read.ok) return errorResponse(read.error);
+      const parsed = safeParse(endpoint.body, read.value);
+      if (!parsed.success) return errorResponse(validationError(parsed.error));
+      body = parsed.data;
+    }
+    let query: unknown = undefined;
+    if (endpoint.query) {
+      const parsed = safeParse(endpoint.query, Object.fromEntries(new URL(request.url).searchParams));
+      if (!parsed.success) return errorResponse(validationError(parsed.error));
+      query = parsed.data;
+    }
+    // Which process of the agent calls: recorded in the events its claims, heartbeats and completions write.
+    const rawInstance = request.headers.get(INSTANCE_HEADER);
+    const instance = rawInstance === null ? undefined : instanceHeader.safeParse(rawInstance);
+    if (instance && !instance.success) {
+      const issue = instance.error.issues[0]?.message ?? "is invalid";
+      return errorResponse({ code: "invalid_request", message: `${INSTANCE_HEADER} header ${issue}`, field: INSTANCE_HEADER });
+    }
+    const rawParams = (await context?.params) ?? {};
+    const params = Object.fromEntries(Object.entries(rawParams).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
+    const actor = principal?.actor;
+    return await fn({
+      request,
+      principal,
+      body: body as Infer<E["body"]>,
+      query: query as Infer<E["query"]>,
+      params,
+      get db() {
+        return getDatabase().db; // lazily: public endpoints such as the OpenAPI document need none
+      },
+      run: (op, input) => {
+        if (!actor) throw new Error(`${endpoint.operationId}: engine call without a caller`);
+        return perform(op, input, { db: getDatabase().db, actor, instance: instance?.data });
+      },
+    });
+  } catch (error) {
+    if (classifyDatabaseError(error) === "unavailable") {
+      return errorResponse({ code: "unavailable", message: "The database is unavailable; retry shortly" });
+    }
+    console.error(`[api] ${endpoint.operationId} failed`, error);
+    return Response.json({ error: { code: "internal", message: "Internal error" } }, { status: 500 });
+  }
 }
 
 /** An engine result as a response: the value wrapped on success, the error shape otherwise. */

@@ -49,7 +49,7 @@ export interface ErrorCodeRow {
 
 export interface OpenApiDocument {
   openapi: "3.1.0";
-  info: { title: string; version: string; description: string };
+  info: { title: string; version: string; description: string; license: { name: string } };
   servers: { url: string }[];
   tags: { name: string; description: string }[];
   paths: Record<string, Record<string, OpenApiOperation>>;
@@ -66,6 +66,7 @@ const WHEN: Record<ApiErrorCode | "internal", string> = {
   unauthorized: "No, unknown or revoked token",
   forbidden: "The token's role may not do this, or the queue's `claimants` rule excludes the caller (the message names it)",
   not_found: "No such task",
+  method_not_allowed: "The path does not answer this method; `Allow` lists the ones it does",
   already_claimed: "Claim lost: the message names the current owner",
   version_conflict: "The expected version is stale; `task` is the current state",
   not_owner: "The caller does not own the task",
@@ -133,7 +134,11 @@ class SchemaCollector {
       const redundant = Object.keys(siblings).length === 0 || isDeepStrictEqual(siblings, rewrite($defs[target]));
       return redundant ? { $ref: refTo(name) } : { ...siblings, $ref: refTo(name) };
     };
-    for (const [name, def] of Object.entries($defs)) this.add(names.get(name)!, rewrite(def) as JsonSchema, where);
+    for (const [name, def] of Object.entries($defs)) {
+      const component = names.get(name)!;
+      const schema = rewrite(def) as JsonSchema;
+      this.add(component, component === "JsonValue" ? arraysOfAnything(schema) : schema, where);
+    }
     return rewrite(root) as JsonSchema;
   }
 
@@ -161,6 +166,18 @@ class SchemaCollector {
     const { $schema: _schema, ...rest } = schema;
     return rest;
   }
+}
+
+/**
+ * JsonValue's array branch as "an array of anything": the same set of documents (whatever
+ * a JSON array holds is a JSON value), but no array of itself, which stock generators turn
+ * into a type TypeScript refuses as circular (TS2502; openapi-typescript #1603). Objects
+ * still recurse, so generated types stay precise where payloads have shape.
+ */
+function arraysOfAnything(schema: JsonSchema): JsonSchema {
+  const branches = schema.anyOf as JsonSchema[] | undefined;
+  if (!branches) throw new Error("JsonValue: expected anyOf branches");
+  return { ...schema, anyOf: branches.map((branch) => (branch.type === "array" ? { type: "array", items: {} } : branch)) };
 }
 
 function retryAfter(description: string) {
@@ -282,7 +299,13 @@ function build(): OpenApiDocument {
   const usedTags = new Set(Object.values(paths).flatMap((item) => Object.values(item).flatMap((op) => op.tags)));
   return {
     openapi: "3.1.0",
-    info: { title: "Claimboard agent API", version: "1", description: DESCRIPTION },
+    info: {
+      title: "Claimboard agent API",
+      version: "1.1",
+      description: DESCRIPTION,
+      // The project is not open source (package.json: private); planners: name a licence if that changes.
+      license: { name: "Proprietary: all rights reserved (UNLICENSED)" },
+    },
     servers: [{ url: "/api/v1" }],
     tags: [...usedTags].map((name) => ({ name, description: TAGS[name] ?? name })),
     paths,

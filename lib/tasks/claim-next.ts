@@ -21,7 +21,7 @@ const READY_SCHEDULED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint
  * sets, each walked in claim order by its own partial index — never one OR predicate, which
  * turns into a bitmap scan and a sort — and the best `limit` of both are claimed.
  */
-async function claimBest(
+export async function claimBest(
   tx: Tx,
   clock: Clock,
   actor: ActorRef,

@@ -21,6 +21,14 @@ export interface Operation<S extends z.ZodType, O> {
 
 export const defineOperation = <S extends z.ZodType, O>(op: Operation<S, O>) => op;
 
+/**
+ * Thrown inside an operation to roll its transaction back and answer `result` (an expected
+ * failure) — for a composite call whose later step was refused after an earlier one wrote.
+ */
+export class Rollback {
+  constructor(readonly result: { ok: false; error: EngineError }) {}
+}
+
 export interface PerformContext {
   db: Db;
   actor: ActorRef;
@@ -51,6 +59,7 @@ async function run<S extends z.ZodType, O>(op: Operation<S, O>, input: z.infer<S
   try {
     return await ctx.db.transaction((tx) => op.run(tx, input, { actor: ctx.actor, clock, instance: ctx.instance }));
   } catch (error) {
+    if (error instanceof Rollback) return error.result;
     const classified = classifyDatabaseError(error);
     if (classified === "busy") {
       const taskId = (input as { taskId?: string }).taskId;
@@ -109,7 +118,18 @@ const CONNECTION_CODES = new Set([
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now
   "53300", // too_many_connections
+  // Refused while connecting: the database is gone or renamed, or the role or its password
+  // was changed. None of these arises from a statement of ours on a working connection.
+  "3D000", // invalid_catalog_name
+  "28000", // invalid_authorization_specification
+  "28P01", // invalid_password
 ]);
+
+/**
+ * object_not_in_prerequisite_state is also what some statements raise; only the startup's
+ * "database is not currently accepting connections" (ALLOW_CONNECTIONS false) means unavailable.
+ */
+const refusedAtStartup = (e: { code?: unknown; file?: unknown }) => e.code === "55000" && e.file === "postinit.c";
 
 /** Walks the cause chain (Drizzle wraps driver errors) for a code we know. */
 export function classifyDatabaseError(error: unknown): "busy" | "unavailable" | null {
@@ -117,7 +137,7 @@ export function classifyDatabaseError(error: unknown): "busy" | "unavailable" | 
     const code = (e as { code?: unknown }).code;
     if (typeof code !== "string") continue;
     if (code === "55P03") return "busy"; // lock_not_available: lock_timeout ran out
-    if (CONNECTION_CODES.has(code) || code.startsWith("08")) return "unavailable";
+    if (CONNECTION_CODES.has(code) || code.startsWith("08") || refusedAtStartup(e as { file?: unknown; code: string })) return "unavailable";
   }
   return null;
 }

@@ -17,12 +17,21 @@ export interface NewEvent {
   payload: Record<string, unknown>;
 }
 
+/** Transactions whose events are being gathered for one write at the end (see oneEventWrite). */
+const gathering = new WeakMap<Executor, NewEvent[]>();
+
 /**
  * Appends events and NOTIFYs in the same statement, so both commit with the caller's
  * transition or neither does. Ids are taken in the order given. The notification carries
  * only ids (first, last, count): constant size, far below NOTIFY's 8000-byte cap.
+ * Inside oneEventWrite the events wait for its single write instead.
  */
 export async function appendEvents(tx: Executor, clock: Clock, events: NewEvent[]): Promise<bigint[]> {
+  const gathered = gathering.get(tx);
+  if (gathered) {
+    gathered.push(...events);
+    return [];
+  }
   if (events.length === 0) return [];
   const rows = events.map(
     (e) => sql`(${e.taskId === null ? null : e.taskId.toString()}::bigint, ${e.queue}, ${e.type}::event_type,
@@ -39,4 +48,25 @@ export async function appendEvents(tx: Executor, clock: Clock, events: NewEvent[
            array_agg(id::text ORDER BY id) AS ids
     FROM inserted`);
   return (notified?.ids ?? []).map((id) => BigInt(id));
+}
+
+/**
+ * Runs `body` — several transitions of one transaction — and writes all their events
+ * afterwards in one INSERT with one NOTIFY: a composite call (complete and claim next, a
+ * batch of completions) costs one event round trip and wakes listeners once. Every
+ * transition still has its events, in the order it wrote them, in the same transaction.
+ * A body that throws writes none (the transaction rolls back anyway).
+ */
+export async function oneEventWrite<T>(tx: Executor, clock: Clock, body: () => Promise<T>): Promise<T> {
+  if (gathering.has(tx)) return body(); // already gathering: the outer call writes them
+  const events: NewEvent[] = [];
+  gathering.set(tx, events);
+  let result: T;
+  try {
+    result = await body();
+  } finally {
+    gathering.delete(tx);
+  }
+  await appendEvents(tx, clock, events);
+  return result;
 }

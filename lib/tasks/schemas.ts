@@ -102,7 +102,26 @@ export const startBody = z.strictObject({ version, confirmCheck: z.boolean().opt
 export const heartbeatBody = z.strictObject({ version, progress: jsonValue.optional() });
 export const sideEffectBody = z.strictObject({ version, description: text(2000, 1) });
 export const releaseBody = z.strictObject({ version, handoff: handoffInput.optional() });
-export const completeBody = z.strictObject({ version, result: jsonValue.optional() });
+export const completeBody = z.strictObject({
+  version,
+  result: jsonValue.optional(),
+  /** Claim (and start) the next task in the same transaction. */
+  next: claimNextInput.optional(),
+});
+/** POST /completions: each item its own guarded write, all in one transaction. */
+export const completionsInput = z.strictObject({
+  tasks: z
+    .array(z.strictObject({ id: taskId, version, result: jsonValue.optional() }))
+    .min(1, "must list at least one task")
+    .max(100, "must list at most 100 tasks")
+    .superRefine((items, ctx) => {
+      const seen = new Set<string>();
+      items.forEach((item, index) => {
+        if (seen.has(item.id)) ctx.addIssue({ code: "custom", path: [index, "id"], message: `repeats task ${item.id} (each task at most once a batch)` });
+        seen.add(item.id);
+      });
+    }),
+});
 export const failBody = z.strictObject({ version, reason: text(2000, 1), handoff: handoffInput.optional() });
 export const superviseBody = z.strictObject({ version, reason: text(2000).optional() });
 
@@ -118,7 +137,8 @@ export const startInput = withTaskId(startBody);
 export const heartbeatInput = withTaskId(heartbeatBody);
 export const sideEffectInput = withTaskId(sideEffectBody);
 export const releaseInput = withTaskId(releaseBody);
-export const completeInput = withTaskId(completeBody);
+export const completeInput = withTaskId(completeBody.omit({ next: true }));
+export const completeNextInput = withTaskId(completeBody);
 export const failInput = withTaskId(failBody);
 export const superviseInput = withTaskId(superviseBody);
 export const dependenciesInput = withTaskId(dependenciesBody);
@@ -152,6 +172,8 @@ export type HeartbeatInput = z.infer<typeof heartbeatInput>;
 export type SideEffectInput = z.infer<typeof sideEffectInput>;
 export type ReleaseInput = z.infer<typeof releaseInput>;
 export type CompleteInput = z.infer<typeof completeInput>;
+export type CompleteNextInput = z.infer<typeof completeNextInput>;
+export type CompletionsInput = z.infer<typeof completionsInput>;
 export type FailInput = z.infer<typeof failInput>;
 export type SuperviseInput = z.infer<typeof superviseInput>;
 export type SweepInput = z.infer<typeof sweepInput>;

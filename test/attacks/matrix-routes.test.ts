@@ -33,7 +33,11 @@ const SCENES: Record<string, Scene> = {
   heartbeat: ownerCall("heartbeat", "started"),
   recordSideEffect: ownerCall("side-effects", "started", { description: "sent a mail" }),
   releaseTask: ownerCall("release", "claimed"),
-  completeTask: ownerCall("complete", "started"),
+  completeTask: ownerCall("complete", "started", { next: {} }),
+  completeTasks: async (s, c, q) => {
+    const task = await s.started(q, c.actor);
+    return { path: "/completions", body: { tasks: [{ id: task.id, version: task.version }] } };
+  },
   failTask: ownerCall("fail", "claimed", { reason: "matrix" }),
   addDependencies: async (s, _c, q) => {
     const [task, dependency] = [await s.queued(q), await s.queued(q)];

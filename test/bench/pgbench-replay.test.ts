@@ -47,3 +47,40 @@ test.skipIf(!pgbench)("pgbench replays the engine's captured cycle: claim with s
     { type: "started", n: 20 },
   ]);
 });
+
+test.skipIf(!pgbench)("pgbench replays the agent loop: one transaction a task completes the one in hand and claims the next", async () => {
+  const loopDb = await freshDatabase();
+  try {
+    const cycle = await captureCycle(loopDb.url);
+    const text = script(cycle, "loop");
+    expect(text).toContain("\\gset next_");
+    expect(text.match(/pg_notify\(/g)).toHaveLength(2); // the first claim's, and the loop's one
+    expect(cycle.loop.filter((s) => s.includes("pg_notify("))).toHaveLength(1);
+
+    await seedQueued(loopDb.url, 4 * 6 + 8);
+    const rate = await runPgbench(pgbench!, loopDb.url, cycle, "loop", 4, 5);
+    console.log(`[pgbench-replay] 20 loop transactions at ${rate.toFixed(0)} tasks/s`);
+
+    const tasks = await loopDb.client<{ status: string; version: number; n: number }[]>`
+      SELECT status::text, version, count(*)::int AS n FROM tasks WHERE title LIKE 'bench %' GROUP BY 1, 2 ORDER BY status::text, version`;
+    // Each client completed 5 and holds the 6th it claimed with the 5th completion.
+    expect(tasks).toEqual([
+      { status: "done", version: 4, n: 20 },
+      { status: "queued", version: 1, n: 8 },
+      { status: "started", version: 3, n: 4 },
+    ]);
+    const events = await loopDb.client<{ type: string; n: number }[]>`
+      SELECT e.type::text, count(*)::int AS n FROM task_events e JOIN tasks t ON t.id = e.task_id
+      WHERE t.title LIKE 'bench %' GROUP BY 1 ORDER BY 1`;
+    expect(events).toEqual([
+      { type: "claimed", n: 24 },
+      { type: "completed", n: 20 },
+      { type: "started", n: 24 },
+    ]);
+    const [row] = await loopDb.client<{ txs: number }[]>`
+      SELECT count(DISTINCT tx_id)::int AS txs FROM task_events e JOIN tasks t ON t.id = e.task_id WHERE t.title LIKE 'bench %'`;
+    expect(row!.txs).toBe(24); // 4 first claims + 20 loop transactions
+  } finally {
+    await loopDb.close();
+  }
+});

@@ -5,6 +5,7 @@ import { asInProcessCall } from "@/lib/http/handler";
 import { errorResponse } from "@/lib/http/errors";
 import * as claims from "@/app/api/v1/claims/route";
 import * as claimBatch from "@/app/api/v1/claims/batch/route";
+import * as completions from "@/app/api/v1/completions/route";
 import * as health from "@/app/api/v1/health/route";
 import * as tasks from "@/app/api/v1/tasks/route";
 import * as task from "@/app/api/v1/tasks/[id]/route";
@@ -39,6 +40,7 @@ const handlers: Record<keyof typeof clientRoutes, RouteHandler> = {
   recordSideEffect: sideEffects.POST,
   release: release.POST,
   complete: complete.POST,
+  completeMany: completions.POST,
   fail: fail.POST,
   addDependencies: dependencies.POST,
   taskReadiness: readiness.GET,

@@ -1,4 +1,5 @@
 import { endpoints } from "@/lib/http/endpoints";
+import { otherMethods } from "@/lib/http/routes";
 import { errorResponse } from "@/lib/http/errors";
 import { handle } from "@/lib/http/handler";
 import { getHub } from "@/lib/realtime";
@@ -22,3 +23,5 @@ export const GET = handle(endpoints.events, async ({ request, query, db }) => {
   const hub = await getHub();
   return eventStream(hub, { queue: query.queue, taskId: query.task }, after, request.signal);
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods(endpoints.events);

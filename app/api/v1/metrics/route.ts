@@ -1,4 +1,5 @@
 import { endpoints } from "@/lib/http/endpoints";
+import { otherMethods } from "@/lib/http/routes";
 import { handle } from "@/lib/http/handler";
 import { collectMetrics } from "@/lib/metrics/collect";
 import { PROMETHEUS_CONTENT_TYPE } from "@/lib/metrics/prometheus";
@@ -11,3 +12,5 @@ export const GET = handle(endpoints.metrics, async ({ db }) => {
     headers: { "Content-Type": PROMETHEUS_CONTENT_TYPE, "Cache-Control": "no-store" },
   });
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods(endpoints.metrics);

@@ -1,4 +1,5 @@
 import { endpoints } from "@/lib/http/endpoints";
+import { otherMethods } from "@/lib/http/routes";
 import { handle } from "@/lib/http/handler";
 import { buildOpenApiDocument } from "@/lib/http/openapi";
 
@@ -6,3 +7,5 @@ import { buildOpenApiDocument } from "@/lib/http/openapi";
 export const GET = handle(endpoints.openapi, async () =>
   Response.json(buildOpenApiDocument(), { headers: { "Cache-Control": "public, max-age=60" } }),
 );
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods(endpoints.openapi);

@@ -1,4 +1,5 @@
 import { endpoints } from "@/lib/http/endpoints";
+import { otherMethods } from "@/lib/http/routes";
 import { handle, respond } from "@/lib/http/handler";
 import { createTaskOnce } from "@/lib/tasks";
 import { listTasks } from "@/lib/tasks/queries";
@@ -13,3 +14,5 @@ export const GET = handle(endpoints.listTasks, async ({ db, query, principal }) 
   const page = await listTasks(db, query, principal!.actor);
   return Response.json({ tasks: page.items, nextCursor: page.nextCursor });
 });
+
+export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods(endpoints.createTask, endpoints.listTasks);

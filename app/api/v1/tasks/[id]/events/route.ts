@@ -1,5 +1,6 @@
 import { errorResponse } from "@/lib/http/errors";
 import { endpoints } from "@/lib/http/endpoints";
+import { otherMethods } from "@/lib/http/routes";
 import { handle } from "@/lib/http/handler";
 import { validationError } from "@/lib/tasks/engine";
 import { loadTask } from "@/lib/tasks";
@@ -13,3 +14,5 @@ export const GET = handle(endpoints.listTaskEvents, async ({ db, params, query }
   const page = await listTaskEvents(db, id.data.id, query);
   return Response.json({ events: page.items, nextCursor: page.nextCursor });
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods(endpoints.listTaskEvents);
