@@ -55,6 +55,9 @@ export function invalidateFor(client: QueryClient, events: LiveEvent[]): void {
   // The inbox and queue pages: escalations, breaker trips and resets, lapsed leases. Only
   // what is on screen refetches, and a supervisor's pages are few and small.
   void client.invalidateQueries({ queryKey: supervisorKeys.all });
+  if (events.some((e) => e.type === "queue_paused" || e.type === "queue_resumed")) {
+    void client.invalidateQueries({ queryKey: [...queueKeys, "paused"] });
+  }
   const known = client.getQueryData<string[]>(queueKeys);
   if (known && events.some((e) => !known.includes(e.queue))) void client.invalidateQueries({ queryKey: queueKeys });
 }

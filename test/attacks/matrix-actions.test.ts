@@ -41,6 +41,7 @@ const SCENES: Record<string, Scene> = {
   revokeTokenAction: async (_s, _c, q) => (await createAgentToken(fixture.database.db, { name: `rev-${q}` }), { name: `rev-${q}` }),
   bulkSuperviseAction: async (s, _c, q) => ({ action: "requeue", tasks: [ref(await s.escalated(q))] }),
   listQueuesAction: async () => ({}),
+  pausedQueuesAction: async () => ({}),
   agentTokensAction: async () => ({}),
   inboxAction: async () => ({ queue: null }),
   queueSettingsListAction: async () => ({}),
