@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { guardedAction } from "@/lib/auth/action";
-import { listQueueNames, listQueueRules } from "@/lib/tasks/queries";
+import { listPausedQueues, listQueueNames, listQueueRules } from "@/lib/tasks/queries";
 import { ok } from "@/lib/tasks/types";
 
 // Reads the board needs that the agent API does not offer, behind the same guard.
@@ -10,3 +10,4 @@ export const listQueuesAction = guardedAction("staff", z.strictObject({}), async
 
 /** Who may claim each queue and its last strike: the board hides what a person may not do, and says why. */
 export const queueRulesAction = guardedAction("staff", z.strictObject({}), async (_input, { db }) => ok(await listQueueRules(db)));
+export const pausedQueuesAction = guardedAction("staff", z.strictObject({}), async (_input, { db }) => ok(await listPausedQueues(db)));

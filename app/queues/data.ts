@@ -1,7 +1,7 @@
 import "server-only";
-import { asc } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { queues } from "@/db/schema";
+import { actors, queues } from "@/db/schema";
 
 export interface QueueSettingsRow {
   name: string;
@@ -13,6 +13,10 @@ export interface QueueSettingsRow {
   breakerReason: string | null;
   claimants: "anyone" | "people" | "agents";
   maxAttemptSeconds: number | null;
+  retryDelaySeconds: number;
+  paused: boolean;
+  pausedAt: Date | null;
+  pausedBy: string | null;
 }
 
 /** Every queue's settings and breaker state, alphabetically. */
@@ -28,7 +32,12 @@ export async function listQueueSettings(db: Executor): Promise<QueueSettingsRow[
       breakerReason: queues.breakerReason,
       claimants: queues.claimants,
       maxAttemptSeconds: queues.maxAttemptSeconds,
+      retryDelaySeconds: queues.retryDelaySeconds,
+      paused: queues.paused,
+      pausedAt: queues.pausedAt,
+      pausedBy: actors.name,
     })
     .from(queues)
+    .leftJoin(actors, eq(actors.id, queues.pausedBy))
     .orderBy(asc(queues.name));
 }

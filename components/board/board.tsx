@@ -8,6 +8,7 @@ import { ClaimNext } from "./claim-next";
 import { Column } from "./column";
 import { CreateTask } from "./create-task";
 import { FiltersBar } from "./filters-bar";
+import { PausedQueues } from "./paused-queues";
 import { useQueues } from "./queues";
 
 /**
@@ -39,6 +40,7 @@ export function Board({
           </Button>
         </div>
       </div>
+      <PausedQueues />
       <div id="new-task" hidden={!creating}>
         {creating ? <CreateTask defaultQueue={claimQueue} queues={queues} onCreated={() => setCreating(false)} /> : null}
       </div>

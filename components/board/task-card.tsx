@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useId } from "react";
 import { ActorName, NeedsCheckBadge, PriorityBadge } from "@/components/task/badges";
+import { BlockedBy, NotBefore } from "@/components/task/graph";
 import { LeaseCountdown } from "@/components/task/lease";
 import type { TaskAction } from "@/components/task/permissions";
 import { TaskActions } from "@/components/task/task-actions";
@@ -58,6 +59,12 @@ export function TaskCard({ task }: { task: TaskView }) {
       </dl>
       {held ? <ProgressLine task={task} compact /> : null}
       <HandoffHint task={task} />
+      {task.blockedBy.length > 0 || task.notBefore ? (
+        <p className="mt-2 flex flex-col gap-0.5 text-xs text-amber-800">
+          <BlockedBy ids={task.blockedBy} />
+          <NotBefore iso={task.notBefore} />
+        </p>
+      ) : null}
       {task.needsCheck || task.pending ? (
         <div className="mt-2 flex flex-wrap gap-1">
           {task.needsCheck ? <NeedsCheckBadge /> : null}

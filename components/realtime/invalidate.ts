@@ -57,6 +57,9 @@ export function invalidateFor(client: QueryClient, events: LiveEvent[]): void {
   void client.invalidateQueries({ queryKey: supervisorKeys.all });
   // Who may claim and the last strike, shown on the board, follow a queue's settings.
   if (events.some((e) => e.type === "settings_changed")) void client.invalidateQueries({ queryKey: ["queue-rules"] });
+  if (events.some((e) => e.type === "queue_paused" || e.type === "queue_resumed")) {
+    void client.invalidateQueries({ queryKey: [...queueKeys, "paused"] });
+  }
   const known = client.getQueryData<string[]>(queueKeys);
   if (known && events.some((e) => !known.includes(e.queue))) void client.invalidateQueries({ queryKey: queueKeys });
 }

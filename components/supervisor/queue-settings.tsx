@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { setQueueSettingsAction } from "@/app/actions/supervise";
+import { setQueuePausedAction, setQueueSettingsAction } from "@/app/actions/supervise";
 import { queueSettingsListAction } from "@/app/queues/actions";
 import { ActionFailure, unwrap } from "@/components/task/mutations";
 import { toWire } from "@/components/task/wire";
@@ -15,7 +15,7 @@ import { ClaimRuleFields, claimRuleError, claimRuleValues } from "./claim-rule-f
 import type { QueueSettingsView } from "./types";
 import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
 
-type SettingField = "leaseSeconds" | "maxFailures" | "expiryThreshold" | "expiryWindowSeconds";
+type SettingField = "leaseSeconds" | "maxFailures" | "expiryThreshold" | "expiryWindowSeconds" | "retryDelaySeconds";
 
 /** The documented bounds (lib/tasks/schemas.ts, the database's checks). */
 const FIELDS: { name: SettingField; label: string; min: number; max: number; unit: string }[] = [
@@ -23,7 +23,26 @@ const FIELDS: { name: SettingField; label: string; min: number; max: number; uni
   { name: "maxFailures", label: "Max failures", min: 1, max: 100, unit: "failures" },
   { name: "expiryThreshold", label: "Breaker threshold (expiries)", min: 1, max: 1_000_000, unit: "expiries" },
   { name: "expiryWindowSeconds", label: "Breaker window (seconds)", min: 1, max: 86_400, unit: "seconds" },
+  { name: "retryDelaySeconds", label: "Retry delay (seconds)", min: 0, max: 86_400, unit: "seconds" },
 ];
+
+/** Pause (claims hand out nothing; owners finish) or resume a queue. */
+function PauseControl({ queue }: { queue: QueueSettingsView }) {
+  const toggle = useSupervisorCall(setQueuePausedAction, { verb: queue.paused ? "resume" : "pause" });
+  return (
+    <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
+      {queue.paused ? (
+        <p className="text-amber-900" data-testid="paused-note">
+          Paused{queue.pausedBy ? ` by ${queue.pausedBy}` : ""}
+          {queue.pausedAt ? <> since <LocalTime iso={queue.pausedAt} withDate /></> : null}: claims hand out nothing; owners finish what they hold.
+        </p>
+      ) : null}
+      <Button size="sm" disabled={toggle.isPending} onClick={() => toggle.mutate({ queue: queue.name, paused: !queue.paused })}>
+        {queue.paused ? `Resume ${queue.name}` : `Pause ${queue.name}`}
+      </Button>
+    </div>
+  );
+}
 
 const fmt = (n: number) => n.toLocaleString("en-GB");
 
@@ -57,14 +76,18 @@ function QueueForm({ queue }: { queue: QueueSettingsView }) {
     <form noValidate onSubmit={onSubmit} aria-label={`Settings of ${queue.name}`} className="rounded-lg border border-slate-200 bg-white p-3 shadow-sm">
       <div className="flex flex-wrap items-center justify-between gap-2">
         <h2 className="font-semibold">{queue.name}</h2>
-        {queue.breakerTrippedAt ? (
-          <Badge tone="red" title={queue.breakerReason ?? undefined}>
-            breaker tripped
-          </Badge>
-        ) : (
-          <Badge tone="green">breaker closed</Badge>
-        )}
+        <div className="flex flex-wrap gap-1">
+          {queue.paused ? <Badge tone="amber">paused</Badge> : null}
+          {queue.breakerTrippedAt ? (
+            <Badge tone="red" title={queue.breakerReason ?? undefined}>
+              breaker tripped
+            </Badge>
+          ) : (
+            <Badge tone="green">breaker closed</Badge>
+          )}
+        </div>
       </div>
+      <PauseControl queue={queue} />
       {queue.breakerTrippedAt ? (
         <p className="mt-1 text-sm text-red-900">
           {queue.breakerReason} (since <LocalTime iso={queue.breakerTrippedAt} withDate />). Reset it from the inbox.

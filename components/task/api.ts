@@ -47,6 +47,22 @@ export async function fetchTaskPage(filter: ListFilter, cursor: string | null): 
   return { items: page.tasks, nextCursor: page.nextCursor };
 }
 
+export interface ReadinessView {
+  claimable: boolean;
+  reasons: { code: string; message: string }[];
+  claimableAt: string | null;
+}
+
+/** Why the viewer could not claim the task now (the engine's one answer, lib/tasks/readiness.ts). */
+export async function fetchReadiness(id: string): Promise<ReadinessView> {
+  return getJson<ReadinessView>(`/tasks/${id}/readiness`);
+}
+
+/** The tasks that depend on this one (the graph's other direction). */
+export async function fetchDependents(id: string): Promise<TaskView[]> {
+  return (await getJson<{ tasks: TaskView[] }>("/tasks", { dependsOn: id, limit: 100 })).tasks;
+}
+
 export async function fetchTask(id: string): Promise<TaskView> {
   return (await getJson<{ task: TaskView }>(`/tasks/${id}`)).task;
 }

@@ -6,6 +6,7 @@ import type { ReactNode } from "react";
 import { focusRing } from "@/components/ui/button";
 import { LocalTime } from "@/components/ui/local-time";
 import { fetchTask, taskKeys } from "./api";
+import { WorkGraph } from "./graph";
 import { ActorName, NeedsCheckBadge, PriorityBadge, StatusBadge } from "./badges";
 import { LeaseCountdown } from "./lease";
 import { TaskActions } from "./task-actions";
@@ -66,6 +67,7 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
           <Field label="Created">{dateTime(task.createdAt)}</Field>
           <Field label="Updated">{dateTime(task.updatedAt)}</Field>
         </dl>
+        {/^\d+$/.test(task.id) ? <WorkGraph task={task} /> : null}
         <section aria-labelledby="description-heading">
           <h2 id="description-heading" className="text-sm font-semibold">
             Description

@@ -120,6 +120,17 @@ export async function listTaskEvents(
   return { items, nextCursor: rows.length > size ? items.at(-1)!.id : null };
 }
 
+/** The paused queues, who paused them and since when (the board says so). */
+export async function listPausedQueues(db: Executor): Promise<{ name: string; pausedBy: string | null; pausedAt: string | null }[]> {
+  const rows = await db
+    .select({ name: queues.name, pausedBy: actors.name, pausedAt: queues.pausedAt })
+    .from(queues)
+    .leftJoin(actors, eq(actors.id, queues.pausedBy))
+    .where(eq(queues.paused, true))
+    .orderBy(asc(queues.name));
+  return rows.map((r) => ({ ...r, pausedAt: r.pausedAt?.toISOString() ?? null }));
+}
+
 /** Every queue's name, alphabetically (a handful: queues are made by hand or on first use). */
 export async function listQueueNames(db: Executor): Promise<string[]> {
   const rows = await db.select({ name: queues.name }).from(queues).orderBy(asc(queues.name));

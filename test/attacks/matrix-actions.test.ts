@@ -43,6 +43,7 @@ const SCENES: Record<string, Scene> = {
   listQueuesAction: async () => ({}),
   queueRulesAction: async () => ({}),
   heldLeasesAction: async (s, c, q) => (await s.started(q, c.actor), { renew: true }),
+  pausedQueuesAction: async () => ({}),
   agentTokensAction: async () => ({}),
   inboxAction: async () => ({ queue: null }),
   queueSettingsListAction: async () => ({}),
