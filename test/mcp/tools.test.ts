@@ -34,7 +34,7 @@ afterAll(async () => {
 
 const AGENT_TOOLS = [
   "claim_next_task", "claim_task", "complete_task", "create_task", "fail_task", "get_task", "list_tasks",
-  "record_side_effect", "release_task", "report_progress", "start_task", "task_history",
+  "record_side_effect", "release_task", "report_progress", "start_task", "task_history", "task_readiness",
 ];
 
 describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
@@ -69,7 +69,7 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     expect(listed.find((t) => t.name === "start_task")!.description).toContain("check_required");
 
     const { tools: read } = await watcher.client.listTools();
-    expect(read.map((t) => t.name).sort()).toEqual(["get_task", "list_tasks", "task_history"]);
+    expect(read.map((t) => t.name).sort()).toEqual(["get_task", "list_tasks", "task_history", "task_readiness"]);
     expect(read.every((t) => t.annotations?.readOnlyHint)).toBe(true);
   });
 
@@ -174,6 +174,18 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
       .toBe("handoff.summary");
     const failed = await taskOf(mcp, "fail_task", { id: task.id, version: again.version, reason: "the file is corrupt", handoff: { summary: "tried twice" } });
     expect(failed).toMatchObject({ status: "queued", failureCount: 1, handoff: { summary: "tried twice", next: null, artifacts: [] } });
+  });
+
+  test("a blocked task: claim_task is not_ready, task_readiness says why", async () => {
+    const first = await create("first");
+    const second = await taskOf(mcp, "create_task", { title: "after the first", queue, dependsOn: [first.id] });
+    const before = await taskDigest(f, second.id);
+    const error = await refusalOf(mcp, "claim_task", { id: second.id, version: 1 }, "not_ready");
+    expect(error.task).toMatchObject({ id: second.id, blockedBy: [first.id] });
+    expect(await taskDigest(f, second.id)).toBe(before);
+    const readiness = resultJson(await call(watcher, "task_readiness", { id: second.id }));
+    expect(readiness).toMatchObject({ claimable: false, reasons: [{ code: "blocked" }] });
+    expect(resultJson(await call(mcp, "task_readiness", { id: first.id }))).toMatchObject({ claimable: true, reasons: [] });
   });
 
   test("the task is a resource, and the prompt explains the loop", async () => {
