@@ -13,10 +13,10 @@ import { seconds } from "./lib/stats";
  */
 export async function engineDrain(
   url: string,
-  opts: { workers: number; total: number; batch?: number },
+  opts: { workers: number; total: number; batch?: number; prepare?: boolean },
   cpu?: (msPerTask: number) => void,
 ): Promise<number> {
-  const { db, client } = connectDatabase(url, { max: opts.workers, applicationName: "bench-engine" });
+  const { db, client } = connectDatabase(url, { max: opts.workers, applicationName: "bench-engine", prepare: opts.prepare });
   try {
     const actor = await createActor(db, "agent", `bench-${opts.workers}`);
     let done = 0;

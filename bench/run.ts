@@ -24,6 +24,8 @@ import { eventLogBytes, seedMixed, seedQueued } from "./lib/seed";
 import { startNext } from "./lib/server";
 import { summarize } from "./lib/stats";
 import { ensurePgbench, runPgbench, type Variant } from "./pgbench";
+import { poolerRows } from "./pooler";
+import { PGBOUNCER } from "@/test/pgbouncer";
 import { sseBurst } from "./sse";
 
 const quick = process.argv.includes("--quick");
@@ -61,6 +63,10 @@ async function main() {
   try {
     cycle = await captureCycle(await db(server, "capture"));
     await queueRows(server, pgbench, cycle, baselines);
+    await section("engine-pgbouncer-vs-direct", async () => {
+      if (!PGBOUNCER) throw new Error("pgbouncer is not installed (apt-get install pgbouncer)");
+      rows.push(...(await poolerRows(server, SIZES.repsSide, SIZES.jobs, () => db(server, "pooler"))));
+    });
     await section("claim-p50-1m-vs-1k", () => claimScale(server));
     await section("claim-p50-graph-1m-vs-1k", () => graphClaimScale(server));
     await section("unblock-1000", () => unblockFanout(server));

@@ -8,6 +8,7 @@ import path from "node:path";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { migrateDatabase } from "../db/migrate";
+import { settlePrepare } from "../db/pooler";
 import { connectDatabase } from "../db/client";
 import { DATA_DIR, openProjectDatabase, type ProjectDatabase } from "../db/project-database";
 import { seedDemo } from "../lib/demo";
@@ -120,6 +121,12 @@ async function main() {
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`PORT must be 1..65535, not ${process.env.PORT}`);
   database = await openProjectDatabase(say, { detached: true });
   if (database.source !== "embedded") say(`database: ${database.source === "env" ? "DATABASE_URL" : "embedded PostgreSQL already running in .data"}`);
+  if (database.source === "env") {
+    const probe = await settlePrepare(database.url);
+    say(`prepared statements ${probe.prepare ? "on" : "off"}: ${probe.reason}`);
+    if (process.env.LISTEN_DATABASE_URL) say("LISTEN goes to LISTEN_DATABASE_URL");
+    else if (!probe.prepare) say("LISTEN_DATABASE_URL is not set: LISTEN goes through DATABASE_URL, which a transaction-mode pooler does not support");
+  }
   await migrateDatabase(database.url);
   say("migrations applied");
   if (database.source !== "env") await seedDemoOnce(database.url);

@@ -5,10 +5,15 @@ import { Hub } from "./hub";
 
 const globalForHub = globalThis as unknown as { claimboardHub?: Promise<Hub> };
 
-/** The process's hub, started on first use; survives hot reload (one LISTEN connection). */
+/**
+ * The process's hub, started on first use; survives hot reload (one LISTEN connection).
+ * LISTEN needs a session of its own, which a transaction-mode pooler does not give: it
+ * goes to LISTEN_DATABASE_URL (the primary, directly) when set. The hub's reads of the
+ * events go through the pool like every other query.
+ */
 export function getHub(): Promise<Hub> {
   if (!globalForHub.claimboardHub) {
-    const url = process.env.DATABASE_URL;
+    const url = process.env.LISTEN_DATABASE_URL || process.env.DATABASE_URL;
     if (!url) return Promise.reject(new Error("DATABASE_URL is not set"));
     const hub = new Hub({ db: getDatabase().db, url });
     hub.tap(observeEvents);

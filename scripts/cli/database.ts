@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { connectDatabase, type Db } from "@/db/client";
 import { migrateDatabase } from "@/db/migrate";
+import { settlePrepare } from "@/db/pooler";
 import { openProjectDatabase } from "@/db/project-database";
 import { actors, users } from "@/db/schema";
 import { classifyDatabaseError } from "@/lib/tasks/engine";
@@ -17,6 +18,7 @@ export async function withDatabase<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     throw new CliError(`cannot start the embedded PostgreSQL: ${describe(error)}`);
   });
   try {
+    if (project.source === "env") await settlePrepare(project.url).catch(() => {}); // unreachable: said by the migration below
     await migrateDatabase(project.url).catch((error: unknown) => {
       throw classifyDatabaseError(error) === "unavailable"
         ? new CliError(`cannot reach the database: ${describe(error)}`)
