@@ -203,7 +203,7 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
 });
 
 describe("over stdio only", () => {
-  test("lines that are not JSON-RPC are skipped without a word on stdout or a stack; the next request is answered", async () => {
+  test("lines that are not JSON-RPC are skipped without a word on stdout or a stack; the next request is answered", { timeout: 120_000 }, async () => {
     const env = { PATH: process.env.PATH ?? "", CLAIMBOARD_URL: f.server.url, CLAIMBOARD_TOKEN: tokens.rival! } as unknown as NodeJS.ProcessEnv;
     const child = spawn(process.execPath, [createRequire(import.meta.url).resolve("tsx/cli"), "scripts/mcp.ts"], { env, stdio: "pipe" });
     let stdout = "";
@@ -212,7 +212,8 @@ describe("over stdio only", () => {
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
     child.stdin.write('{not json\n[1,2\n{"jsonrpc":"2.0"}\n"just a string"\n');
     child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }) + "\n");
-    for (let i = 0; i < 100 && !stdout.includes('"id":1'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    // tsx compiles and the server asks the API about the token before answering: slow on a busy machine.
+    for (let i = 0; i < 900 && !stdout.includes('"id":1'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toMatchObject({ id: 1, result: { serverInfo: { name: "claimboard" } } });
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.stdin.end();
