@@ -18,6 +18,12 @@ export const REFUSALS = {
     "the task's status does not allow this (e.g. complete_task before start_task, or the task is already done): read `error.task.status` and call the tool that fits.",
   check_required:
     "the task is needs_check: an earlier attempt began an external side effect and may have finished it. Find out whether it happened (task_history shows the side_effect events), then start_task with confirmCheck: true, or release_task.",
+  not_ready:
+    "the task cannot be claimed yet: it waits for dependencies (`error.task.blockedBy`) or for its notBefore time. Take another (claim_next_task), or ask task_readiness when it will be.",
+  queue_paused: "a supervisor paused the queue: nothing is handed out there now; work another queue or wait.",
+  idempotency_conflict:
+    "a task with this idempotencyKey already exists in the queue with different fields: use another key, or get_task the existing one if it is the same work.",
+  dependency_cycle: "those dependencies would make a cycle: leave the offending one out.",
   busy: "another request is changing this task this instant: wait `error.retryAfter` seconds (about 1) and repeat the same call.",
   rate_limited: "too many calls for this token: wait `error.retryAfter` seconds, then repeat the call.",
   unavailable: "the board's database cannot be reached: wait a few seconds and repeat the call; your lease keeps running meanwhile.",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { eventObject, taskObject } from "@/lib/http/endpoints";
+import { eventObject, readinessObject, taskObject } from "@/lib/http/endpoints";
 import { listEventsQuery, listTasksQuery } from "@/lib/tasks/queries";
 import * as api from "@/lib/tasks/schemas";
 
@@ -21,6 +21,7 @@ export const toolInput = {
   create: api.createTaskInput,
   // Strict like every body: an argument the tool does not take is refused, not dropped.
   get: z.strictObject(api.taskPath.shape),
+  readiness: z.strictObject(api.taskPath.shape),
   list: listTasksQuery,
   history: withId(listEventsQuery),
 };
@@ -33,6 +34,7 @@ export const toolOutput = {
   maybeTask: z.object({ task: taskObject.nullable() }),
   tasks: page("tasks", taskObject),
   events: page("events", eventObject),
+  readiness: readinessObject,
 };
 
 /**
@@ -83,6 +85,9 @@ const FIELD_HINTS: Record<string, string> = {
   title: "A short title (1..200 characters).",
   priority: "Higher is claimed first, -1000..1000 (default 0).",
   payload: "A JSON object of details for whoever works the task.",
+  dependsOn: "Ids of tasks that must be done before this one can be claimed (up to 50).",
+  notBefore: 'Not claimable before this time (ISO 8601, e.g. "2026-12-01T14:30:00Z").',
+  idempotencyKey: "A key of yours (1..200 characters, unique per queue): repeating the create with it returns the same task instead of a second one.",
   limit: "Page size, 1..100.",
   cursor: "nextCursor from the previous page.",
   after: "nextCursor from the previous page.",

@@ -43,7 +43,7 @@ export const tools: Tool[] = [
     name: "claim_task", title: "Claim a given task", endpoint: "claimTask", leaseEffect: "sets",
     description: describeTool(
       "Claim one particular queued task at the version you last saw (from get_task or list_tasks). Prefer claim_next_task unless you were asked to work on this task. Then call start_task.",
-      ["already_claimed", ...OWNER, "forbidden"],
+      ["already_claimed", "not_ready", "queue_paused", ...OWNER, "forbidden"],
       { forbidden: CLAIM_FORBIDDEN },
     ),
     input: input.claim, output: output.task,
@@ -107,8 +107,8 @@ export const tools: Tool[] = [
   tool({
     name: "create_task", title: "Create a task", endpoint: "createTask", leaseEffect: "none",
     description: describeTool(
-      "Add a new queued task (version 1) for someone — a person or an agent — to claim: a follow-up you found, a piece of work split off. payload is a JSON object of details for whoever works it.",
-      ["forbidden", "payload_too_large"],
+      "Add a new queued task (version 1) for someone — a person or an agent — to claim: a follow-up you found, a piece of work split off. payload is a JSON object of details for whoever works it. dependsOn holds it back until those tasks are done; notBefore until a time. Pass an idempotencyKey when you might repeat the call (after a timeout): the repeat returns the task already made.",
+      ["not_found", "idempotency_conflict", "forbidden", "payload_too_large"],
     ),
     input: input.create, output: output.task,
     hints: { description: "What is to be done, in as much detail as the worker needs (up to 10,000 characters)." },
@@ -122,6 +122,15 @@ export const tools: Tool[] = [
     ),
     input: input.get, output: output.task,
     call: (client, args) => wrap(client.getTask(args.id)),
+  }),
+  tool({
+    name: "task_readiness", title: "Can I claim it now?", endpoint: "taskReadiness", leaseEffect: "none",
+    description: describeTool(
+      "Whether you could claim this task right now and, if not, every reason (codes: held, blocked — waits for dependencies, not_before, queue_paused, claimants, breaker_tripped, needs_check, status) and claimableAt when only time is in the way. Call it when claim_task answers not_ready, or before waiting on a task.",
+      ["not_found"],
+    ),
+    input: input.readiness, output: output.readiness,
+    call: (client, args) => client.readiness(args.id) as unknown as Promise<Record<string, unknown>>,
   }),
   tool({
     name: "list_tasks", title: "List tasks", endpoint: "listTasks", leaseEffect: "none",

@@ -34,7 +34,7 @@ afterAll(async () => {
 
 const AGENT_TOOLS = [
   "claim_next_task", "claim_task", "complete_task", "create_task", "fail_task", "get_task", "list_tasks",
-  "record_side_effect", "release_task", "report_progress", "start_task", "task_history",
+  "record_side_effect", "release_task", "report_progress", "start_task", "task_history", "task_readiness",
 ];
 
 describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
@@ -69,7 +69,7 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     expect(listed.find((t) => t.name === "start_task")!.description).toContain("check_required");
 
     const { tools: read } = await watcher.client.listTools();
-    expect(read.map((t) => t.name).sort()).toEqual(["get_task", "list_tasks", "task_history"]);
+    expect(read.map((t) => t.name).sort()).toEqual(["get_task", "list_tasks", "task_history", "task_readiness"]);
     expect(read.every((t) => t.annotations?.readOnlyHint)).toBe(true);
   });
 
@@ -176,6 +176,18 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     expect(failed).toMatchObject({ status: "queued", failureCount: 1, handoff: { summary: "tried twice", next: null, artifacts: [] } });
   });
 
+  test("a blocked task: claim_task is not_ready, task_readiness says why", async () => {
+    const first = await create("first");
+    const second = await taskOf(mcp, "create_task", { title: "after the first", queue, dependsOn: [first.id] });
+    const before = await taskDigest(f, second.id);
+    const error = await refusalOf(mcp, "claim_task", { id: second.id, version: 1 }, "not_ready");
+    expect(error.task).toMatchObject({ id: second.id, blockedBy: [first.id] });
+    expect(await taskDigest(f, second.id)).toBe(before);
+    const readiness = resultJson(await call(watcher, "task_readiness", { id: second.id }));
+    expect(readiness).toMatchObject({ claimable: false, reasons: [{ code: "blocked" }] });
+    expect(resultJson(await call(mcp, "task_readiness", { id: first.id }))).toMatchObject({ claimable: true, reasons: [] });
+  });
+
   test("the task is a resource, and the prompt explains the loop", async () => {
     const task = await create("as a resource");
     const read = await mcp.client.readResource({ uri: `claimboard://tasks/${task.id}` });
@@ -191,7 +203,7 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
 });
 
 describe("over stdio only", () => {
-  test("lines that are not JSON-RPC are skipped without a word on stdout or a stack; the next request is answered", async () => {
+  test("lines that are not JSON-RPC are skipped without a word on stdout or a stack; the next request is answered", { timeout: 120_000 }, async () => {
     const env = { PATH: process.env.PATH ?? "", CLAIMBOARD_URL: f.server.url, CLAIMBOARD_TOKEN: tokens.rival! } as unknown as NodeJS.ProcessEnv;
     const child = spawn(process.execPath, [createRequire(import.meta.url).resolve("tsx/cli"), "scripts/mcp.ts"], { env, stdio: "pipe" });
     let stdout = "";
@@ -200,7 +212,8 @@ describe("over stdio only", () => {
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
     child.stdin.write('{not json\n[1,2\n{"jsonrpc":"2.0"}\n"just a string"\n');
     child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }) + "\n");
-    for (let i = 0; i < 100 && !stdout.includes('"id":1'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    // tsx compiles and the server asks the API about the token before answering: slow on a busy machine.
+    for (let i = 0; i < 900 && !stdout.includes('"id":1'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toMatchObject({ id: 1, result: { serverInfo: { name: "claimboard" } } });
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.stdin.end();
