@@ -100,7 +100,7 @@ async function answer<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Pr
     let body: unknown = undefined;
     if (endpoint.body) {
       const read = await readJsonBody(request);
-      if (!read.ok) return errorResponse(read.error);
+      if (!read.ok) return bodyRefusal(read.error);
       const parsed = safeParse(endpoint.body, read.value);
       if (!parsed.success) return errorResponse(validationError(parsed.error));
       body = parsed.data;
@@ -142,6 +142,17 @@ async function answer<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Pr
     console.error(`[api] ${endpoint.operationId} failed`, error);
     return Response.json({ error: { code: "internal", message: "Internal error" } }, { status: 500 });
   }
+}
+
+/**
+ * A body refused before it was read to the end leaves its rest unread on the connection,
+ * and the next request of that keep-alive connection would wait behind it (no proxy reads
+ * /api/v1 bodies first any more): a 413 closes the connection once answered.
+ */
+function bodyRefusal(error: Parameters<typeof errorResponse>[0]): Response {
+  const response = errorResponse(error);
+  if (error.code === "payload_too_large") response.headers.set("Connection", "close");
+  return response;
 }
 
 /** An engine result as a response: the value wrapped on success, the error shape otherwise. */
