@@ -85,7 +85,8 @@ export const complete = defineOperation({
   name: "complete",
   input: completeInput,
   async run(tx, item, { actor, clock, instance }) {
-    const [completed] = await completeTasks(tx, clock, actor, [item], instance);
+    // The completion's event and its dependents' `unblocked` events: one write, one NOTIFY.
+    const [completed] = await oneEventWrite(tx, clock, () => completeTasks(tx, clock, actor, [item], instance));
     const { replayed: _, ...answer } = completed!;
     return answer;
   },
