@@ -54,8 +54,12 @@ function shutdown(code: number): Promise<never> {
       await exited;
       clearTimeout(force);
     }
+    // Forced meanwhile (Next.js killed by force() exits here too): force() ends the stop,
+    // with its own exit code, once its immediate shutdown of PostgreSQL is done.
+    if (forced) return new Promise<never>(() => {});
     await database?.release().catch((error: unknown) => say(`stopping PostgreSQL failed: ${String(error)}`));
-    if (database?.source === "embedded" && !forced) say("stopped (PostgreSQL shut down cleanly)");
+    if (forced) return new Promise<never>(() => {});
+    if (database?.source === "embedded") say("stopped (PostgreSQL shut down cleanly)");
     process.exit(code);
   })();
   return stopping;
