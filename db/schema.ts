@@ -1,5 +1,6 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import {
+  type AnyPgColumn,
   bigint,
   uniqueIndex,
   boolean,
@@ -54,10 +55,24 @@ export const eventType = pgEnum("event_type", [
   // A supervisor paused or resumed claiming in a queue (queue-level facts, like the breaker's).
   "queue_paused",
   "queue_resumed",
+  // Contract v1.1, team scale (docs/board.md): a task's fields edited (the changes in the
+  // payload); a comment on a task (no status, no version); a queue archived or restored.
+  "edited",
+  "commented",
+  "archived",
+  "unarchived",
 ]);
 
 /** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */
 export const claimants = pgEnum("claimants", ["anyone", "people", "agents"]);
+
+/**
+ * The words a task is found by. The query side (lib/tasks/search.ts) must use this same
+ * expression for the planner to use tasks_search; 'simple': no stemming, so codes, ids and
+ * names in payloads match as written, and prefix queries serve search-as-you-type.
+ */
+export const taskSearchDocument = (title: AnyPgColumn | SQL, description: AnyPgColumn | SQL, payload: AnyPgColumn | SQL) =>
+  sql`to_tsvector('simple'::regconfig, ${title} || ' ' || ${description} || ' ' || ${payload}::text)`;
 
 /** PostgreSQL's 64-bit transaction id; the realtime replay orders by it. */
 const xid8 = customType<{ data: string; driverData: string }>({
@@ -98,6 +113,11 @@ export const queues = pgTable(
     claimants: claimants("claimants").notNull().default("anyone"),
     /** The ceiling of one attempt from its claim: heartbeats cannot carry a lease past it. */
     maxAttemptSeconds: integer("max_attempt_seconds"),
+    /** What the queue is for, in a supervisor's words (the /queues page, the pickers' hints). */
+    description: text("description").notNull().default(""),
+    /** Archived: hidden from the pickers and refused to new work; its tasks and history stay. */
+    archivedAt: timestamp("archived_at", { withTimezone: true }),
+    archivedBy: uuid("archived_by").references(() => actors.id),
     ...timestamps,
   },
   (t) => [
@@ -189,6 +209,10 @@ export const tasks = pgTable(
           AND (${t.status} NOT IN ('claimed', 'started') OR ${t.ownerId} IS NOT NULL)`,
     ),
     check("tasks_queued_has_no_owner", sql`${t.status} <> 'queued' OR ${t.ownerId} IS NULL`),
+    // The board's search (GET /tasks?q=): one GIN index over the words of title, description
+    // and payload. An expression index, not a stored column: a claim or heartbeat changes none
+    // of the three, so it stays a HOT update and never recomputes the document.
+    index("tasks_search").using("gin", taskSearchDocument(t.title, t.description, t.payload)),
     check("tasks_version_positive", sql`${t.version} >= 1`),
     check("tasks_failure_count_nonnegative", sql`${t.failureCount} >= 0`),
     check("tasks_dependencies_bound", sql`cardinality(${t.dependsOn}) <= 1000 AND ${t.blockedBy} <@ ${t.dependsOn}`),
