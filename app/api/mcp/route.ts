@@ -4,6 +4,7 @@ import { readJsonBody } from "@/lib/http/body";
 import { INSTANCE_HEADER, type Endpoint } from "@/lib/http/endpoints";
 import { errorResponse } from "@/lib/http/errors";
 import { handle } from "@/lib/http/handler";
+import { otherMethods } from "@/lib/http/routes";
 import { limiters } from "@/lib/http/rate-limit";
 import { createMcpServer } from "@/lib/mcp/server";
 import { inProcessFetch } from "./in-process";
@@ -46,3 +47,7 @@ export const POST = handle(mcp, async ({ request, principal }) => {
     await server.close();
   }
 });
+
+// Stateless: no GET stream and no session to DELETE — the API's 405, which MCP clients
+// read as "POST only" (the Streamable HTTP transport allows a 405 for GET).
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods(mcp);
