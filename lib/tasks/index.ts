@@ -15,6 +15,7 @@ export { complete, completeAndClaimNext } from "./complete";
 export { completeMany, type CompletionResult } from "./completions";
 export { failTask } from "./fail";
 export { requeue, resolve, cancel } from "./supervise";
+export { superviseMany, SUPERVISE_MANY_LIMIT, type SuperviseDecision, type SuperviseManyResult } from "./supervise-many";
 export { sweepExpiredLeases, type SweepResult } from "./expire";
 export { resetBreaker, CLOCK_TOLERANCE_SECONDS } from "./breaker";
 export { setQueueSettings, DEFAULT_QUEUE } from "./queues";
