@@ -15,6 +15,8 @@ export { complete, completeAndClaimNext } from "./complete";
 export { completeMany, type CompletionResult } from "./completions";
 export { failTask } from "./fail";
 export { requeue, resolve, cancel } from "./supervise";
+export { editTask, editAnyTask, type Changes } from "./edit";
+export { addComment } from "./comment";
 export { sweepExpiredLeases, type SweepResult } from "./expire";
 export { resetBreaker, CLOCK_TOLERANCE_SECONDS } from "./breaker";
 export { setQueueSettings, DEFAULT_QUEUE } from "./queues";
