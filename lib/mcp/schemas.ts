@@ -32,6 +32,8 @@ const page = <T extends z.ZodType>(key: string, item: T) => z.object({ [key]: z.
 
 export const toolOutput = {
   task: z.object({ task: taskObject }),
+  /** complete_task: with `next` in the arguments, also the task claimed next (null: none claimable). */
+  completed: z.object({ task: taskObject, next: taskObject.nullable().optional() }),
   /** claim_next_task: null where the API answers 204 (nothing claimable). */
   maybeTask: z.object({ task: taskObject.nullable() }),
   tasks: page("tasks", taskObject),

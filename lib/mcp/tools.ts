@@ -80,11 +80,16 @@ export const tools: Tool[] = [
   tool({
     name: "complete_task", title: "Complete a started task", endpoint: "completeTask", leaseEffect: "ends",
     description: describeTool(
-      "Finish a started task you hold, with an optional result (any JSON: what you did, links, outputs). The task becomes done and leaves your hands.",
+      "Finish a started task you hold, with an optional result (any JSON: what you did, links, outputs). The task becomes done and leaves your hands. In a loop, pass next ({queue?, leaseSeconds?, start?}, like claim_next_task's arguments) to also claim — with start: true, start — the next task of that queue in the same step: the answer's next is that task, or null when nothing is claimable. A refused completion claims nothing; a refused next claim (forbidden) undoes the completion too.",
       [...OWNER, "forbidden"],
+      { forbidden: CLAIM_FORBIDDEN },
     ),
-    input: input.complete, output: output.task,
-    call: (client, { result, ...args }) => wrap(client.complete(ref(args), result === undefined ? {} : { result })),
+    input: input.complete, output: output.completed,
+    hints: { next: "Claim the next task in the same step: {queue?, leaseSeconds?, start?} as for claim_next_task. Omit it to complete only." },
+    call: async (client, { result, next, ...args }) => {
+      const options = result === undefined ? {} : { result };
+      return next ? client.completeAndClaimNext(ref(args), next, options) : wrap(client.complete(ref(args), options));
+    },
   }),
   tool({
     name: "fail_task", title: "Fail this attempt", endpoint: "failTask", leaseEffect: "ends",

@@ -103,6 +103,26 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     expect(empty).toEqual({ task: null });
   });
 
+  // Right after the test above, which leaves the queue empty: the next claimed is `second`.
+  test("complete_task with next completes and claims the next task in one step; null when none is left", async () => {
+    const first = await create("loop one");
+    const second = await create("loop two");
+    const held = await taskOf(mcp, "claim_task", { id: first.id, version: 1 });
+    const started = await taskOf(mcp, "start_task", { id: first.id, version: held.version });
+    const answer = resultJson(await call(mcp, "complete_task", { id: first.id, version: started.version, next: { queue, start: true } }));
+    expect(answer.task).toMatchObject({ id: first.id, status: "done" });
+    expect(answer.next).toMatchObject({ id: second.id, status: "started", owner: { name: agentName } });
+    const next = answer.next as { id: string; version: number };
+    const last = resultJson(await call(mcp, "complete_task", { id: next.id, version: next.version, next: { queue } }));
+    expect(last.task).toMatchObject({ id: second.id, status: "done" });
+    expect(last.next).toBeNull();
+    // One transaction each: the completion and the next claim share the writing transaction.
+    const [shared] = await f.database.client`
+      SELECT count(DISTINCT tx_id)::int AS n FROM task_events
+      WHERE (task_id = ${first.id}::bigint AND type = 'completed') OR (task_id = ${second.id}::bigint AND type IN ('claimed', 'started'))`;
+    expect(shared?.n).toBe(1);
+  });
+
   test("a stale version is version_conflict with the current task, and changes nothing", async () => {
     const task = await create("stale");
     const claimed = await taskOf(mcp, "claim_task", { id: task.id, version: 1 });
