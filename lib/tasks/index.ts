@@ -16,6 +16,8 @@ export { completeMany, type CompletionResult } from "./completions";
 export { failTask } from "./fail";
 export { requeue, resolve, cancel } from "./supervise";
 export { superviseMany, SUPERVISE_MANY_LIMIT, type SuperviseDecision, type SuperviseManyResult } from "./supervise-many";
+export { editTask, editAnyTask, type Changes } from "./edit";
+export { addComment } from "./comment";
 export { sweepExpiredLeases, type SweepResult } from "./expire";
 export { resetBreaker, CLOCK_TOLERANCE_SECONDS } from "./breaker";
 export { setQueueSettings, DEFAULT_QUEUE } from "./queues";
