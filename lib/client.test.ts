@@ -160,6 +160,17 @@ describe("ClaimboardClient against a real server", () => {
     expect(cycle).toMatchObject({ status: 409, code: "dependency_cycle", field: "dependsOn" });
   });
 
+  test("editTask and addComment: version-fenced edit, a comment as an event", async () => {
+    const task = await client.createTask({ title: "inspectoins", queue: "client-edit" });
+    const edited = await client.editTask(task, { title: "inspections", payload: { site: 7 } });
+    expect(edited).toMatchObject({ title: "inspections", payload: { site: 7 }, version: 2 });
+    const stale = await client.editTask(task, { title: "again" }).catch((e: unknown) => e as ClaimboardApiError);
+    expect(stale).toMatchObject({ status: 409, code: "version_conflict", task: { title: "inspections", version: 2 } });
+    const comment = await client.addComment(task.id, "site 7 has two gates");
+    expect(comment).toMatchObject({ taskId: task.id, type: "commented", payload: { body: "site 7 has two gates" }, actor: { name: "client-test" } });
+    expect(comment.createdAt).toMatch(ISO);
+  });
+
   test("errors: status, code, message, the current task, Retry-After", async () => {
     const task = await client.createTask({ title: "errors", queue: "errors" });
     const error = (promise: Promise<unknown>) => promise.then(() => null, (e: unknown) => e as ClaimboardApiError);

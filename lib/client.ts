@@ -93,6 +93,14 @@ export interface NewTask {
   idempotencyKey?: string;
 }
 
+/** What an edit may change (PATCH /tasks/{id}); name at least one. */
+export interface TaskChanges {
+  title?: string;
+  description?: string;
+  priority?: number;
+  payload?: Record<string, unknown>;
+}
+
 /** The filters a list and the counts share (GET /tasks, GET /tasks/counts). */
 export interface TaskFilterQuery {
   queue?: string;
@@ -163,8 +171,10 @@ export const clientRoutes = {
   fail: { method: "POST", path: "/tasks/{id}/fail" },
   addDependencies: { method: "POST", path: "/tasks/{id}/dependencies" },
   taskReadiness: { method: "GET", path: "/tasks/{id}/readiness" },
+  editTask: { method: "PATCH", path: "/tasks/{id}" },
+  addComment: { method: "POST", path: "/tasks/{id}/comments" },
   health: { method: "GET", path: "/health" },
-} as const satisfies Record<string, { method: "GET" | "POST"; path: string }>;
+} as const satisfies Record<string, { method: "GET" | "POST" | "PATCH"; path: string }>;
 
 type RouteName = keyof typeof clientRoutes;
 
@@ -324,6 +334,19 @@ export class ClaimboardClient {
   /** For this token: can it claim the task now, every reason not, and when time alone is in the way. */
   async readiness(id: string): Promise<Readiness> {
     return this.call("taskReadiness", { id });
+  }
+
+  /**
+   * Edits a queued or escalated task at the version you last saw (version + 1, an `edited`
+   * event). A stale version: version_conflict, with the task as it is now in `error.task`.
+   */
+  async editTask(task: TaskRef, changes: TaskChanges): Promise<Task> {
+    return this.ownerCall("editTask", task, changes);
+  }
+
+  /** A comment (1..4000 characters) on any task; no status or version change. */
+  async addComment(id: string, body: string): Promise<TaskEvent> {
+    return (await this.call<{ event: TaskEvent }>("addComment", { id, body: { body } })).event;
   }
 
   /** 200 or 503, both with `{ok, db}`: a down database is an answer, not an error. */

@@ -100,7 +100,7 @@ const healthBody = z.object({ ok: z.boolean(), db: z.enum(["up", "down"]) });
 
 export interface Endpoint {
   operationId: string;
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PATCH";
   /** OpenAPI form, under /api/v1. */
   path: string;
   summary: string;
@@ -171,6 +171,20 @@ export const endpoints = {
   getTask: {
     operationId: "getTask", method: "GET", path: "/tasks/{id}", summary: "One task",
     roles: READ, session: true, success: { status: 200, description: "The task", schema: taskResponse }, errors: [400, 404],
+  },
+  editTask: {
+    operationId: "editTask", method: "PATCH", path: "/tasks/{id}",
+    summary: "Edit a queued or escalated task's title, description, priority or payload (version-fenced; creator, last holder or supervisor)",
+    roles: WORK, body: input.editTaskBody,
+    success: { status: 200, description: "The task after the edit (unchanged, same version, when the edit changed nothing)", schema: taskResponse },
+    errors: [400, 403, 404, 409, 413],
+  },
+  addComment: {
+    operationId: "addComment", method: "POST", path: "/tasks/{id}/comments",
+    summary: "Comment on a task: a commented event (no status or version change)",
+    roles: WORK, body: input.commentBody,
+    success: { status: 201, description: "The comment, as the event it is", schema: z.object({ event: eventObject }) },
+    errors: [400, 404, 413],
   },
   listTaskEvents: {
     operationId: "listTaskEvents", method: "GET", path: "/tasks/{id}/events", summary: "A task's history, oldest first",

@@ -92,8 +92,9 @@ export class Scenes {
     return perform(op, input, { db: this.f.database.db, actor }) as Promise<Result<T>>;
   }
 
-  async queued(queue: string): Promise<Task> {
-    return must(await this.run<Task>(createTask, { title: `scene ${queue}`, queue }, this.admin));
+  /** A new task; `creator` makes it the caller's own (edits). */
+  async queued(queue: string, creator: ActorRef = this.admin): Promise<Task> {
+    return must(await this.run<Task>(createTask, { title: `scene ${queue}`, queue }, creator));
   }
 
   async claimed(queue: string, holder: ActorRef): Promise<Task> {

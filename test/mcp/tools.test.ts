@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 const AGENT_TOOLS = [
-  "claim_next_task", "claim_task", "complete_task", "create_task", "fail_task", "get_task", "list_tasks",
+  "add_comment", "claim_next_task", "claim_task", "complete_task", "create_task", "edit_task", "fail_task", "get_task", "list_tasks",
   "record_side_effect", "release_task", "report_progress", "start_task", "task_history", "task_readiness",
 ];
 
@@ -194,6 +194,25 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
       .toBe("handoff.summary");
     const failed = await taskOf(mcp, "fail_task", { id: task.id, version: again.version, reason: "the file is corrupt", handoff: { summary: "tried twice" } });
     expect(failed).toMatchObject({ status: "queued", failureCount: 1, handoff: { summary: "tried twice", next: null, artifacts: [] } });
+  });
+
+  test("edit_task on a task it created, add_comment on anyone's; stale, foreign and oversized calls are refused and change nothing", async () => {
+    const mine = await taskOf(mcp, "create_task", { title: "inspectoins", queue });
+    const edited = await taskOf(mcp, "edit_task", { id: mine.id, version: 1, title: "inspections", priority: 2 });
+    expect(edited).toMatchObject({ title: "inspections", priority: 2, version: 2 });
+    const before = await taskDigest(f, mine.id);
+    expect((await refusalOf(mcp, "edit_task", { id: mine.id, version: 1, title: "again" }, "version_conflict")).task).toMatchObject({ version: 2 });
+    expect((await refusalOf(mcp, "edit_task", { id: mine.id, version: 2 }, "invalid_request")).message).toContain("at least one of");
+    const theirs = await create("the rival's");
+    await refusalOf(mcp, "edit_task", { id: theirs.id, version: 1, title: "mine now" }, "forbidden");
+
+    const comment = resultJson(await call(mcp, "add_comment", { id: theirs.id, body: "gate 2 is locked" }));
+    expect(comment.event).toMatchObject({ taskId: theirs.id, type: "commented", payload: { body: "gate 2 is locked" }, actor: { name: agentName } });
+    expect((await refusalOf(mcp, "add_comment", { id: theirs.id, body: "x".repeat(4001) }, "invalid_request")).field).toBe("body");
+    await refusalOf(watcher, "add_comment", { id: theirs.id, body: "observers only read" }, "forbidden");
+    expect(await taskDigest(f, mine.id)).toBe(before);
+    expect((await eventTypes(f, theirs.id)).map((e) => [e.type, e.actor])).toEqual([["created", "rival"], ["commented", agentName]]);
+    expect((await eventTypes(f, mine.id)).map((e) => e.type)).toEqual(["created", "edited"]);
   });
 
   test("a blocked task: claim_task is not_ready, task_readiness says why", async () => {

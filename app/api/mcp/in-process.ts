@@ -20,6 +20,7 @@ import * as sideEffects from "@/app/api/v1/tasks/[id]/side-effects/route";
 import * as start from "@/app/api/v1/tasks/[id]/start/route";
 import * as dependencies from "@/app/api/v1/tasks/[id]/dependencies/route";
 import * as readiness from "@/app/api/v1/tasks/[id]/readiness/route";
+import * as comments from "@/app/api/v1/tasks/[id]/comments/route";
 
 // The typed client's fetch for /api/mcp: each request goes straight to the API's own route
 // handler in this process — no socket, the same guard, validation and engine call as over
@@ -46,6 +47,8 @@ const handlers: Record<keyof typeof clientRoutes, RouteHandler> = {
   fail: fail.POST,
   addDependencies: dependencies.POST,
   taskReadiness: readiness.GET,
+  editTask: task.PATCH,
+  addComment: comments.POST,
   health: health.GET,
 };
 
