@@ -15,6 +15,7 @@ export { complete, completeAndClaimNext } from "./complete";
 export { completeMany, type CompletionResult } from "./completions";
 export { failTask } from "./fail";
 export { requeue, resolve, cancel } from "./supervise";
+export { superviseMany, SUPERVISE_MANY_LIMIT, type SuperviseDecision, type SuperviseManyResult } from "./supervise-many";
 export { editTask, editAnyTask, type Changes } from "./edit";
 export { addComment } from "./comment";
 export { sweepExpiredLeases, type SweepResult } from "./expire";

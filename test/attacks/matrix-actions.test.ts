@@ -48,6 +48,7 @@ const SCENES: Record<string, Scene> = {
   pausedQueuesAction: async () => ({}),
   agentTokensAction: async () => ({}),
   inboxAction: async () => ({ queue: null }),
+  inboxCountAction: async (s, _c, q) => (await s.escalated(q), {}),
   queueSettingsListAction: async () => ({}),
   applyRecommendedLeaseAction: async (s, _c, q) => (await s.heartbeats(q), { queue: q, window: "1h" }),
 };
