@@ -24,9 +24,18 @@ export default async function RootLayout({ children }: Readonly<{ children: Reac
   return (
     <html lang="en">
       <body className="min-h-screen bg-slate-50 text-slate-900 antialiased">
+        <a
+          href="#content"
+          className="sr-only z-50 rounded-md bg-white px-3 py-2 text-sm font-medium text-blue-800 shadow focus:not-sr-only focus:fixed focus:top-2 focus:left-2 focus:outline-2 focus:outline-blue-700"
+        >
+          Skip to content
+        </a>
         <Providers viewer={viewer} after={after} renderedAt={renderedAt}>
           {viewer ? <Header viewer={viewer} /> : null}
-          {children}
+          {/* The skip link's target: focusable so the next Tab continues from the page itself. */}
+          <div id="content" tabIndex={-1}>
+            {children}
+          </div>
         </Providers>
       </body>
     </html>

@@ -6,6 +6,7 @@ import {
   boolean,
   check,
   customType,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -295,6 +296,19 @@ export const agentTokens = pgTable(
     uniqueIndex("agent_tokens_live_name_unique").on(t.name).where(sql`${t.revokedAt} IS NULL`),
   ],
 );
+
+/**
+ * The API's rate limits, one token bucket per key ("token:<id>", "auth:<address>"), shared by
+ * every server instance (lib/http/rate-limit.ts). UNLOGGED (the migration says so by hand):
+ * no WAL per request, and a crash that empties it only fills every bucket again.
+ */
+export const rateBuckets = pgTable("rate_buckets", {
+  key: text("key").primaryKey(),
+  tokens: doublePrecision("tokens").notNull(),
+  /** Whether the last take found a whole token (the statement's answer). */
+  allowed: boolean("allowed").notNull(),
+  at: timestamp("at", { withTimezone: true }).notNull(),
+});
 
 export type Actor = typeof actors.$inferSelect;
 export type User = typeof users.$inferSelect;

@@ -40,9 +40,13 @@ test.describe("the supervisors' inbox", () => {
     const three = await escalated(db, sara, { title: `Third ${queue}`, queue }, ["g", "h", "i"]);
     await expect(page.getByRole("article", { name: `Third ${queue}` })).toBeVisible();
     await page.getByRole("article", { name: `Third ${queue}` }).getByRole("button", { name: `Cancel Third ${queue}` }).click();
+    // Cancel asks first (and says what it means).
+    const confirmCancel = page.getByRole("dialog", { name: `Cancel “Third ${queue}”?` });
+    await expect(confirmCancel).toContainText("drop it for good");
+    await confirmCancel.getByRole("button", { name: "Cancel 1 task" }).click();
     await expect(page.getByRole("article")).toHaveCount(2);
 
-    await page.getByRole("button", { name: "Resolve all (2)" }).click();
+    await page.getByRole("button", { name: "Resolve all 2 matching" }).click();
     const dialog = page.getByRole("dialog", { name: "Resolve 2 tasks?" });
     await dialog.getByRole("button", { name: "Resolve 2 tasks" }).click();
     await expect(page.getByRole("status").filter({ hasText: "Resolved 2 tasks." })).toBeVisible();

@@ -60,7 +60,7 @@ describe("ClaimboardClient against a real server", () => {
     const agent = await createAgentToken(database.db, { name: "client-test" });
     const watcher = await createAgentToken(database.db, { name: "watcher", role: "observer" });
     // The queues the tests work in, made as a supervisor would (queues exist only on purpose).
-    for (const queue of ["client", "client-one", "client-loop", "client-elsewhere", "graph", "errors", "nothing-here"]) await makeQueue(database.db, queue);
+    for (const queue of ["client", "client-one", "client-loop", "client-elsewhere", "client-edit", "graph", "errors", "nothing-here"]) await makeQueue(database.db, queue);
     server = await startServer(database.url);
     const recording: typeof fetch = (input, init) => {
       requests.push(`${init?.method ?? "GET"} ${new URL(input instanceof Request ? input.url : input).pathname}`);
@@ -87,6 +87,9 @@ describe("ClaimboardClient against a real server", () => {
     expect(page.nextCursor).toBe(created.id);
     const rest = await observer.listTasks({ queue: "client", cursor: page.nextCursor! });
     expect(rest).toMatchObject({ tasks: [{ title: "two" }], nextCursor: null });
+    // Search (the last word a prefix, here of the description's "first"), sort, and the counts.
+    expect((await client.listTasks({ queue: "client", q: "fir", sort: "created" })).tasks.map((t) => t.title)).toEqual(["one"]);
+    expect((await client.countTasks({ queue: "client" })).statuses).toMatchObject({ queued: 2, done: 0 });
   });
 
   test("claimNext (null on 204), heartbeat, side effect, complete, events", async () => {
@@ -158,6 +161,17 @@ describe("ClaimboardClient against a real server", () => {
     expect(await client.listTasks({ dependsOn: parent.id })).toMatchObject({ tasks: [{ id: child.id }] });
     const cycle = await client.addDependencies(parent, [child.id]).catch((e: unknown) => e as ClaimboardApiError);
     expect(cycle).toMatchObject({ status: 409, code: "dependency_cycle", field: "dependsOn" });
+  });
+
+  test("editTask and addComment: version-fenced edit, a comment as an event", async () => {
+    const task = await client.createTask({ title: "inspectoins", queue: "client-edit" });
+    const edited = await client.editTask(task, { title: "inspections", payload: { site: 7 } });
+    expect(edited).toMatchObject({ title: "inspections", payload: { site: 7 }, version: 2 });
+    const stale = await client.editTask(task, { title: "again" }).catch((e: unknown) => e as ClaimboardApiError);
+    expect(stale).toMatchObject({ status: 409, code: "version_conflict", task: { title: "inspections", version: 2 } });
+    const comment = await client.addComment(task.id, "site 7 has two gates");
+    expect(comment).toMatchObject({ taskId: task.id, type: "commented", payload: { body: "site 7 has two gates" }, actor: { name: "client-test" } });
+    expect(comment.createdAt).toMatch(ISO);
   });
 
   test("errors: status, code, message, the current task, Retry-After", async () => {

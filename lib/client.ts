@@ -93,10 +93,40 @@ export interface NewTask {
   idempotencyKey?: string;
 }
 
-export interface ListTasksQuery {
-  status?: TaskStatus;
+/** What an edit may change (PATCH /tasks/{id}); name at least one. */
+export interface TaskChanges {
+  title?: string;
+  description?: string;
+  priority?: number;
+  payload?: Record<string, unknown>;
+}
+
+/** The filters a list and the counts share (GET /tasks, GET /tasks/counts). */
+export interface TaskFilterQuery {
   queue?: string;
-  owner?: "me";
+  /** `me`: the caller's tasks; `none`: tasks nobody holds. */
+  owner?: "me" | "none";
+  needsCheck?: "true" | "false";
+  /** Full-text search over title, description and payload (1..200 characters; the last word is a prefix). */
+  q?: string;
+  minPriority?: number;
+  /** Tasks created at least this many seconds ago. */
+  olderThan?: number;
+}
+
+export interface TaskCounts {
+  statuses: Record<TaskStatus, number>;
+  queues: { queue: string; statuses: Record<TaskStatus, number> }[];
+  /** A count of cap + 1 means "more than cap". */
+  cap: number;
+}
+
+export interface ListTasksQuery extends TaskFilterQuery {
+  status?: TaskStatus;
+  /** v1's order; give this or `sort`, not both. */
+  order?: "id" | "newest" | "priority";
+  /** priority (claim order), created (newest first) or updated (most recently changed first). */
+  sort?: "priority" | "created" | "updated";
   /** Tasks that depend on this task id. */
   dependsOn?: string;
   limit?: number;
@@ -126,6 +156,7 @@ export interface Health {
 export const clientRoutes = {
   createTask: { method: "POST", path: "/tasks" },
   listTasks: { method: "GET", path: "/tasks" },
+  countTasks: { method: "GET", path: "/tasks/counts" },
   getTask: { method: "GET", path: "/tasks/{id}" },
   listTaskEvents: { method: "GET", path: "/tasks/{id}/events" },
   claimNext: { method: "POST", path: "/claims" },
@@ -140,8 +171,10 @@ export const clientRoutes = {
   fail: { method: "POST", path: "/tasks/{id}/fail" },
   addDependencies: { method: "POST", path: "/tasks/{id}/dependencies" },
   taskReadiness: { method: "GET", path: "/tasks/{id}/readiness" },
+  editTask: { method: "PATCH", path: "/tasks/{id}" },
+  addComment: { method: "POST", path: "/tasks/{id}/comments" },
   health: { method: "GET", path: "/health" },
-} as const satisfies Record<string, { method: "GET" | "POST"; path: string }>;
+} as const satisfies Record<string, { method: "GET" | "POST" | "PATCH"; path: string }>;
 
 type RouteName = keyof typeof clientRoutes;
 
@@ -223,6 +256,11 @@ export class ClaimboardClient {
     return this.call("listTasks", { query: { ...query } });
   }
 
+  /** Live counts per status for the filter, and per queue and status (each capped: see `cap`). */
+  async countTasks(query: TaskFilterQuery = {}): Promise<TaskCounts> {
+    return this.call("countTasks", { query: { ...query } });
+  }
+
   async getTask(id: string): Promise<Task> {
     return (await this.call<{ task: Task }>("getTask", { id })).task;
   }
@@ -296,6 +334,19 @@ export class ClaimboardClient {
   /** For this token: can it claim the task now, every reason not, and when time alone is in the way. */
   async readiness(id: string): Promise<Readiness> {
     return this.call("taskReadiness", { id });
+  }
+
+  /**
+   * Edits a queued or escalated task at the version you last saw (version + 1, an `edited`
+   * event). A stale version: version_conflict, with the task as it is now in `error.task`.
+   */
+  async editTask(task: TaskRef, changes: TaskChanges): Promise<Task> {
+    return this.ownerCall("editTask", task, changes);
+  }
+
+  /** A comment (1..4000 characters) on any task; no status or version change. */
+  async addComment(id: string, body: string): Promise<TaskEvent> {
+    return (await this.call<{ event: TaskEvent }>("addComment", { id, body: { body } })).event;
   }
 
   /** 200 or 503, both with `{ok, db}`: a down database is an answer, not an error. */

@@ -4,6 +4,8 @@ import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
 import { actors, agentTokens, type TokenRole } from "@/db/schema";
 import type { ActorRef } from "@/lib/tasks/types";
+import { executePrepared } from "@/lib/tasks/prepared";
+import { purgeNowAndThen, takeOnConflict, waitOf, type Limit } from "@/lib/http/rate-limit";
 
 /** Tokens read `cb_` + 43 base64url characters (256 random bits), so a leaked one is recognisable. */
 export const TOKEN_PREFIX = "cb_";
@@ -74,6 +76,50 @@ export async function authenticateToken(db: Executor, token: string | null): Pro
   if (!row || !timingSafeEqual(Buffer.from(row.tokenHash, "hex"), Buffer.from(digest, "hex"))) return null;
   await touchToken(db, row.id);
   return { tokenId: row.id, role: row.role, actor: row.actor };
+}
+
+/**
+ * authenticateToken and the token's rate limit in one statement (the API's every request):
+ * the lookup, and a take from the token's bucket in rate_buckets when the token is live.
+ * `wait` is 0 when the request may go on, else the seconds to wait (Retry-After).
+ */
+export async function authenticateAndCount(
+  db: Executor,
+  token: string | null,
+  limit: Limit,
+): Promise<{ principal: TokenPrincipal; wait: number } | null> {
+  if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 100) return null;
+  const digest = hashToken(token);
+  const [row] = await executePrepared<CountedRow>(db, sql`
+    WITH principal AS (
+      SELECT t.id, t.role, t.token_hash, a.id AS actor_id, a.name AS actor_name, a.kind AS actor_kind
+      FROM agent_tokens t JOIN actors a ON a.id = t.actor_id
+      WHERE t.token_hash = ${digest} AND t.revoked_at IS NULL
+    ), bucket AS (
+      INSERT INTO rate_buckets AS b (key, tokens, allowed, at)
+      SELECT 'token:' || id, ${limit.capacity}::float8 - 1, true, now() FROM principal
+      ${takeOnConflict(limit)}
+      RETURNING b.tokens, b.allowed
+    )
+    SELECT principal.*, bucket.tokens, bucket.allowed FROM principal LEFT JOIN bucket ON true`);
+  if (!row || !timingSafeEqual(Buffer.from(row.token_hash, "hex"), Buffer.from(digest, "hex"))) return null;
+  await touchToken(db, row.id);
+  purgeNowAndThen(db);
+  return {
+    principal: { tokenId: row.id, role: row.role, actor: { id: row.actor_id, name: row.actor_name, kind: row.actor_kind } },
+    wait: waitOf(limit, row),
+  };
+}
+
+interface CountedRow extends Record<string, unknown> {
+  id: string;
+  role: TokenRole;
+  token_hash: string;
+  actor_id: string;
+  actor_name: string;
+  actor_kind: ActorRef["kind"];
+  tokens: number;
+  allowed: boolean;
 }
 
 /**

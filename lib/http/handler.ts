@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { Db } from "@/db/client";
 import { getDatabase } from "@/db";
 import { currentUser } from "@/lib/auth/session";
-import { authenticateToken, bearerToken, type TokenPrincipal } from "@/lib/auth/tokens";
+import { authenticateAndCount, bearerToken, type TokenPrincipal } from "@/lib/auth/tokens";
 import { classifyDatabaseError, perform, safeParse, validationError, type Operation } from "@/lib/tasks/engine";
 import type { Result } from "@/lib/tasks/types";
 import { readJsonBody } from "./body";
@@ -11,7 +11,7 @@ import { INSTANCE_HEADER, type Endpoint } from "./endpoints";
 import { instanceHeader } from "@/lib/tasks/schemas";
 import { clientAddress } from "./client-address";
 import { errorResponse } from "./errors";
-import { limiters } from "./rate-limit";
+import { addressKey, limits, take, tokenKey } from "./rate-limit";
 import { withTransportSecurity } from "./transport";
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
@@ -57,19 +57,26 @@ export async function authorize(endpoint: Endpoint, request: Request): Promise<{
   const inProcess = (request as unknown as Record<symbol, TokenPrincipal | undefined>)[IN_PROCESS_CALLER];
   let principal = inProcess ?? null;
   if (!principal) {
-    const { perToken, failedAuth } = limiters();
+    const { perToken, failedAuth } = limits();
+    const { db } = getDatabase();
     const bearer = bearerToken(request.headers.get("authorization"));
-    principal = bearer || !endpoint.session ? await authenticateToken(getDatabase().db, bearer) : await sessionPrincipal();
+    let wait = 0;
+    if (bearer || !endpoint.session) {
+      const counted = await authenticateAndCount(db, bearer, perToken);
+      if (counted) ({ principal, wait } = counted);
+    } else {
+      principal = await sessionPrincipal();
+      if (principal) wait = await take(db, tokenKey(principal.tokenId), perToken);
+    }
     if (!principal) {
-      const wait = failedAuth.take(clientAddress((name) => request.headers.get(name)));
-      if (wait > 0) {
-        return { refusal: errorResponse({ code: "rate_limited", message: "Too many failed authentications; slow down", retryAfterSeconds: wait }) };
+      const refused = await take(db, addressKey(clientAddress((name) => request.headers.get(name))), failedAuth);
+      if (refused > 0) {
+        return { refusal: errorResponse({ code: "rate_limited", message: "Too many failed authentications; slow down", retryAfterSeconds: refused }) };
       }
       const response = errorResponse({ code: "unauthorized", message: "A valid bearer token is required (Authorization: Bearer cb_…)" });
       response.headers.set("WWW-Authenticate", 'Bearer realm="claimboard"');
       return { refusal: response };
     }
-    const wait = perToken.take(principal.tokenId);
     if (wait > 0) return { refusal: errorResponse({ code: "rate_limited", message: "Rate limit exceeded for this token", retryAfterSeconds: wait }) };
   }
   if (endpoint.roles !== "public" && !endpoint.roles.includes(principal.role)) {

@@ -78,6 +78,8 @@ function observe(value: Record<string, unknown>, options: McpOptions, claimed: b
   if (!options.onTask) return;
   const found = [value.task, ...(Array.isArray(value.tasks) ? value.tasks : [])];
   for (const task of found) if (task && typeof task === "object") options.onTask(task as Task, claimed);
+  // complete_task with `next`: the task claimed next is the caller's, whatever the call.
+  if (value.next && typeof value.next === "object") options.onTask(value.next as Task, true);
 }
 
 /** The HTTP transport's lease renewal: best effort — the call's own answer stands either way. */

@@ -130,6 +130,30 @@ export const dependenciesBody = z.strictObject({
   dependsOn: dependsOn.min(1, "must list at least one task id"),
 });
 
+
+/** PATCH /tasks/{id}: the fields an edit may change (docs/api.md); at least one must be named. */
+const editFields = {
+  version,
+  title: text(200, 1).optional(),
+  description: text(10_000).optional(),
+  priority: priority.optional(),
+  payload: jsonObject.optional(),
+};
+export const EDITABLE_FIELDS = ["title", "description", "priority", "payload"] as const;
+const namesAField = (body: Partial<Record<(typeof EDITABLE_FIELDS)[number], unknown>>) => EDITABLE_FIELDS.some((f) => body[f] !== undefined);
+const NAMES_A_FIELD = { message: `must name at least one of ${EDITABLE_FIELDS.join(", ")}` };
+/** An edit must change something it names: a refinement, added after any `.extend`. */
+export const requireAnEdit = <T extends z.ZodType<Partial<Record<(typeof EDITABLE_FIELDS)[number], unknown>>>>(schema: T) =>
+  schema.refine(namesAField, NAMES_A_FIELD);
+export const editTaskFields = z.strictObject(editFields);
+export const editTaskBody = requireAnEdit(editTaskFields);
+
+/** A comment: 1..4000 characters, not only blanks. */
+export const COMMENT_MAX = 4000;
+export const commentBody = z.strictObject({
+  body: text(COMMENT_MAX, 1).refine((value) => value.trim().length > 0, "must not be only blanks"),
+});
+
 const withTaskId = <T extends z.ZodRawShape>(body: z.ZodObject<T>) => body.extend({ taskId });
 
 export const claimInput = withTaskId(claimBody);
@@ -143,6 +167,8 @@ export const failInput = withTaskId(failBody);
 export const superviseInput = withTaskId(superviseBody);
 export const dependenciesInput = withTaskId(dependenciesBody);
 export const readinessInput = z.strictObject({ taskId });
+export const editTaskInput = requireAnEdit(withTaskId(editTaskFields));
+export const commentInput = withTaskId(commentBody);
 export const queuePausedInput = z.strictObject({ queue: queueName, paused: z.boolean() });
 
 export const sweepInput = z.strictObject({ queue: queueName.optional() });
@@ -188,3 +214,5 @@ export type DependenciesInput = z.infer<typeof dependenciesInput>;
 export type QueueSettingsInput = z.infer<typeof queueSettingsInput>;
 export type CreateQueueInput = z.infer<typeof createQueueInput>;
 export type HandoffInput = z.infer<typeof handoffInput>;
+export type EditTaskInput = z.infer<typeof editTaskInput>;
+export type CommentInput = z.infer<typeof commentInput>;

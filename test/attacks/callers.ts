@@ -99,9 +99,10 @@ export class Scenes {
     return makeQueue(this.f.database.db, queue);
   }
 
-  async queued(queue: string): Promise<Task> {
+  /** A new task; `creator` makes it the caller's own (edits). */
+  async queued(queue: string, creator: ActorRef = this.admin): Promise<Task> {
     await this.queue(queue);
-    return must(await this.run<Task>(createTask, { title: `scene ${queue}`, queue }, this.admin));
+    return must(await this.run<Task>(createTask, { title: `scene ${queue}`, queue }, creator));
   }
 
   async claimed(queue: string, holder: ActorRef): Promise<Task> {

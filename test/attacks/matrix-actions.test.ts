@@ -37,6 +37,8 @@ const SCENES: Record<string, Scene> = {
     const [task, dependency] = [await s.queued(q), await s.queued(q)];
     return { ...ref(task), dependsOn: [dependency.id] };
   },
+  editTaskAction: async (s, c, q) => ({ ...ref(await s.queued(q, c.actor)), title: "matrix, edited" }),
+  addCommentAction: async (s, _c, q) => ({ taskId: (await s.queued(q)).id, body: "matrix" }),
   createTokenAction: async (_s, _c, q) => ({ name: `tok-${q}` }),
   revokeTokenAction: async (_s, _c, q) => (await createAgentToken(fixture.database.db, { name: `rev-${q}` }), { name: `rev-${q}` }),
   bulkSuperviseAction: async (s, _c, q) => ({ action: "requeue", tasks: [ref(await s.escalated(q))] }),
@@ -46,6 +48,7 @@ const SCENES: Record<string, Scene> = {
   pausedQueuesAction: async () => ({}),
   agentTokensAction: async () => ({}),
   inboxAction: async () => ({ queue: null }),
+  inboxCountAction: async (s, _c, q) => (await s.escalated(q), {}),
   queueSettingsListAction: async () => ({}),
   applyRecommendedLeaseAction: async (s, _c, q) => (await s.heartbeats(q), { queue: q, window: "1h" }),
 };

@@ -21,6 +21,7 @@ const ownerCall = (verb: string, state: "claimed" | "started", extra: object = {
 const SCENES: Record<string, Scene> = {
   createTask: async (_s, _c, q) => ({ path: "/tasks", body: { title: "matrix", queue: q } }),
   listTasks: async (s, _c, q) => (await s.queued(q), { path: `/tasks?queue=${q}` }),
+  countTasks: async (s, _c, q) => (await s.queued(q), { path: `/tasks/counts?queue=${q}` }),
   getTask: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}` }),
   listTaskEvents: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/events` }),
   claimNext: async (s, _c, q) => (await s.queued(q), { path: "/claims", body: { queue: q } }),
@@ -44,6 +45,11 @@ const SCENES: Record<string, Scene> = {
     return { path: `/tasks/${task.id}/dependencies`, body: { version: task.version, dependsOn: [dependency.id] } };
   },
   taskReadiness: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/readiness` }),
+  editTask: async (s, c, q) => {
+    const task = await s.queued(q, c.actor);
+    return { path: `/tasks/${task.id}`, body: { version: task.version, title: "matrix, edited" } };
+  },
+  addComment: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/comments`, body: { body: "matrix" } }),
   streamEvents: async (_s, _c, q) => ({ path: `/events?queue=${q}` }),
   openapi: async () => ({ path: "/openapi.json" }),
   health: async () => ({ path: "/health" }),
@@ -172,7 +178,7 @@ test("POST /api/mcp: every token role connects and is shown its tools; cookies, 
     }
     expect(res.status, `${caller.name}: ${res.text}`).toBe(200);
     const names = (res.body as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
-    expect(names.length, caller.name).toBe(caller.tokenRole === "observer" ? 4 : 13);
+    expect(names.length, caller.name).toBe(caller.tokenRole === "observer" ? 4 : 15);
     tally.allowed++;
   }
   const observer = callers.find((c) => c.tokenRole === "observer")!;

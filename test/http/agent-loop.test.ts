@@ -126,4 +126,13 @@ describe("a method a path does not serve", () => {
     expect(options.status).toBe(204);
     expect(options.headers.get("allow")!.split(", ").sort()).toEqual([...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"].sort());
   });
+
+  test("/api/mcp: the same 405 for every method but POST (no GET stream, no session to DELETE)", async () => {
+    for (const method of ["GET", "PUT", "PATCH", "DELETE"]) {
+      const res = await fetch(`${f.server.url}/api/mcp`, { method, headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(405);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("method_not_allowed");
+      expect(res.headers.get("allow")).toBe("POST, OPTIONS");
+    }
+  });
 });

@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 const AGENT_TOOLS = [
-  "claim_next_task", "claim_task", "complete_task", "create_task", "fail_task", "get_task", "list_tasks",
+  "add_comment", "claim_next_task", "claim_task", "complete_task", "create_task", "edit_task", "fail_task", "get_task", "list_tasks",
   "record_side_effect", "release_task", "report_progress", "start_task", "task_history", "task_readiness",
 ];
 
@@ -103,6 +103,26 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     expect((history.events as { type: string }[]).map((e) => e.type)).toContain("completed");
     const empty = resultJson(await call(mcp, "claim_next_task", { queue }));
     expect(empty).toEqual({ task: null });
+  });
+
+  // Right after the test above, which leaves the queue empty: the next claimed is `second`.
+  test("complete_task with next completes and claims the next task in one step; null when none is left", async () => {
+    const first = await create("loop one");
+    const second = await create("loop two");
+    const held = await taskOf(mcp, "claim_task", { id: first.id, version: 1 });
+    const started = await taskOf(mcp, "start_task", { id: first.id, version: held.version });
+    const answer = resultJson(await call(mcp, "complete_task", { id: first.id, version: started.version, next: { queue, start: true } }));
+    expect(answer.task).toMatchObject({ id: first.id, status: "done" });
+    expect(answer.next).toMatchObject({ id: second.id, status: "started", owner: { name: agentName } });
+    const next = answer.next as { id: string; version: number };
+    const last = resultJson(await call(mcp, "complete_task", { id: next.id, version: next.version, next: { queue } }));
+    expect(last.task).toMatchObject({ id: second.id, status: "done" });
+    expect(last.next).toBeNull();
+    // One transaction each: the completion and the next claim share the writing transaction.
+    const [shared] = await f.database.client`
+      SELECT count(DISTINCT tx_id)::int AS n FROM task_events
+      WHERE (task_id = ${first.id}::bigint AND type = 'completed') OR (task_id = ${second.id}::bigint AND type IN ('claimed', 'started'))`;
+    expect(shared?.n).toBe(1);
   });
 
   test("a stale version is version_conflict with the current task, and changes nothing", async () => {
@@ -176,6 +196,25 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
       .toBe("handoff.summary");
     const failed = await taskOf(mcp, "fail_task", { id: task.id, version: again.version, reason: "the file is corrupt", handoff: { summary: "tried twice" } });
     expect(failed).toMatchObject({ status: "queued", failureCount: 1, handoff: { summary: "tried twice", next: null, artifacts: [] } });
+  });
+
+  test("edit_task on a task it created, add_comment on anyone's; stale, foreign and oversized calls are refused and change nothing", async () => {
+    const mine = await taskOf(mcp, "create_task", { title: "inspectoins", queue });
+    const edited = await taskOf(mcp, "edit_task", { id: mine.id, version: 1, title: "inspections", priority: 2 });
+    expect(edited).toMatchObject({ title: "inspections", priority: 2, version: 2 });
+    const before = await taskDigest(f, mine.id);
+    expect((await refusalOf(mcp, "edit_task", { id: mine.id, version: 1, title: "again" }, "version_conflict")).task).toMatchObject({ version: 2 });
+    expect((await refusalOf(mcp, "edit_task", { id: mine.id, version: 2 }, "invalid_request")).message).toContain("at least one of");
+    const theirs = await create("the rival's");
+    await refusalOf(mcp, "edit_task", { id: theirs.id, version: 1, title: "mine now" }, "forbidden");
+
+    const comment = resultJson(await call(mcp, "add_comment", { id: theirs.id, body: "gate 2 is locked" }));
+    expect(comment.event).toMatchObject({ taskId: theirs.id, type: "commented", payload: { body: "gate 2 is locked" }, actor: { name: agentName } });
+    expect((await refusalOf(mcp, "add_comment", { id: theirs.id, body: "x".repeat(4001) }, "invalid_request")).field).toBe("body");
+    await refusalOf(watcher, "add_comment", { id: theirs.id, body: "observers only read" }, "forbidden");
+    expect(await taskDigest(f, mine.id)).toBe(before);
+    expect((await eventTypes(f, theirs.id)).map((e) => [e.type, e.actor])).toEqual([["created", "rival"], ["commented", agentName]]);
+    expect((await eventTypes(f, mine.id)).map((e) => e.type)).toEqual(["created", "edited"]);
   });
 
   test("a blocked task: claim_task is not_ready, task_readiness says why", async () => {

@@ -8,6 +8,7 @@ import * as claimBatch from "@/app/api/v1/claims/batch/route";
 import * as completions from "@/app/api/v1/completions/route";
 import * as health from "@/app/api/v1/health/route";
 import * as tasks from "@/app/api/v1/tasks/route";
+import * as counts from "@/app/api/v1/tasks/counts/route";
 import * as task from "@/app/api/v1/tasks/[id]/route";
 import * as claim from "@/app/api/v1/tasks/[id]/claim/route";
 import * as complete from "@/app/api/v1/tasks/[id]/complete/route";
@@ -19,6 +20,7 @@ import * as sideEffects from "@/app/api/v1/tasks/[id]/side-effects/route";
 import * as start from "@/app/api/v1/tasks/[id]/start/route";
 import * as dependencies from "@/app/api/v1/tasks/[id]/dependencies/route";
 import * as readiness from "@/app/api/v1/tasks/[id]/readiness/route";
+import * as comments from "@/app/api/v1/tasks/[id]/comments/route";
 
 // The typed client's fetch for /api/mcp: each request goes straight to the API's own route
 // handler in this process — no socket, the same guard, validation and engine call as over
@@ -30,6 +32,7 @@ type RouteHandler = (request: Request, context: { params: Promise<Record<string,
 const handlers: Record<keyof typeof clientRoutes, RouteHandler> = {
   createTask: tasks.POST,
   listTasks: tasks.GET,
+  countTasks: counts.GET,
   getTask: task.GET,
   listTaskEvents: events.GET,
   claimNext: claims.POST,
@@ -44,6 +47,8 @@ const handlers: Record<keyof typeof clientRoutes, RouteHandler> = {
   fail: fail.POST,
   addDependencies: dependencies.POST,
   taskReadiness: readiness.GET,
+  editTask: task.PATCH,
+  addComment: comments.POST,
   health: health.GET,
 };
 

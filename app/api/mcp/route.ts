@@ -4,7 +4,8 @@ import { readJsonBody } from "@/lib/http/body";
 import { INSTANCE_HEADER, type Endpoint } from "@/lib/http/endpoints";
 import { errorResponse } from "@/lib/http/errors";
 import { handle } from "@/lib/http/handler";
-import { limiters } from "@/lib/http/rate-limit";
+import { otherMethods } from "@/lib/http/routes";
+import { limits, take, tokenKey } from "@/lib/http/rate-limit";
 import { createMcpServer } from "@/lib/mcp/server";
 import { inProcessFetch } from "./in-process";
 
@@ -18,12 +19,12 @@ const mcp: Endpoint = {
   roles: ["observer", "agent", "supervisor"], success: { status: 200, description: "JSON-RPC answers" }, errors: [400, 413],
 };
 
-export const POST = handle(mcp, async ({ request, principal }) => {
+export const POST = handle(mcp, async ({ request, principal, db }) => {
   const read = await readJsonBody(request);
   if (!read.ok) return errorResponse(read.error);
   // A JSON-RPC batch is as many calls: each past the first takes its own share of the limit.
   for (let extra = Array.isArray(read.value) ? read.value.length - 1 : 0; extra > 0; extra--) {
-    const wait = limiters().perToken.take(principal!.tokenId);
+    const wait = await take(db, tokenKey(principal!.tokenId), limits().perToken);
     if (wait > 0) return errorResponse({ code: "rate_limited", message: "Rate limit exceeded for this token", retryAfterSeconds: wait });
   }
   const server = createMcpServer({
@@ -46,3 +47,7 @@ export const POST = handle(mcp, async ({ request, principal }) => {
     await server.close();
   }
 });
+
+// Stateless: no GET stream and no session to DELETE — the API's 405, which MCP clients
+// read as "POST only" (the Streamable HTTP transport allows a 405 for GET).
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods(mcp);
