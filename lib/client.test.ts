@@ -84,6 +84,9 @@ describe("ClaimboardClient against a real server", () => {
     expect(page.nextCursor).toBe(created.id);
     const rest = await observer.listTasks({ queue: "client", cursor: page.nextCursor! });
     expect(rest).toMatchObject({ tasks: [{ title: "two" }], nextCursor: null });
+    // Search (the last word a prefix, here of the description's "first"), sort, and the counts.
+    expect((await client.listTasks({ queue: "client", q: "fir", sort: "created" })).tasks.map((t) => t.title)).toEqual(["one"]);
+    expect((await client.countTasks({ queue: "client" })).statuses).toMatchObject({ queued: 2, done: 0 });
   });
 
   test("claimNext (null on 204), heartbeat, side effect, complete, events", async () => {

@@ -101,10 +101,32 @@ export interface TaskChanges {
   payload?: Record<string, unknown>;
 }
 
-export interface ListTasksQuery {
-  status?: TaskStatus;
+/** The filters a list and the counts share (GET /tasks, GET /tasks/counts). */
+export interface TaskFilterQuery {
   queue?: string;
-  owner?: "me";
+  /** `me`: the caller's tasks; `none`: tasks nobody holds. */
+  owner?: "me" | "none";
+  needsCheck?: "true" | "false";
+  /** Full-text search over title, description and payload (1..200 characters; the last word is a prefix). */
+  q?: string;
+  minPriority?: number;
+  /** Tasks created at least this many seconds ago. */
+  olderThan?: number;
+}
+
+export interface TaskCounts {
+  statuses: Record<TaskStatus, number>;
+  queues: { queue: string; statuses: Record<TaskStatus, number> }[];
+  /** A count of cap + 1 means "more than cap". */
+  cap: number;
+}
+
+export interface ListTasksQuery extends TaskFilterQuery {
+  status?: TaskStatus;
+  /** v1's order; give this or `sort`, not both. */
+  order?: "id" | "newest" | "priority";
+  /** priority (claim order), created (newest first) or updated (most recently changed first). */
+  sort?: "priority" | "created" | "updated";
   /** Tasks that depend on this task id. */
   dependsOn?: string;
   limit?: number;
@@ -134,6 +156,7 @@ export interface Health {
 export const clientRoutes = {
   createTask: { method: "POST", path: "/tasks" },
   listTasks: { method: "GET", path: "/tasks" },
+  countTasks: { method: "GET", path: "/tasks/counts" },
   getTask: { method: "GET", path: "/tasks/{id}" },
   listTaskEvents: { method: "GET", path: "/tasks/{id}/events" },
   claimNext: { method: "POST", path: "/claims" },
@@ -231,6 +254,11 @@ export class ClaimboardClient {
 
   async listTasks(query: ListTasksQuery = {}): Promise<{ tasks: Task[]; nextCursor: string | null }> {
     return this.call("listTasks", { query: { ...query } });
+  }
+
+  /** Live counts per status for the filter, and per queue and status (each capped: see `cap`). */
+  async countTasks(query: TaskFilterQuery = {}): Promise<TaskCounts> {
+    return this.call("countTasks", { query: { ...query } });
   }
 
   async getTask(id: string): Promise<Task> {

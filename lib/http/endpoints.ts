@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { taskStatus, type TokenRole } from "@/db/schema";
+import { countTasksQuery } from "@/lib/tasks/counts";
 import { listEventsQuery, listTasksQuery } from "@/lib/tasks/queries";
 import { eventStreamQuery } from "@/lib/realtime/query";
 import * as input from "@/lib/tasks/schemas";
@@ -49,6 +50,16 @@ export const taskObject = z
     progress: progressObject.nullable(),
   })
   .meta({ id: "Task" });
+
+const statusCounts = z.object(Object.fromEntries(taskStatus.enumValues.map((s) => [s, z.number().int()])) as Record<(typeof taskStatus.enumValues)[number], z.ZodNumber>);
+
+export const taskCountsObject = z
+  .object({
+    statuses: statusCounts.meta({ description: "The filter's tasks in each status" }),
+    queues: z.array(z.object({ queue: z.string(), statuses: statusCounts })).meta({ description: "Every queue that is not archived, unfiltered" }),
+    cap: z.number().int().meta({ description: "A count of cap + 1 means more than cap" }),
+  })
+  .meta({ id: "TaskCounts" });
 
 export const readinessObject = z
   .object({
@@ -144,9 +155,17 @@ export const endpoints = {
     success: { status: 200, description: "The task's readiness for the caller", schema: readinessObject }, errors: [400, 404],
   },
   listTasks: {
-    operationId: "listTasks", method: "GET", path: "/tasks", summary: "List tasks, oldest first, keyset-paginated",
+    operationId: "listTasks", method: "GET", path: "/tasks",
+    summary: "List tasks, keyset-paginated: filter, search (q) and sort; oldest first by default",
     roles: READ, session: true, query: listTasksQuery,
     success: { status: 200, description: "A page of tasks", schema: z.object({ tasks: z.array(taskObject), nextCursor: z.string().nullable() }) },
+    errors: [400],
+  },
+  countTasks: {
+    operationId: "countTasks", method: "GET", path: "/tasks/counts",
+    summary: "Live counts: the filter's tasks per status, and every queue's per status (each stops at `cap` + 1)",
+    roles: READ, session: true, query: countTasksQuery,
+    success: { status: 200, description: "The counts", schema: taskCountsObject },
     errors: [400],
   },
   getTask: {

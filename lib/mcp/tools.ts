@@ -140,7 +140,7 @@ export const tools: Tool[] = [
   tool({
     name: "list_tasks", title: "List tasks", endpoint: "listTasks", leaseEffect: "none",
     description: describeTool(
-      "List tasks, filtered by status, queue, owner: \"me\" (the tasks you hold) or needsCheck, a page at a time (limit 1..100; pass nextCursor back as cursor for the next page). order: id (oldest first, default), newest, or priority (claim order).",
+      "List tasks, filtered by status, queue, owner: \"me\" (the tasks you hold) or needsCheck, a page at a time (limit 1..100; pass nextCursor back as cursor for the next page). q searches title, description and payload (every word; the last as a prefix). order: id (oldest first, default), newest, or priority (claim order); or sort: priority, created or updated (newest first).",
       [],
     ),
     input: input.list, output: output.tasks,

@@ -40,6 +40,8 @@ const SCENES: Record<string, Scene> = {
     const [task, dependency] = [await s.queued(q), await s.queued(q)];
     return { ...ref(task), dependsOn: [dependency.id] };
   },
+  editTaskAction: async (s, c, q) => ({ ...ref(await s.queued(q, c.actor)), title: "matrix, edited" }),
+  addCommentAction: async (s, _c, q) => ({ taskId: (await s.queued(q)).id, body: "matrix" }),
   createTokenAction: async (_s, _c, q) => ({ name: `tok-${q}` }),
   revokeTokenAction: async (_s, _c, q) => (await createAgentToken(fixture.database.db, { name: `rev-${q}` }), { name: `rev-${q}` }),
   bulkSuperviseAction: async (s, _c, q) => ({ action: "requeue", tasks: [ref(await s.escalated(q))] }),

@@ -21,6 +21,7 @@ const ownerCall = (verb: string, state: "claimed" | "started", extra: object = {
 const SCENES: Record<string, Scene> = {
   createTask: async (_s, _c, q) => ({ path: "/tasks", body: { title: "matrix", queue: q } }),
   listTasks: async (s, _c, q) => (await s.queued(q), { path: `/tasks?queue=${q}` }),
+  countTasks: async (s, _c, q) => (await s.queued(q), { path: `/tasks/counts?queue=${q}` }),
   getTask: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}` }),
   listTaskEvents: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/events` }),
   claimNext: async (s, _c, q) => (await s.queued(q), { path: "/claims", body: { queue: q } }),

@@ -115,6 +115,12 @@ describe("400 invalid_request", () => {
       ["/tasks?owner=you", "owner"],
       ["/tasks?cursor=abc", "cursor"],
       ["/tasks?queue=Not%20A%20Queue", "queue"],
+      [`/tasks?q=${"x".repeat(10_000)}`, "q"],
+      ["/tasks?q=", "q"],
+      ["/tasks?sort=random", "sort"],
+      ["/tasks?sort=priority&order=id", "sort"],
+      [`/tasks/counts?q=${"x".repeat(10_000)}`, "q"],
+      ["/tasks/counts?status=queued", "status"],
     ] as const) {
       const error = expectError(await f.api.get(path, amal), 400, "invalid_request");
       expect(error.message, path).toContain(field);
@@ -127,6 +133,14 @@ describe("400 invalid_request", () => {
     expectError(await f.api.get("/tasks/99999999999999999999", amal), 400, "invalid_request");
     expectError(await f.api.post("/tasks/0/claim", amal, { version: 1 }), 400, "invalid_request");
   });
+});
+
+test("200, not 500: search text that is tsquery syntax is only words", async () => {
+  for (const q of ["a & | ! ( :*", "'", "\\", "!!!", "x' | 'y", "<->", "%00"]) {
+    const res = await f.api.get(`/tasks?q=${encodeURIComponent(q)}&sort=updated`, amal);
+    expect(res.status, `${q}: ${res.text}`).toBe(200);
+    expect((await f.api.get(`/tasks/counts?q=${encodeURIComponent(q)}`, amal)).status, q).toBe(200);
+  }
 });
 
 test("400, not 500: a malformed percent-encoding in a path id", async () => {

@@ -8,6 +8,7 @@ import * as claimBatch from "@/app/api/v1/claims/batch/route";
 import * as completions from "@/app/api/v1/completions/route";
 import * as health from "@/app/api/v1/health/route";
 import * as tasks from "@/app/api/v1/tasks/route";
+import * as counts from "@/app/api/v1/tasks/counts/route";
 import * as task from "@/app/api/v1/tasks/[id]/route";
 import * as claim from "@/app/api/v1/tasks/[id]/claim/route";
 import * as complete from "@/app/api/v1/tasks/[id]/complete/route";
@@ -31,6 +32,7 @@ type RouteHandler = (request: Request, context: { params: Promise<Record<string,
 const handlers: Record<keyof typeof clientRoutes, RouteHandler> = {
   createTask: tasks.POST,
   listTasks: tasks.GET,
+  countTasks: counts.GET,
   getTask: task.GET,
   listTaskEvents: events.GET,
   claimNext: claims.POST,
