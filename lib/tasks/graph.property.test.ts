@@ -34,7 +34,7 @@ const folded = (t: FoldedTask | TaskRow) => ({
 
 const EXPECTED = [
   "already_claimed", "version_conflict", "not_owner", "lease_expired", "invalid_transition", "check_required",
-  "not_ready", "dependency_cycle", "queue_paused",
+  "not_ready", "dependency_cycle", "queue_paused", "forbidden",
 ];
 
 const rowsOf = (queue: string) =>

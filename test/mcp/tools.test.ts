@@ -238,7 +238,7 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     await expect(mcp.client.readResource({ uri: "claimboard://tasks/99999999" })).rejects.toThrow(/not_found/);
     const prompt = await mcp.client.getPrompt({ name: "work_the_queue", arguments: { queue } });
     const text = (prompt.messages[0]!.content as { text: string }).text;
-    for (const step of ["claim_next_task", "report_progress", "record_side_effect", "complete_task", "fail_task"]) expect(text).toContain(step);
+    for (const step of ["claim_next_task", "report_progress", "record_side_effect", "complete_task", "fail_task", "add_comment"]) expect(text).toContain(step);
     expect(text).toContain(queue);
   });
 });
