@@ -96,7 +96,7 @@ function PersonRowView({ person, viewer, onDisable }: { person: PersonView; view
       <td className="px-3 py-2">
         <select
           aria-label={`Role of ${person.name}`}
-          className={`${controlClass} w-32`}
+          className={`${controlClass.replace("w-full", "")} w-32`}
           value={person.role}
           disabled={role.isPending}
           onChange={(e) =>
@@ -156,7 +156,7 @@ export function People({ initial, viewer }: { initial: PersonView[]; viewer: Vie
         <p className="mb-2 text-sm text-slate-700">
           The board always keeps one enabled supervisor: the last one can be neither demoted nor disabled, by anyone (themselves included).
         </p>
-        <div role="region" aria-label="People table" tabIndex={0} className="overflow-x-auto rounded-lg border border-slate-200 bg-white focus-visible:outline-2 focus-visible:outline-blue-600">
+        <div role="region" aria-label="People table" tabIndex={0} className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white focus-visible:outline-2 focus-visible:outline-blue-600">
           <table className="min-w-full text-left text-sm">
             <thead className="bg-slate-100 text-xs text-slate-700 uppercase">
               <tr>
