@@ -17,6 +17,7 @@ const DENIED: Record<string, string> = {
   queues: "the queue settings",
   insights: "Insights",
   agents: "agent tokens",
+  people: "people management",
 };
 
 export default async function BoardPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {

@@ -142,9 +142,9 @@ test.describe("queue settings", () => {
 
 test.describe("supervisor pages at 390px", () => {
   test.use({ viewport: { width: 390, height: 844 } });
-  test("the inbox, agents and queues pages fit a phone's width", async ({ page }) => {
+  test("the inbox, agents, people and queues pages fit a phone's width", async ({ page }) => {
     await signIn(page, SARA, "/inbox");
-    for (const path of ["/inbox", "/agents", "/queues"]) {
+    for (const path of ["/inbox", "/agents", "/people", "/queues"]) {
       await page.goto(path);
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

@@ -9,6 +9,7 @@ const BOARD: NavItem[] = [{ href: "/", label: "Board" }];
 const SUPERVISION: NavItem[] = [
   { href: "/inbox", label: "Inbox", badge: "inbox" },
   { href: "/agents", label: "Agents" },
+  { href: "/people", label: "People" },
   { href: "/queues", label: "Queues" },
   { href: "/insights", label: "Insights" },
 ];

@@ -5,7 +5,6 @@ import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { bulkSuperviseAction } from "@/app/actions/supervise";
 import { inboxAction } from "@/app/inbox/actions";
-import { serverNow } from "@/components/realtime/clock";
 import { describeError } from "@/components/task/describe-error";
 import { unwrap, useTaskMutation } from "@/components/task/mutations";
 import { toWire, type TaskView } from "@/components/task/wire";
@@ -19,26 +18,8 @@ import { groupByReason, plural, visibleItems, type InboxSort, type ReasonGroup }
 import { supervisorKeys } from "./keys";
 import { ReasonGroups } from "./reason-groups";
 import type { InboxTaskView, InboxView } from "./types";
+import { useAgeClock } from "./use-age-clock";
 import { useSupervisorCall } from "./use-supervisor";
-
-/**
- * The estimated database time, updated every 30 s (ages are shown in minutes: a per-second
- * tick would re-render every row for nothing); null until hydrated, so the server's HTML and
- * the first client render agree.
- */
-function useMinuteClock(): number | null {
-  const [now, setNow] = useState<number | null>(null);
-  useEffect(() => {
-    const update = () => setNow(serverNow());
-    const first = setTimeout(update, 0);
-    const timer = setInterval(update, 30_000);
-    return () => {
-      clearTimeout(first);
-      clearInterval(timer);
-    };
-  }, []);
-  return now;
-}
 
 /**
  * The escalation inbox at volume: search, sort by age, select rows (shift-click for a range)
@@ -61,7 +42,7 @@ export function Inbox({ initial, queues }: { initial: InboxView; queues: string[
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const anchor = useRef<number | null>(null);
   const [confirming, setConfirming] = useState<PendingDecision | null>(null);
-  const now = useMinuteClock();
+  const now = useAgeClock();
 
   const shown = useMemo(() => visibleItems(data.escalated, search, sort), [data.escalated, search, sort]);
   const groups = useMemo(() => groupByReason(shown), [shown]);

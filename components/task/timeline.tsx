@@ -7,6 +7,7 @@ import { ActorName } from "./badges";
 import { LocalTime } from "@/components/ui/local-time";
 import type { ReactNode } from "react";
 import type { EventView } from "./wire";
+import { editedSummary, RowNote } from "./timeline-notes";
 
 type Payload = Record<string, unknown>;
 
@@ -66,6 +67,10 @@ function what(entry: TimelineEntry): ReactNode {
       return "completed it";
     case "cancelled":
       return "cancelled it";
+    case "edited":
+      return editedSummary(payload);
+    case "commented":
+      return "commented";
     default:
       return entry.type.replaceAll("_", " ");
   }
@@ -88,6 +93,7 @@ function Entry({ entry }: { entry: TimelineEntry }) {
         {instanceOf(entry) ? <span className="ml-1 text-xs text-slate-500" data-testid="instance">· {instanceOf(entry)}</span> : null}
       </p>
       <HandoffLine payload={(entry.events.at(-1)!.payload ?? {}) as Payload} />
+      <RowNote type={entry.type} payload={(entry.events.at(-1)!.payload ?? {}) as Payload} />
       <details className="mt-1 text-xs">
         <summary className="cursor-pointer text-slate-500">Payload</summary>
         <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-2 text-slate-100">

@@ -19,6 +19,8 @@ beforeAll(async () => {
   for (const [name, role] of [["mcp-stdio", "agent"], ["mcp-http", "agent"], ["rival", "agent"], ["watcher-stdio", "observer"], ["watcher-http", "observer"]] as const) {
     tokens[name] = await f.token(name, role);
   }
+  // The queues the tests work in, made as a supervisor would (queues exist only on purpose).
+  for (const queue of ["mcp-stdio", "mcp-http", "mcp-stdio-handoff", "mcp-http-handoff", "mcp-instance", "mcp-renew"]) await f.queue(queue);
 });
 afterAll(async () => {
   for (const s of sessions) await s.close().catch(() => {});
@@ -236,7 +238,7 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     await expect(mcp.client.readResource({ uri: "claimboard://tasks/99999999" })).rejects.toThrow(/not_found/);
     const prompt = await mcp.client.getPrompt({ name: "work_the_queue", arguments: { queue } });
     const text = (prompt.messages[0]!.content as { text: string }).text;
-    for (const step of ["claim_next_task", "report_progress", "record_side_effect", "complete_task", "fail_task"]) expect(text).toContain(step);
+    for (const step of ["claim_next_task", "report_progress", "record_side_effect", "complete_task", "fail_task", "add_comment"]) expect(text).toContain(step);
     expect(text).toContain(queue);
   });
 });
