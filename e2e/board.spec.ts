@@ -11,7 +11,7 @@ test.describe("the board", () => {
     const form = page.getByRole("form", { name: "New task" });
     await form.getByLabel("Title").fill(title);
     await form.getByLabel("Description").fill("Pressure should read 1.5 bar.");
-    await form.getByLabel("Queue").fill(queue);
+    await form.getByLabel("Queue").selectOption(queue);
     await form.getByLabel("Priority").fill("3");
     await form.getByRole("button", { name: "Create task" }).click();
 

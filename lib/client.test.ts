@@ -5,6 +5,7 @@ import { createAgentToken } from "@/lib/auth/tokens";
 import { endpoints, type eventObject, type taskObject } from "@/lib/http/endpoints";
 import { holdRowLock } from "@/test/clients";
 import { freshDatabase, type TestDatabase } from "@/test/db";
+import { makeQueue } from "@/test/queues";
 import { startServer, type TestServer } from "@/test/server";
 import { ClaimboardApiError, ClaimboardClient, clientRoutes, type Task, type TaskEvent } from "./client";
 
@@ -58,6 +59,8 @@ describe("ClaimboardClient against a real server", () => {
     database = await freshDatabase();
     const agent = await createAgentToken(database.db, { name: "client-test" });
     const watcher = await createAgentToken(database.db, { name: "watcher", role: "observer" });
+    // The queues the tests work in, made as a supervisor would (queues exist only on purpose).
+    for (const queue of ["client", "client-one", "client-loop", "client-elsewhere", "client-edit", "graph", "errors", "nothing-here"]) await makeQueue(database.db, queue);
     server = await startServer(database.url);
     const recording: typeof fetch = (input, init) => {
       requests.push(`${init?.method ?? "GET"} ${new URL(input instanceof Request ? input.url : input).pathname}`);

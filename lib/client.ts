@@ -56,7 +56,7 @@ export interface Task {
 export interface Readiness {
   claimable: boolean;
   reasons: {
-    code: "status" | "held" | "breaker_tripped" | "queue_paused" | "claimants" | "blocked" | "not_before" | "needs_check";
+    code: "status" | "held" | "breaker_tripped" | "queue_archived" | "queue_paused" | "claimants" | "blocked" | "not_before" | "needs_check";
     message: string;
   }[];
   /** When only time (notBefore) is in the way, the moment it becomes claimable. */

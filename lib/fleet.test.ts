@@ -5,12 +5,14 @@ import { seedDemo } from "@/lib/demo";
 import { claim, claimNext, complete, createActor, createTask, failTask, perform, renew, setQueueSettings, type ActorRef, type Task } from "@/lib/tasks";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { readFleet } from "./fleet";
+import { makeQueue } from "@/test/queues";
 
 let database: TestDatabase;
 let creator: ActorRef;
 beforeAll(async () => {
   database = await freshDatabase();
   creator = await createActor(database.db, "user", "Sara");
+  await makeQueue(database.db, "fleet");
   await perform(setQueueSettings, { queue: "fleet", maxFailures: 5 }, { db: database.db, actor: creator });
 });
 afterAll(async () => {

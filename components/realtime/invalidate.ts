@@ -60,6 +60,8 @@ export function invalidateFor(client: QueryClient, events: LiveEvent[]): void {
   if (events.some((e) => e.type === "queue_paused" || e.type === "queue_resumed")) {
     void client.invalidateQueries({ queryKey: [...queueKeys, "paused"] });
   }
+  // The pickers' queue names: a queue made (its first event names it) or archived/restored.
   const known = client.getQueryData<string[]>(queueKeys);
-  if (known && events.some((e) => !known.includes(e.queue))) void client.invalidateQueries({ queryKey: queueKeys });
+  const archiving = events.some((e) => e.type === "archived" || e.type === "unarchived");
+  if (archiving || (known && events.some((e) => !known.includes(e.queue)))) void client.invalidateQueries({ queryKey: queueKeys });
 }

@@ -65,7 +65,7 @@ export const readinessObject = z
   .object({
     claimable: z.boolean(),
     reasons: z.array(z.object({
-      code: z.enum(["status", "held", "breaker_tripped", "queue_paused", "claimants", "blocked", "not_before", "needs_check"]),
+      code: z.enum(["status", "held", "breaker_tripped", "queue_archived", "queue_paused", "claimants", "blocked", "not_before", "needs_check"]),
       message: z.string(),
     })),
     claimableAt: z.iso.datetime().nullable(),

@@ -131,7 +131,7 @@ export const tools: Tool[] = [
   tool({
     name: "task_readiness", title: "Can I claim it now?", endpoint: "taskReadiness", leaseEffect: "none",
     description: describeTool(
-      "Whether you could claim this task right now and, if not, every reason (codes: held, blocked — waits for dependencies, not_before, queue_paused, claimants, breaker_tripped, needs_check, status) and claimableAt when only time is in the way. Call it when claim_task answers not_ready, or before waiting on a task.",
+      "Whether you could claim this task right now and, if not, every reason (codes: held, blocked — waits for dependencies, not_before, queue_paused, queue_archived, claimants, breaker_tripped, needs_check, status) and claimableAt when only time is in the way. Call it when claim_task answers not_ready, or before waiting on a task.",
       ["not_found"],
     ),
     input: input.readiness, output: output.readiness,

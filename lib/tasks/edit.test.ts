@@ -18,6 +18,7 @@ beforeAll(async () => {
   bilal = await f.actor("Bilal");
   agent = await f.actor("agent-7", "agent");
   sara = await f.actor("Sara");
+  await f.queue("edits-inbox");
   await f.must(setQueueSettings, { queue: "edits-inbox", maxFailures: 1 }, sara);
 });
 afterAll(async () => {

@@ -101,6 +101,7 @@ describe("foldEvents", () => {
       async (maxFailures, maxAttemptSeconds, steps) => {
         // A queue per run keeps runs (and fast-check's shrinking re-runs) apart in one database.
         const ctx: RunContext = { f, queue: `prop-${++run}`, actors, supervisor, taskIds: [] };
+        await f.queue(ctx.queue);
         await f.must(setQueueSettings, { queue: ctx.queue, maxFailures, maxAttemptSeconds }, supervisor);
         const seenVersions = new Map<string, number>();
         let rows: TaskRow[] = [];

@@ -106,6 +106,7 @@ describe("the work graph, at random", () => {
       fc.array(graphStepArbitrary, { minLength: 10, maxLength: 40, size: "max" }),
       async (retryDelaySeconds, steps) => {
         const ctx: RunContext = { f, queue: `graph-${++run}`, actors, supervisor, taskIds: [], graph: true };
+        await f.queue(ctx.queue);
         await f.must(setQueueSettings, { queue: ctx.queue, retryDelaySeconds }, supervisor);
         let rows: TaskRow[] = [];
         for (const step of steps) {

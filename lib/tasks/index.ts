@@ -21,6 +21,8 @@ export { addComment } from "./comment";
 export { sweepExpiredLeases, type SweepResult } from "./expire";
 export { resetBreaker, CLOCK_TOLERANCE_SECONDS } from "./breaker";
 export { setQueueSettings, DEFAULT_QUEUE } from "./queues";
+export { createQueue } from "./create-queue";
+export { archiveQueue, unarchiveQueue } from "./archive-queue";
 export { foldEvents, taskHistory, type FoldedTask } from "./fold";
 export { createActor, findActor, SYSTEM_ACTOR } from "./actors";
 export { loadTask } from "./task-row";

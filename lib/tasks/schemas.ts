@@ -56,7 +56,7 @@ export const version = z.number().int("must be a whole number").min(1).max(INT32
 
 export const queueName = z
   .string()
-  .regex(/^[a-z0-9._-]{1,64}$/, "must be 1 to 64 characters of a-z, 0-9, '.', '_' or '-'");
+  .regex(/^[a-z0-9._-]{1,64}$/, "must be 1 to 64 characters of a-z, 0-9, '.', '_' or '-' (no spaces or capitals)");
 
 export const priority = z.number().int("must be a whole number").min(-1000).max(1000);
 export const leaseSeconds = z.number().int("must be a whole number").min(5).max(3600);
@@ -174,8 +174,8 @@ export const queuePausedInput = z.strictObject({ queue: queueName, paused: z.boo
 export const sweepInput = z.strictObject({ queue: queueName.optional() });
 export const queueInput = z.strictObject({ queue: queueName });
 
-export const queueSettingsInput = z.strictObject({
-  queue: queueName,
+/** A queue's settings, as a create sets them and a change replaces them (the database's own bounds). */
+const queueSettingsFields = {
   leaseSeconds: leaseSeconds.optional(),
   maxFailures: z.number().int("must be a whole number").min(1).max(100).optional(),
   expiryThreshold: z.number().int("must be a whole number").min(1).max(1_000_000).optional(),
@@ -184,7 +184,14 @@ export const queueSettingsInput = z.strictObject({
   claimants: z.enum(["anyone", "people", "agents"], "must be anyone, people or agents").optional(),
   /** null lifts the ceiling. */
   maxAttemptSeconds: z.number().int("must be a whole number").min(60).max(604_800).nullable().optional(),
-});
+  /** What the queue is for, in a supervisor's words. */
+  description: text(500).optional(),
+};
+
+export const queueSettingsInput = z.strictObject({ queue: queueName, ...queueSettingsFields });
+
+/** Supervisor: a new queue, on purpose (docs/engine.md "Queue lifecycle"). */
+export const createQueueInput = z.strictObject({ name: queueName, ...queueSettingsFields, paused: z.boolean().optional() });
 
 /** The Claimboard-Instance request header: which process of a token's agent calls (host:pid, …). */
 export const instanceHeader = text(200, 1).regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces");
@@ -205,6 +212,7 @@ export type SuperviseInput = z.infer<typeof superviseInput>;
 export type SweepInput = z.infer<typeof sweepInput>;
 export type DependenciesInput = z.infer<typeof dependenciesInput>;
 export type QueueSettingsInput = z.infer<typeof queueSettingsInput>;
+export type CreateQueueInput = z.infer<typeof createQueueInput>;
 export type HandoffInput = z.infer<typeof handoffInput>;
 export type EditTaskInput = z.infer<typeof editTaskInput>;
 export type CommentInput = z.infer<typeof commentInput>;

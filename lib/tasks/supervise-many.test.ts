@@ -10,6 +10,7 @@ beforeAll(async () => {
   f = await engineFixture();
   amal = await f.actor("Amal");
   supervisor = await f.actor("Sara");
+  await f.queue("bulk");
   await f.must(setQueueSettings, { queue: "bulk", maxFailures: 1 }, supervisor);
 });
 afterAll(async () => {

@@ -121,7 +121,7 @@ describe.each(actions.map((a) => [a.exportedName, a] as const))("%s", (name, act
 
   test("denied callers are refused and nothing is written; allowed callers succeed", { timeout: 120_000 }, async () => {
     const cells = await Promise.all(
-      callers.map(async (caller) => ({ caller, args: await SCENES[name]!(scenes, caller, freshQueue()), allow: allowed(role(), caller) })),
+      callers.map(async (caller) => ({ caller, args: await SCENES[name]!(scenes, caller, await scenes.queue(freshQueue())), allow: allowed(role(), caller) })),
     );
     // All refusals of this action at once, between two digests of every table.
     const before = await stateDigest(fixture);

@@ -127,7 +127,7 @@ test("the registry's roles keep their shape: only health and the document are pu
 describe.each(all.map((e) => [`${e.method} ${e.path}`, e] as const))("%s", (_name, endpoint) => {
   test("denied callers are refused and nothing is written; allowed callers succeed", { timeout: 120_000 }, async () => {
     const cells = await Promise.all(callers.map(async (caller) => ({
-      caller, request: await SCENES[endpoint.operationId]!(scenes, caller, freshQueue()), expected: expectation(endpoint, caller),
+      caller, request: await SCENES[endpoint.operationId]!(scenes, caller, await scenes.queue(freshQueue())), expected: expectation(endpoint, caller),
     })));
     const before = await stateDigest(f);
     const denied = cells.filter((c) => c.expected !== 200);

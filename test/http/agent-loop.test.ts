@@ -17,7 +17,9 @@ afterAll(async () => {
   await f?.close();
 });
 
+/** A task in `queue` (made first when new: queues exist only on purpose). */
 async function create(queue: string, title = "work"): Promise<WireTask> {
+  await f.queue(queue);
   const res = await f.api.post("/tasks", token, { title, queue });
   expect(res.status).toBe(201);
   return (res.body as { task: WireTask }).task;

@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 const patch = (id: string, token: string, json: unknown) => f.api.request("PATCH", `/tasks/${id}`, { token, json });
-const create = async (title = "Inspectoins", queue = "edits") => expectTaskResponse(await f.api.post("/tasks", amal, { title, queue }), 201);
+const create = async (title = "Inspectoins", queue = "edits") => expectTaskResponse(await f.api.post("/tasks", amal, { title, queue: await f.queue(queue) }), 201);
 const rowOf = async (id: string) => (await f.database.client`SELECT title, version, updated_at FROM tasks WHERE id = ${id}::bigint`)[0]!;
 
 describe("PATCH /tasks/{id}", () => {

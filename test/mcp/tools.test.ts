@@ -19,6 +19,8 @@ beforeAll(async () => {
   for (const [name, role] of [["mcp-stdio", "agent"], ["mcp-http", "agent"], ["rival", "agent"], ["watcher-stdio", "observer"], ["watcher-http", "observer"]] as const) {
     tokens[name] = await f.token(name, role);
   }
+  // The queues the tests work in, made as a supervisor would (queues exist only on purpose).
+  for (const queue of ["mcp-stdio", "mcp-http", "mcp-stdio-handoff", "mcp-http-handoff", "mcp-instance", "mcp-renew"]) await f.queue(queue);
 });
 afterAll(async () => {
   for (const s of sessions) await s.close().catch(() => {});
