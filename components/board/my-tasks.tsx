@@ -1,8 +1,27 @@
 "use client";
 
+import { useSyncExternalStore } from "react";
 import type { ListFilter } from "@/components/task/filters";
 import { TaskCard } from "./task-card";
 import { useTaskList } from "./use-task-list";
+
+const PHONE = "(max-width: 639px)";
+
+function subscribe(onChange: () => void) {
+  const query = window.matchMedia(PHONE);
+  query.addEventListener("change", onChange);
+  return () => query.removeEventListener("change", onChange);
+}
+
+/** True below 640 px (Tailwind's sm), after hydration: the server cannot know the width. */
+function usePhone(): boolean {
+  return useSyncExternalStore(subscribe, () => window.matchMedia(PHONE).matches, () => false);
+}
+
+/** "Your tasks", mounted only on a phone: a wide screen does not pay for its two lists. */
+export function MyTasksOnPhone({ shared }: { shared: Omit<ListFilter, "status"> }) {
+  return usePhone() ? <MyTasks shared={shared} /> : null;
+}
 
 /**
  * On a phone the columns stack, and the tasks you hold would sit below every queued card:
