@@ -16,7 +16,7 @@ test.describe("the board", () => {
     await form.getByRole("button", { name: "Create task" }).click();
 
     const queued = page.getByRole("region", { name: "Queued" }).getByRole("article", { name: title });
-    await expect(queued).toContainText("P3");
+    await expect(queued).toContainText("↑ 3"); // priority in arrows and words, never "P3"
     await expect(queued.getByTestId("owner")).toHaveText("nobody");
     await queued.getByRole("button", { name: "Claim" }).click();
 

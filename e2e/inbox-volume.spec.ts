@@ -53,6 +53,11 @@ test.describe("the inbox at volume", () => {
     await page.getByLabel("Search escalated tasks").fill("invoice");
     const rows = page.getByRole("list", { name: "Escalated tasks" }).getByRole("article");
     await expect(rows).toHaveCount(3);
+    // The search is in the address: a reload (or a shared link) shows the same rows.
+    await expect(page).toHaveURL(new RegExp(`/inbox\\?queue=${queue}&q=invoice$`));
+    await page.reload();
+    await expect(page.getByLabel("Search escalated tasks")).toHaveValue("invoice");
+    await expect(rows).toHaveCount(3);
     await page.getByRole("button", { name: "Cancel all 3 matching" }).click();
     const dialog = page.getByRole("dialog", { name: "Cancel 3 tasks?" });
     await expect(dialog).toContainText("drop it for good");

@@ -12,6 +12,19 @@ export const INBOX_SORTS = {
 } as const;
 export type InboxSort = keyof typeof INBOX_SORTS;
 
+/** A sort named in the URL, or the default (waiting longest first). */
+export const inboxSort = (value: string | undefined): InboxSort => (value && value in INBOX_SORTS ? (value as InboxSort) : "waiting");
+
+/** The inbox's address for a queue, search and sort: what the URL bar shows and a link can share. */
+export function inboxHref(queue: string | null, search: string, sort: InboxSort): string {
+  const params = new URLSearchParams();
+  if (queue) params.set("queue", queue);
+  if (search) params.set("q", search);
+  if (sort !== "waiting") params.set("sort", sort);
+  const query = params.toString();
+  return query ? `/inbox?${query}` : "/inbox";
+}
+
 /** Lowercased text a search matches: title, description, payload, failure reasons, id, queue. */
 function haystack(item: InboxTaskView): string {
   const { task } = item;

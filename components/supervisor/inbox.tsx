@@ -14,7 +14,7 @@ import { DecisionDialog, type PendingDecision } from "./decision-dialog";
 import { decisions } from "./decisions";
 import { EscalatedTask, type InboxDecision } from "./escalated-task";
 import { InboxToolbar } from "./inbox-toolbar";
-import { groupByReason, plural, visibleItems, type InboxSort, type ReasonGroup } from "./inbox-view";
+import { groupByReason, inboxHref, plural, visibleItems, type InboxSort, type ReasonGroup } from "./inbox-view";
 import { supervisorKeys } from "./keys";
 import { ReasonGroups } from "./reason-groups";
 import type { InboxTaskView, InboxView } from "./types";
@@ -26,7 +26,7 @@ import { useSupervisorCall } from "./use-supervisor";
  * and decide for the selection, for everything the search matches, or for a group of tasks
  * that failed for the same reason — one engine call per decision. Cancel always asks first.
  */
-export function Inbox({ initial, queues }: { initial: InboxView; queues: string[] }) {
+export function Inbox({ initial, queues, initialSearch = "", initialSort = "waiting" }: { initial: InboxView; queues: string[]; initialSearch?: string; initialSort?: InboxSort }) {
   const router = useRouter();
   const client = useQueryClient();
   const { notify } = useToast();
@@ -37,8 +37,8 @@ export function Inbox({ initial, queues }: { initial: InboxView; queues: string[
     queryFn: async () => toWire(await unwrap(inboxAction({ queue }))),
     initialData: initial,
   });
-  const [search, setSearch] = useState("");
-  const [sort, setSort] = useState<InboxSort>("waiting");
+  const [search, setSearch] = useState(initialSearch);
+  const [sort, setSort] = useState<InboxSort>(initialSort);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const anchor = useRef<number | null>(null);
   const [confirming, setConfirming] = useState<PendingDecision | null>(null);
@@ -51,6 +51,9 @@ export function Inbox({ initial, queues }: { initial: InboxView; queues: string[
   const chosen = shown.filter(({ task }) => selected.has(task.id));
   useEffect(() => {
     anchor.current = null;
+    // Keep the address in step without a navigation: the filtering happens here, not on the server.
+    const href = inboxHref(queue, search, sort);
+    if (`${window.location.pathname}${window.location.search}` !== href) window.history.replaceState(window.history.state, "", href);
   }, [search, sort, queue]);
 
   const dropFromInbox = (ids: string[]) => {
@@ -124,7 +127,7 @@ export function Inbox({ initial, queues }: { initial: InboxView; queues: string[
         <InboxToolbar
           queue={queue}
           queues={queues}
-          onQueue={(next) => router.push(next ? `/inbox?queue=${encodeURIComponent(next)}` : "/inbox")}
+          onQueue={(next) => router.push(inboxHref(next, search, sort))}
           search={search}
           onSearch={(next) => {
             setSearch(next);

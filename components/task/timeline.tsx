@@ -88,7 +88,7 @@ function Entry({ entry }: { entry: TimelineEntry }) {
     <li className="relative border-l-2 border-slate-200 pb-3 pl-4" data-testid="event" data-type={entry.type}>
       <span aria-hidden className="absolute top-1.5 -left-[5px] h-2 w-2 rounded-full bg-slate-400" />
       <p className="text-sm">
-        <LocalTime iso={entry.at} className="mr-2 text-xs text-slate-500 tabular-nums" />
+        <LocalTime iso={entry.at} withDate className="mr-2 text-xs text-slate-500 tabular-nums" />
         <ActorName actor={entry.actor} /> {what(entry)}
         {instanceOf(entry) ? <span className="ml-1 text-xs text-slate-500" data-testid="instance">· {instanceOf(entry)}</span> : null}
       </p>
