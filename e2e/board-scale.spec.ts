@@ -6,6 +6,12 @@ import { claimAs, makeTask, must, startAs } from "./seed";
 // The board at team scale (issue 15): live counts, search, filters and view in the URL, the
 // list view, the keys, and a phone that puts your own tasks first.
 
+test("the sign-in page hints at no demo accounts here: this server was not an embedded first start", async ({ page }) => {
+  await page.goto("/login");
+  await expect(page.getByRole("button", { name: "Sign in" })).toBeEnabled();
+  await expect(page.getByTestId("demo-logins")).toHaveCount(0);
+});
+
 test.describe("the board at team scale", () => {
   test("counts on every column change live in a second browser", async ({ page, browser, db, queue, actorOf }) => {
     const sara = await actorOf(SARA);
@@ -109,6 +115,11 @@ test.describe("the board at team scale", () => {
     await page.keyboard.press("s");
     const started = page.getByRole("region", { name: "Started" }).getByRole("article", { name: `First ${queue}` });
     await expect(started).toBeVisible();
+
+    // A form that opens takes the focus.
+    await page.getByRole("button", { name: "New task" }).click();
+    await expect(page.getByRole("form", { name: "New task" }).getByLabel("Title")).toBeFocused();
+    await page.getByRole("button", { name: "Close" }).click();
 
     await page.keyboard.press("?");
     const keys = page.getByRole("dialog", { name: "Keyboard shortcuts" });

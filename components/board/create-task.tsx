@@ -74,7 +74,8 @@ export function CreateTask({ defaultQueue, queues, onCreated }: { defaultQueue: 
   return (
     <form onSubmit={submit} aria-label="New task" className="grid gap-3 rounded-lg border border-slate-200 bg-white p-4 sm:grid-cols-2">
       <div className="sm:col-span-2">
-        <TextField label="Title" required maxLength={200} value={draft.title} onChange={(e) => setDraft({ ...draft, title: e.target.value })} />
+        {/* The form mounts when "New task" opens it: focus goes straight to what is typed first. */}
+        <TextField label="Title" required autoFocus maxLength={200} value={draft.title} onChange={(e) => setDraft({ ...draft, title: e.target.value })} />
       </div>
       <div className="sm:col-span-2">
         <TextArea label="Description" maxLength={10_000} value={draft.description} onChange={(e) => setDraft({ ...draft, description: e.target.value })} />

@@ -6,7 +6,7 @@ import { Button, focusRing } from "@/components/ui/button";
 import { LocalTime } from "@/components/ui/local-time";
 import { ActorName } from "@/components/task/badges";
 import type { TaskView } from "@/components/task/wire";
-import { ago } from "./inbox-view";
+import { Ago } from "./ago";
 import type { InboxTaskView } from "./types";
 
 export type InboxDecision = "requeue" | "resolve" | "cancel";
@@ -60,10 +60,7 @@ export function EscalatedTask({
               </span>
             </div>
             <p className="text-xs text-slate-700" data-testid="escalated-age">
-              escalated{" "}
-              <time dateTime={item.escalatedAt} title={item.escalatedAt}>
-                {now === null ? <LocalTime iso={item.escalatedAt} withDate /> : ago(item.escalatedAt, now)}
-              </time>
+              escalated <Ago iso={item.escalatedAt} now={now} />
             </p>
             <h4 className="sr-only">Failure reasons</h4>
             <ol className="mt-2 space-y-1 text-sm" aria-label={`Failure reasons of ${task.title}`}>

@@ -9,16 +9,12 @@ import { Badge } from "@/components/ui/badge";
 import { Button, focusRing } from "@/components/ui/button";
 import { LocalTime } from "@/components/ui/local-time";
 import type { Fleet as FleetData, FleetAgent } from "@/lib/fleet";
-import { ago } from "./inbox-view";
+import { Ago } from "./ago";
 import { supervisorKeys } from "./keys";
 import { useAgeClock } from "./use-age-clock";
 
 export type FleetView = Wire<FleetData>;
 type AgentView = Wire<FleetAgent>;
-
-const When = ({ iso, now }: { iso: string; now: number | null }) => (
-  <time dateTime={iso} title={iso}>{now === null ? <LocalTime iso={iso} withDate /> : ago(iso, now)}</time>
-);
 
 function AgentCard({ agent, now, onRevoke }: { agent: AgentView; now: number | null; onRevoke: (name: string) => void }) {
   const name = agent.actor.name;
@@ -33,7 +29,7 @@ function AgentCard({ agent, now, onRevoke }: { agent: AgentView; now: number | n
         <dl className="mt-2 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-3">
           <div>
             <dt className="text-xs text-slate-700">Last sign of life</dt>
-            <dd data-testid="last-seen">{agent.lastSeen ? <>{agent.lastSeen.type.replace("_", " ")}, <When iso={agent.lastSeen.at} now={now} /></> : "never"}</dd>
+            <dd data-testid="last-seen">{agent.lastSeen ? <>{agent.lastSeen.type.replace("_", " ")}, <Ago iso={agent.lastSeen.at} now={now} /></> : "never"}</dd>
           </div>
           <div>
             <dt className="text-xs text-slate-700">Holds now</dt>
@@ -48,7 +44,7 @@ function AgentCard({ agent, now, onRevoke }: { agent: AgentView; now: number | n
           <ul aria-label={`Instances of ${name}`} className="mt-2 flex flex-wrap gap-2 text-xs">
             {agent.instances.map((i) => (
               <li key={i.instance} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-slate-800">
-                {i.instance} <span className="font-sans text-slate-700">· <When iso={i.lastSeenAt} now={now} /></span>
+                {i.instance} <span className="font-sans text-slate-700">· <Ago iso={i.lastSeenAt} now={now} /></span>
               </li>
             ))}
           </ul>
@@ -74,7 +70,7 @@ function AgentCard({ agent, now, onRevoke }: { agent: AgentView; now: number | n
             {agent.tokens.map((token) => (
               <span key={token.id} className="inline-flex items-center gap-1.5">
                 <span className="text-slate-700">token</span> <span className="font-medium">{token.name}</span> ({token.role}) ·{" "}
-                {token.lastUsedAt ? <>used <When iso={token.lastUsedAt} now={now} /></> : "never used"}
+                {token.lastUsedAt ? <>used <Ago iso={token.lastUsedAt} now={now} /></> : "never used"}
                 {token.revokedAt ? <Badge tone="red">revoked</Badge> : null}
               </span>
             ))}

@@ -74,14 +74,4 @@ export function groupByReason(items: InboxTaskView[]): ReasonGroup[] {
     .sort((a, b) => b.items.length - a.items.length || a.reason.localeCompare(b.reason));
 }
 
-/** "just now", "40 min ago", "3 h ago", "2 days ago": how long a task has waited. */
-export function ago(iso: string, now: number): string {
-  const minutes = Math.max(0, Math.floor((now - Date.parse(iso)) / 60_000));
-  if (minutes < 1) return "just now";
-  if (minutes < 60) return `${minutes} min ago`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return `${hours} h ago`;
-  return `${Math.floor(hours / 24)} days ago`;
-}
-
 export const plural = (n: number, word = "task") => `${n} ${word}${n === 1 ? "" : "s"}`;
