@@ -19,7 +19,7 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 /** The server's endpoint whose method and path template match a request, if any. */
 function endpointFor(method: string, pathname: string) {
   return Object.values(endpoints).find((e) => {
-    const template = new RegExp(`^/api/v1${e.path.replace("{id}", "[^/]+").replace(/\./g, "\\.")}$`);
+    const template = new RegExp(`^/api/v1${e.path.replace(/\{\w+\}/g, "[^/]+").replace(/\./g, "\\.")}$`);
     return e.method === method && template.test(pathname);
   });
 }
@@ -53,6 +53,7 @@ describe("ClaimboardClient against a real server", () => {
   let server: TestServer;
   let client: ClaimboardClient;
   let observer: ClaimboardClient;
+  let supervisor: ClaimboardClient;
   const requests: string[] = [];
 
   beforeAll(async () => {
@@ -68,6 +69,8 @@ describe("ClaimboardClient against a real server", () => {
     };
     client = new ClaimboardClient({ baseUrl: server.url, token: agent.token, fetch: recording });
     observer = new ClaimboardClient({ baseUrl: `${server.url}/api/v1/`, token: watcher.token });
+    const boss = await createAgentToken(database.db, { name: "boss", role: "supervisor" });
+    supervisor = new ClaimboardClient({ baseUrl: server.url, token: boss.token, fetch: recording });
   });
   afterAll(async () => {
     await server?.stop();
@@ -172,6 +175,31 @@ describe("ClaimboardClient against a real server", () => {
     const comment = await client.addComment(task.id, "site 7 has two gates");
     expect(comment).toMatchObject({ taskId: task.id, type: "commented", payload: { body: "site 7 has two gates" }, actor: { name: "client-test" } });
     expect(comment.createdAt).toMatch(ISO);
+  });
+
+  test("a supervisor's calls: queues made, listed, changed and archived; requeue, resolve, cancel, force-release", async () => {
+    const made = await supervisor.createQueue({ name: "client-boss", description: "The boss's queue", maxFailures: 1 });
+    expect(made).toMatchObject({ name: "client-boss", description: "The boss's queue", maxFailures: 1, paused: false, archivedAt: null, counts: { queued: 0 } });
+    const work = async (title: string) => {
+      await client.createTask({ title, queue: "client-boss" });
+      return (await client.claimNext({ queue: "client-boss", start: true }))!;
+    };
+    const failed = await client.fail(await work("fails"), "broken");
+    expect(await supervisor.requeue(failed, "fixed upstream")).toMatchObject({ status: "queued", failureCount: 0 });
+    const again = await client.fail((await client.claimNext({ queue: "client-boss" }))!, "broken again");
+    expect(await supervisor.resolve(again)).toMatchObject({ status: "done" });
+    const held = await work("held");
+    expect(await supervisor.forceRelease(held, "stuck for an hour")).toMatchObject({ status: "queued", owner: null, handoff: { summary: "stuck for an hour" } });
+    expect(await supervisor.cancel((await client.getTask(held.id)))).toMatchObject({ status: "cancelled" });
+
+    const listed = (await supervisor.listQueues()).queues.find((q) => q.name === "client-boss")!;
+    expect(listed.counts).toMatchObject({ done: 1, cancelled: 1, queued: 0 });
+    expect(listed.throughput.lastHour).toBe(1);
+    expect(await supervisor.updateQueue("client-boss", { paused: true, leaseSeconds: 30 })).toMatchObject({ paused: true, leaseSeconds: 30 });
+    expect((await supervisor.updateQueue("client-boss", { archived: true })).archivedAt).toMatch(ISO);
+    const refused = (promise: Promise<unknown>) => promise.then(() => null, (e: unknown) => e as ClaimboardApiError);
+    expect(await refused(client.createTask({ title: "late", queue: "client-boss" }))).toMatchObject({ status: 400, code: "invalid_request", field: "queue" });
+    expect(await refused(client.listQueues())).toMatchObject({ status: 403, code: "forbidden" });
   });
 
   test("errors: status, code, message, the current task, Retry-After", async () => {

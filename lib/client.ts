@@ -133,6 +133,35 @@ export interface ListTasksQuery extends TaskFilterQuery {
   cursor?: string;
 }
 
+/** A queue's settings, as a create sets them and PATCH /queues/{name} changes them. */
+export interface QueueSettings {
+  description?: string;
+  leaseSeconds?: number;
+  maxFailures?: number;
+  expiryThreshold?: number;
+  expiryWindowSeconds?: number;
+  retryDelaySeconds?: number;
+  claimants?: "anyone" | "people" | "agents";
+  /** null lifts the ceiling. */
+  maxAttemptSeconds?: number | null;
+}
+
+/** A queue as GET /queues shows it (supervisor tokens). */
+export interface Queue extends Required<QueueSettings> {
+  name: string;
+  paused: boolean;
+  pausedAt: string | null;
+  pausedBy: string | null;
+  breakerTrippedAt: string | null;
+  breakerReason: string | null;
+  archivedAt: string | null;
+  archivedBy: string | null;
+  /** Tasks in each status now; cap + 1 means more than the list's `cap`. */
+  counts: Record<TaskStatus, number>;
+  throughput: { lastHour: number; last24Hours: number };
+  createdAt: string;
+}
+
 export interface ClaimOptions {
   queue?: string;
   leaseSeconds?: number;
@@ -174,6 +203,13 @@ export const clientRoutes = {
   editTask: { method: "PATCH", path: "/tasks/{id}" },
   addComment: { method: "POST", path: "/tasks/{id}/comments" },
   health: { method: "GET", path: "/health" },
+  requeue: { method: "POST", path: "/tasks/{id}/requeue" },
+  resolve: { method: "POST", path: "/tasks/{id}/resolve" },
+  cancel: { method: "POST", path: "/tasks/{id}/cancel" },
+  forceRelease: { method: "POST", path: "/tasks/{id}/force-release" },
+  listQueues: { method: "GET", path: "/queues" },
+  createQueue: { method: "POST", path: "/queues" },
+  updateQueue: { method: "PATCH", path: "/queues/{name}" },
 } as const satisfies Record<string, { method: "GET" | "POST" | "PATCH"; path: string }>;
 
 type RouteName = keyof typeof clientRoutes;
@@ -349,6 +385,42 @@ export class ClaimboardClient {
     return (await this.call<{ event: TaskEvent }>("addComment", { id, body: { body } })).event;
   }
 
+  // Supervisor tokens only: the inbox's decisions and the queues (docs/api.md).
+
+  /** An escalated task back in its queue, failures reset. */
+  async requeue(task: TaskRef, reason?: string): Promise<Task> {
+    return this.ownerCall("requeue", task, { reason });
+  }
+
+  /** An escalated task settled as done by hand. */
+  async resolve(task: TaskRef, reason?: string): Promise<Task> {
+    return this.ownerCall("resolve", task, { reason });
+  }
+
+  /** A queued or escalated task dropped for good (its dependents are escalated). */
+  async cancel(task: TaskRef, reason?: string): Promise<Task> {
+    return this.ownerCall("cancel", task, { reason });
+  }
+
+  /** A held task taken back to queued; `reason` becomes its hand-off note. */
+  async forceRelease(task: TaskRef, reason?: string): Promise<Task> {
+    return this.ownerCall("forceRelease", task, { reason });
+  }
+
+  /** Every queue, archived ones too, with live counts and throughput. */
+  async listQueues(): Promise<{ queues: Queue[]; cap: number }> {
+    return this.call("listQueues", {});
+  }
+
+  async createQueue(input: QueueSettings & { name: string; paused?: boolean }): Promise<Queue> {
+    return (await this.call<{ queue: Queue }>("createQueue", { body: input })).queue;
+  }
+
+  /** Settings, description, paused and archived at once (name at least one). */
+  async updateQueue(name: string, changes: QueueSettings & { paused?: boolean; archived?: boolean }): Promise<Queue> {
+    return (await this.call<{ queue: Queue }>("updateQueue", { id: name, body: changes })).queue;
+  }
+
   /** 200 or 503, both with `{ok, db}`: a down database is an answer, not an error. */
   async health(): Promise<Health> {
     return this.call("health", { accept: [503] });
@@ -360,7 +432,7 @@ export class ClaimboardClient {
 
   private async call<T>(route: RouteName, options: { id?: string; query?: Query; body?: unknown; accept?: number[] }): Promise<T> {
     const { method, path } = clientRoutes[route];
-    const url = new URL(this.base + path.replace("{id}", encodeURIComponent(options.id ?? "")));
+    const url = new URL(this.base + path.replace(/\{\w+\}/, encodeURIComponent(options.id ?? "")));
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }

@@ -23,6 +23,8 @@ export { resetBreaker, CLOCK_TOLERANCE_SECONDS } from "./breaker";
 export { setQueueSettings, DEFAULT_QUEUE } from "./queues";
 export { createQueue } from "./create-queue";
 export { archiveQueue, unarchiveQueue } from "./archive-queue";
+export { updateQueue } from "./update-queue";
+export { listQueues, readQueueSummary, type QueueSummary } from "./queue-list";
 export { foldEvents, taskHistory, type FoldedTask } from "./fold";
 export { createActor, findActor, SYSTEM_ACTOR } from "./actors";
 export { loadTask } from "./task-row";

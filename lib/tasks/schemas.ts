@@ -193,6 +193,17 @@ export const queueSettingsInput = z.strictObject({ queue: queueName, ...queueSet
 /** Supervisor: a new queue, on purpose (docs/engine.md "Queue lifecycle"). */
 export const createQueueInput = z.strictObject({ name: queueName, ...queueSettingsFields, paused: z.boolean().optional() });
 
+/** PATCH /queues/{name}: settings, description, paused and archived at once; at least one. */
+export const updateQueueBody = z
+  .strictObject({ ...queueSettingsFields, paused: z.boolean().optional(), archived: z.boolean().optional() })
+  .refine((body) => Object.values(body).some((v) => v !== undefined), "must name at least one of the queue's settings, description, paused or archived");
+export const updateQueueInput = z.strictObject({ queue: queueName, ...queueSettingsFields, paused: z.boolean().optional(), archived: z.boolean().optional() });
+
+/** The 4 supervisor decisions over the API: the version, and why (the force-release's reason is the next claimant's hand-off note). */
+export const forceReleaseBody = superviseBody;
+/** A queue name in a URL path: `/queues/{name}`. */
+export const queuePath = z.object({ name: queueName });
+
 /** The Claimboard-Instance request header: which process of a token's agent calls (host:pid, …). */
 export const instanceHeader = text(200, 1).regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces");
 
@@ -213,6 +224,7 @@ export type SweepInput = z.infer<typeof sweepInput>;
 export type DependenciesInput = z.infer<typeof dependenciesInput>;
 export type QueueSettingsInput = z.infer<typeof queueSettingsInput>;
 export type CreateQueueInput = z.infer<typeof createQueueInput>;
+export type UpdateQueueInput = z.infer<typeof updateQueueInput>;
 export type HandoffInput = z.infer<typeof handoffInput>;
 export type EditTaskInput = z.infer<typeof editTaskInput>;
 export type CommentInput = z.infer<typeof commentInput>;

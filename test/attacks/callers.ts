@@ -137,6 +137,12 @@ export class Scenes {
     }
   }
 
+  /** An archived queue (straight on the database: the scene, not the call under test). */
+  async archived(queue: string): Promise<void> {
+    await this.queue(queue);
+    await this.f.database.db.execute(sql`UPDATE queues SET archived_at = now() WHERE name = ${queue}`);
+  }
+
   /** A queue whose breaker is open. */
   async tripped(queue: string): Promise<void> {
     await this.queued(queue);

@@ -36,6 +36,9 @@ const SCENES: Record<string, Scene> = {
   sweepAction: async (_s, _c, q) => ({ queue: q }),
   setQueueSettingsAction: async (_s, _c, q) => ({ queue: q, leaseSeconds: 120 }),
   setQueuePausedAction: async (_s, _c, q) => ({ queue: q, paused: true }),
+  createQueueAction: async (_s, _c, q) => ({ name: `${q}-made`, description: "matrix" }),
+  archiveQueueAction: async (_s, _c, q) => ({ queue: q }),
+  unarchiveQueueAction: async (s, _c, q) => (await s.archived(q), { queue: q }),
   addDependenciesAction: async (s, _c, q) => {
     const [task, dependency] = [await s.queued(q), await s.queued(q)];
     return { ...ref(task), dependsOn: [dependency.id] };

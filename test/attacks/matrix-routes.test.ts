@@ -50,6 +50,25 @@ const SCENES: Record<string, Scene> = {
     return { path: `/tasks/${task.id}`, body: { version: task.version, title: "matrix, edited" } };
   },
   addComment: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/comments`, body: { body: "matrix" } }),
+  requeueTask: async (s, _c, q) => {
+    const task = await s.escalated(q);
+    return { path: `/tasks/${task.id}/requeue`, body: { version: task.version, reason: "matrix" } };
+  },
+  resolveTask: async (s, _c, q) => {
+    const task = await s.escalated(q);
+    return { path: `/tasks/${task.id}/resolve`, body: { version: task.version } };
+  },
+  cancelTask: async (s, _c, q) => {
+    const task = await s.queued(q);
+    return { path: `/tasks/${task.id}/cancel`, body: { version: task.version, reason: "matrix" } };
+  },
+  forceReleaseTask: async (s, c, q) => {
+    const task = await s.started(q, c.actor);
+    return { path: `/tasks/${task.id}/force-release`, body: { version: task.version, reason: "matrix: stuck" } };
+  },
+  listQueues: async () => ({ path: "/queues" }),
+  createQueue: async (_s, _c, q) => ({ path: "/queues", body: { name: `${q}-made`, description: "matrix" } }),
+  updateQueue: async (_s, _c, q) => ({ path: `/queues/${q}`, body: { description: "matrix", leaseSeconds: 60 } }),
   streamEvents: async (_s, _c, q) => ({ path: `/events?queue=${q}` }),
   openapi: async () => ({ path: "/openapi.json" }),
   health: async () => ({ path: "/health" }),
