@@ -1,8 +1,10 @@
 import type { Metadata } from "next";
+import { cookies } from "next/headers";
 import Link from "next/link";
 import { getDatabase } from "@/db";
 import { Board } from "@/components/board/board";
-import { boardColumns, boardSearch, listQuery, parseBoardFilters } from "@/components/task/filters";
+import { boardColumns, boardSearch, countsQuery, listFilterOf, listQuery, parseBoardFilters, viewCookie, type BoardView } from "@/components/task/filters";
+import { countTasks } from "@/lib/tasks/counts";
 import { toWire, type PageView, type TaskStatus, type TaskView } from "@/components/task/wire";
 import { listQueueNames, listTasks } from "@/lib/tasks/queries";
 import { requireUser, streamPosition } from "./_lib/session";
@@ -15,6 +17,7 @@ const DENIED: Record<string, string> = {
   queues: "the queue settings",
   insights: "Insights",
   agents: "agent tokens",
+  people: "people management",
 };
 
 export default async function BoardPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
@@ -25,8 +28,12 @@ export default async function BoardPage({ searchParams }: { searchParams: Promis
   await streamPosition(); // before any read: the browser's stream resumes from there
   const { db } = getDatabase();
   const columns = boardColumns(filters);
-  const [queues, ...pages] = await Promise.all([
+  // The URL's view, else the one this person chose last (a cookie: rendered right the first time).
+  const remembered = (await cookies()).get(viewCookie(user.actor.id))?.value;
+  const view: BoardView = filters.view ?? (remembered === "list" ? "list" : "columns");
+  const [queues, counts, ...pages] = await Promise.all([
     listQueueNames(db),
+    countTasks(db, countsQuery(listFilterOf(filters)), user.actor),
     ...columns.map((filter) => listTasks(db, listQuery(filter), user.actor)),
   ]);
   const initial: Partial<Record<TaskStatus, PageView<TaskView>>> = {};
@@ -39,7 +46,7 @@ export default async function BoardPage({ searchParams }: { searchParams: Promis
           Only supervisors may open {denied}, so you were brought back to the board. Ask a supervisor if you need something there.
         </p>
       ) : null}
-      <Board filters={filters} initial={initial} queues={queues} />
+      <Board filters={filters} view={view} actorId={user.actor.id} initial={initial} initialCounts={counts} queues={queues} />
       <footer className="mt-8 border-t border-slate-200 pt-3 text-sm text-slate-600">
         Agents: <Link className="text-blue-700 underline" href="/api-reference">API reference</Link> ·{" "}
         {/* eslint-disable-next-line @next/next/no-html-link-for-pages -- a JSON route, not a page */}

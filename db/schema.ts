@@ -248,6 +248,15 @@ export const taskEvents = pgTable(
     index("task_events_expiries").on(t.queue, t.createdAt).where(sql`${t.type} = 'lease_expired'`),
     // Queue-level facts are few: the breaker's and the settings' history is a short walk here.
     index("task_events_queue_facts").on(t.queue, t.createdAt).where(sql`${t.taskId} IS NULL`),
+    // The fleet page (lib/fleet.ts): an agent's newest event (its last sign of life) and its
+    // recent instances are a short backward walk here, whatever the log's size.
+    index("task_events_actor_time").on(t.actorId, t.createdAt),
+    // Its done and failed over 24 h count only those two types.
+    index("task_events_actor_outcomes").on(t.actorId, t.type, t.createdAt).where(sql`${t.type} IN ('completed', 'failed')`),
+    // Its lapses: lease_expired is written by the system, the lapsed owner is in the payload.
+    index("task_events_lapsed_owner")
+      .on(sql`(${t.payload}->>'previousOwnerId')`, t.createdAt)
+      .where(sql`${t.type} = 'lease_expired'`),
   ],
 );
 
@@ -309,6 +318,23 @@ export const rateBuckets = pgTable("rate_buckets", {
   allowed: boolean("allowed").notNull(),
   at: timestamp("at", { withTimezone: true }).notNull(),
 });
+
+/**
+ * Failed sign-ins, per account (the email as typed, lowercased) and per client address:
+ * the lockout of lib/auth/sign-in-lockout.ts, shared by every server instance and lifted by
+ * a supervisor (docs/security.md). Rows older than the window are deleted as new ones come.
+ */
+export const signInFailures = pgTable(
+  "sign_in_failures",
+  {
+    id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
+    /** "account" or "address". */
+    scope: text("scope").notNull(),
+    key: text("key").notNull(),
+    failedAt: timestamp("failed_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("sign_in_failures_key").on(t.scope, t.key, t.failedAt)],
+);
 
 export type Actor = typeof actors.$inferSelect;
 export type User = typeof users.$inferSelect;

@@ -11,12 +11,12 @@ test.describe("the board", () => {
     const form = page.getByRole("form", { name: "New task" });
     await form.getByLabel("Title").fill(title);
     await form.getByLabel("Description").fill("Pressure should read 1.5 bar.");
-    await form.getByLabel("Queue").fill(queue);
+    await form.getByLabel("Queue").selectOption(queue);
     await form.getByLabel("Priority").fill("3");
     await form.getByRole("button", { name: "Create task" }).click();
 
     const queued = page.getByRole("region", { name: "Queued" }).getByRole("article", { name: title });
-    await expect(queued).toContainText("P3");
+    await expect(queued).toContainText("↑ 3"); // priority in arrows and words, never "P3"
     await expect(queued.getByTestId("owner")).toHaveText("nobody");
     await queued.getByRole("button", { name: "Claim" }).click();
 

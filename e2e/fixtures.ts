@@ -8,6 +8,7 @@ import { connectDatabase, type Database } from "../db/client";
 import { users } from "../db/schema";
 import { findActor } from "../lib/tasks/actors";
 import type { ActorRef } from "../lib/tasks/types";
+import { makeQueue } from "../test/queues";
 import type { Person } from "./people";
 
 /**
@@ -79,7 +80,7 @@ export interface Fixtures {
   databaseShare: void;
   /** The test's own database connection (the same database the server uses). */
   db: Database["db"];
-  /** A queue name no other test uses, so parallel tests never see each other's tasks. */
+  /** A queue (made, empty) no other test uses, so parallel tests never see each other's tasks. */
   queue: string;
   /** The actor behind a person's account. */
   actorOf: (person: Person) => Promise<ActorRef>;
@@ -113,8 +114,9 @@ export const test = base.extend<Fixtures>({
     await provide(database.db);
     await database.client.end();
   },
-  queue: async ({}, provide) => {
-    await provide(`e2e-${randomBytes(4).toString("hex")}`);
+  // Made before the test starts (queues exist only on purpose), so pages load with it listed.
+  queue: async ({ db }, provide) => {
+    await provide(await makeQueue(db, `e2e-${randomBytes(4).toString("hex")}`));
   },
   actorOf: async ({ db }, provide) => {
     await provide(async (person) => {

@@ -40,9 +40,13 @@ test.describe("the supervisors' inbox", () => {
     const three = await escalated(db, sara, { title: `Third ${queue}`, queue }, ["g", "h", "i"]);
     await expect(page.getByRole("article", { name: `Third ${queue}` })).toBeVisible();
     await page.getByRole("article", { name: `Third ${queue}` }).getByRole("button", { name: `Cancel Third ${queue}` }).click();
+    // Cancel asks first (and says what it means).
+    const confirmCancel = page.getByRole("dialog", { name: `Cancel “Third ${queue}”?` });
+    await expect(confirmCancel).toContainText("drop it for good");
+    await confirmCancel.getByRole("button", { name: "Cancel 1 task" }).click();
     await expect(page.getByRole("article")).toHaveCount(2);
 
-    await page.getByRole("button", { name: "Resolve all (2)" }).click();
+    await page.getByRole("button", { name: "Resolve all 2 matching" }).click();
     const dialog = page.getByRole("dialog", { name: "Resolve 2 tasks?" });
     await dialog.getByRole("button", { name: "Resolve 2 tasks" }).click();
     await expect(page.getByRole("status").filter({ hasText: "Resolved 2 tasks." })).toBeVisible();
@@ -138,9 +142,9 @@ test.describe("queue settings", () => {
 
 test.describe("supervisor pages at 390px", () => {
   test.use({ viewport: { width: 390, height: 844 } });
-  test("the inbox, agents and queues pages fit a phone's width", async ({ page }) => {
+  test("the inbox, agents, people and queues pages fit a phone's width", async ({ page }) => {
     await signIn(page, SARA, "/inbox");
-    for (const path of ["/inbox", "/agents", "/queues"]) {
+    for (const path of ["/inbox", "/agents", "/people", "/queues"]) {
       await page.goto(path);
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

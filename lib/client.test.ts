@@ -5,6 +5,7 @@ import { createAgentToken } from "@/lib/auth/tokens";
 import { endpoints, type eventObject, type taskObject } from "@/lib/http/endpoints";
 import { holdRowLock } from "@/test/clients";
 import { freshDatabase, type TestDatabase } from "@/test/db";
+import { makeQueue } from "@/test/queues";
 import { startServer, type TestServer } from "@/test/server";
 import { ClaimboardApiError, ClaimboardClient, clientRoutes, type Task, type TaskEvent } from "./client";
 
@@ -18,7 +19,7 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 /** The server's endpoint whose method and path template match a request, if any. */
 function endpointFor(method: string, pathname: string) {
   return Object.values(endpoints).find((e) => {
-    const template = new RegExp(`^/api/v1${e.path.replace("{id}", "[^/]+").replace(/\./g, "\\.")}$`);
+    const template = new RegExp(`^/api/v1${e.path.replace(/\{\w+\}/g, "[^/]+").replace(/\./g, "\\.")}$`);
     return e.method === method && template.test(pathname);
   });
 }
@@ -52,12 +53,15 @@ describe("ClaimboardClient against a real server", () => {
   let server: TestServer;
   let client: ClaimboardClient;
   let observer: ClaimboardClient;
+  let supervisor: ClaimboardClient;
   const requests: string[] = [];
 
   beforeAll(async () => {
     database = await freshDatabase();
     const agent = await createAgentToken(database.db, { name: "client-test" });
     const watcher = await createAgentToken(database.db, { name: "watcher", role: "observer" });
+    // The queues the tests work in, made as a supervisor would (queues exist only on purpose).
+    for (const queue of ["client", "client-one", "client-loop", "client-elsewhere", "client-edit", "graph", "errors", "nothing-here"]) await makeQueue(database.db, queue);
     server = await startServer(database.url);
     const recording: typeof fetch = (input, init) => {
       requests.push(`${init?.method ?? "GET"} ${new URL(input instanceof Request ? input.url : input).pathname}`);
@@ -65,6 +69,8 @@ describe("ClaimboardClient against a real server", () => {
     };
     client = new ClaimboardClient({ baseUrl: server.url, token: agent.token, fetch: recording });
     observer = new ClaimboardClient({ baseUrl: `${server.url}/api/v1/`, token: watcher.token });
+    const boss = await createAgentToken(database.db, { name: "boss", role: "supervisor" });
+    supervisor = new ClaimboardClient({ baseUrl: server.url, token: boss.token, fetch: recording });
   });
   afterAll(async () => {
     await server?.stop();
@@ -84,6 +90,9 @@ describe("ClaimboardClient against a real server", () => {
     expect(page.nextCursor).toBe(created.id);
     const rest = await observer.listTasks({ queue: "client", cursor: page.nextCursor! });
     expect(rest).toMatchObject({ tasks: [{ title: "two" }], nextCursor: null });
+    // Search (the last word a prefix, here of the description's "first"), sort, and the counts.
+    expect((await client.listTasks({ queue: "client", q: "fir", sort: "created" })).tasks.map((t) => t.title)).toEqual(["one"]);
+    expect((await client.countTasks({ queue: "client" })).statuses).toMatchObject({ queued: 2, done: 0 });
   });
 
   test("claimNext (null on 204), heartbeat, side effect, complete, events", async () => {
@@ -155,6 +164,42 @@ describe("ClaimboardClient against a real server", () => {
     expect(await client.listTasks({ dependsOn: parent.id })).toMatchObject({ tasks: [{ id: child.id }] });
     const cycle = await client.addDependencies(parent, [child.id]).catch((e: unknown) => e as ClaimboardApiError);
     expect(cycle).toMatchObject({ status: 409, code: "dependency_cycle", field: "dependsOn" });
+  });
+
+  test("editTask and addComment: version-fenced edit, a comment as an event", async () => {
+    const task = await client.createTask({ title: "inspectoins", queue: "client-edit" });
+    const edited = await client.editTask(task, { title: "inspections", payload: { site: 7 } });
+    expect(edited).toMatchObject({ title: "inspections", payload: { site: 7 }, version: 2 });
+    const stale = await client.editTask(task, { title: "again" }).catch((e: unknown) => e as ClaimboardApiError);
+    expect(stale).toMatchObject({ status: 409, code: "version_conflict", task: { title: "inspections", version: 2 } });
+    const comment = await client.addComment(task.id, "site 7 has two gates");
+    expect(comment).toMatchObject({ taskId: task.id, type: "commented", payload: { body: "site 7 has two gates" }, actor: { name: "client-test" } });
+    expect(comment.createdAt).toMatch(ISO);
+  });
+
+  test("a supervisor's calls: queues made, listed, changed and archived; requeue, resolve, cancel, force-release", async () => {
+    const made = await supervisor.createQueue({ name: "client-boss", description: "The boss's queue", maxFailures: 1 });
+    expect(made).toMatchObject({ name: "client-boss", description: "The boss's queue", maxFailures: 1, paused: false, archivedAt: null, counts: { queued: 0 } });
+    const work = async (title: string) => {
+      await client.createTask({ title, queue: "client-boss" });
+      return (await client.claimNext({ queue: "client-boss", start: true }))!;
+    };
+    const failed = await client.fail(await work("fails"), "broken");
+    expect(await supervisor.requeue(failed, "fixed upstream")).toMatchObject({ status: "queued", failureCount: 0 });
+    const again = await client.fail((await client.claimNext({ queue: "client-boss" }))!, "broken again");
+    expect(await supervisor.resolve(again)).toMatchObject({ status: "done" });
+    const held = await work("held");
+    expect(await supervisor.forceRelease(held, "stuck for an hour")).toMatchObject({ status: "queued", owner: null, handoff: { summary: "stuck for an hour" } });
+    expect(await supervisor.cancel((await client.getTask(held.id)))).toMatchObject({ status: "cancelled" });
+
+    const listed = (await supervisor.listQueues()).queues.find((q) => q.name === "client-boss")!;
+    expect(listed.counts).toMatchObject({ done: 1, cancelled: 1, queued: 0 });
+    expect(listed.throughput.lastHour).toBe(1);
+    expect(await supervisor.updateQueue("client-boss", { paused: true, leaseSeconds: 30 })).toMatchObject({ paused: true, leaseSeconds: 30 });
+    expect((await supervisor.updateQueue("client-boss", { archived: true })).archivedAt).toMatch(ISO);
+    const refused = (promise: Promise<unknown>) => promise.then(() => null, (e: unknown) => e as ClaimboardApiError);
+    expect(await refused(client.createTask({ title: "late", queue: "client-boss" }))).toMatchObject({ status: 400, code: "invalid_request", field: "queue" });
+    expect(await refused(client.listQueues())).toMatchObject({ status: 403, code: "forbidden" });
   });
 
   test("errors: status, code, message, the current task, Retry-After", async () => {

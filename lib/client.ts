@@ -56,7 +56,7 @@ export interface Task {
 export interface Readiness {
   claimable: boolean;
   reasons: {
-    code: "status" | "held" | "breaker_tripped" | "queue_paused" | "claimants" | "blocked" | "not_before" | "needs_check";
+    code: "status" | "held" | "breaker_tripped" | "queue_archived" | "queue_paused" | "claimants" | "blocked" | "not_before" | "needs_check";
     message: string;
   }[];
   /** When only time (notBefore) is in the way, the moment it becomes claimable. */
@@ -93,14 +93,73 @@ export interface NewTask {
   idempotencyKey?: string;
 }
 
-export interface ListTasksQuery {
-  status?: TaskStatus;
+/** What an edit may change (PATCH /tasks/{id}); name at least one. */
+export interface TaskChanges {
+  title?: string;
+  description?: string;
+  priority?: number;
+  payload?: Record<string, unknown>;
+}
+
+/** The filters a list and the counts share (GET /tasks, GET /tasks/counts). */
+export interface TaskFilterQuery {
   queue?: string;
-  owner?: "me";
+  /** `me`: the caller's tasks; `none`: tasks nobody holds. */
+  owner?: "me" | "none";
+  needsCheck?: "true" | "false";
+  /** Full-text search over title, description and payload (1..200 characters; the last word is a prefix). */
+  q?: string;
+  minPriority?: number;
+  /** Tasks created at least this many seconds ago. */
+  olderThan?: number;
+}
+
+export interface TaskCounts {
+  statuses: Record<TaskStatus, number>;
+  queues: { queue: string; statuses: Record<TaskStatus, number> }[];
+  /** A count of cap + 1 means "more than cap". */
+  cap: number;
+}
+
+export interface ListTasksQuery extends TaskFilterQuery {
+  status?: TaskStatus;
+  /** v1's order; give this or `sort`, not both. */
+  order?: "id" | "newest" | "priority";
+  /** priority (claim order), created (newest first) or updated (most recently changed first). */
+  sort?: "priority" | "created" | "updated";
   /** Tasks that depend on this task id. */
   dependsOn?: string;
   limit?: number;
   cursor?: string;
+}
+
+/** A queue's settings, as a create sets them and PATCH /queues/{name} changes them. */
+export interface QueueSettings {
+  description?: string;
+  leaseSeconds?: number;
+  maxFailures?: number;
+  expiryThreshold?: number;
+  expiryWindowSeconds?: number;
+  retryDelaySeconds?: number;
+  claimants?: "anyone" | "people" | "agents";
+  /** null lifts the ceiling. */
+  maxAttemptSeconds?: number | null;
+}
+
+/** A queue as GET /queues shows it (supervisor tokens). */
+export interface Queue extends Required<QueueSettings> {
+  name: string;
+  paused: boolean;
+  pausedAt: string | null;
+  pausedBy: string | null;
+  breakerTrippedAt: string | null;
+  breakerReason: string | null;
+  archivedAt: string | null;
+  archivedBy: string | null;
+  /** Tasks in each status now; cap + 1 means more than the list's `cap`. */
+  counts: Record<TaskStatus, number>;
+  throughput: { lastHour: number; last24Hours: number };
+  createdAt: string;
 }
 
 export interface ClaimOptions {
@@ -126,6 +185,7 @@ export interface Health {
 export const clientRoutes = {
   createTask: { method: "POST", path: "/tasks" },
   listTasks: { method: "GET", path: "/tasks" },
+  countTasks: { method: "GET", path: "/tasks/counts" },
   getTask: { method: "GET", path: "/tasks/{id}" },
   listTaskEvents: { method: "GET", path: "/tasks/{id}/events" },
   claimNext: { method: "POST", path: "/claims" },
@@ -140,8 +200,17 @@ export const clientRoutes = {
   fail: { method: "POST", path: "/tasks/{id}/fail" },
   addDependencies: { method: "POST", path: "/tasks/{id}/dependencies" },
   taskReadiness: { method: "GET", path: "/tasks/{id}/readiness" },
+  editTask: { method: "PATCH", path: "/tasks/{id}" },
+  addComment: { method: "POST", path: "/tasks/{id}/comments" },
   health: { method: "GET", path: "/health" },
-} as const satisfies Record<string, { method: "GET" | "POST"; path: string }>;
+  requeue: { method: "POST", path: "/tasks/{id}/requeue" },
+  resolve: { method: "POST", path: "/tasks/{id}/resolve" },
+  cancel: { method: "POST", path: "/tasks/{id}/cancel" },
+  forceRelease: { method: "POST", path: "/tasks/{id}/force-release" },
+  listQueues: { method: "GET", path: "/queues" },
+  createQueue: { method: "POST", path: "/queues" },
+  updateQueue: { method: "PATCH", path: "/queues/{name}" },
+} as const satisfies Record<string, { method: "GET" | "POST" | "PATCH"; path: string }>;
 
 type RouteName = keyof typeof clientRoutes;
 
@@ -223,6 +292,11 @@ export class ClaimboardClient {
     return this.call("listTasks", { query: { ...query } });
   }
 
+  /** Live counts per status for the filter, and per queue and status (each capped: see `cap`). */
+  async countTasks(query: TaskFilterQuery = {}): Promise<TaskCounts> {
+    return this.call("countTasks", { query: { ...query } });
+  }
+
   async getTask(id: string): Promise<Task> {
     return (await this.call<{ task: Task }>("getTask", { id })).task;
   }
@@ -298,6 +372,55 @@ export class ClaimboardClient {
     return this.call("taskReadiness", { id });
   }
 
+  /**
+   * Edits a queued or escalated task at the version you last saw (version + 1, an `edited`
+   * event). A stale version: version_conflict, with the task as it is now in `error.task`.
+   */
+  async editTask(task: TaskRef, changes: TaskChanges): Promise<Task> {
+    return this.ownerCall("editTask", task, changes);
+  }
+
+  /** A comment (1..4000 characters) on any task; no status or version change. */
+  async addComment(id: string, body: string): Promise<TaskEvent> {
+    return (await this.call<{ event: TaskEvent }>("addComment", { id, body: { body } })).event;
+  }
+
+  // Supervisor tokens only: the inbox's decisions and the queues (docs/api.md).
+
+  /** An escalated task back in its queue, failures reset. */
+  async requeue(task: TaskRef, reason?: string): Promise<Task> {
+    return this.ownerCall("requeue", task, { reason });
+  }
+
+  /** An escalated task settled as done by hand. */
+  async resolve(task: TaskRef, reason?: string): Promise<Task> {
+    return this.ownerCall("resolve", task, { reason });
+  }
+
+  /** A queued or escalated task dropped for good (its dependents are escalated). */
+  async cancel(task: TaskRef, reason?: string): Promise<Task> {
+    return this.ownerCall("cancel", task, { reason });
+  }
+
+  /** A held task taken back to queued; `reason` becomes its hand-off note. */
+  async forceRelease(task: TaskRef, reason?: string): Promise<Task> {
+    return this.ownerCall("forceRelease", task, { reason });
+  }
+
+  /** Every queue, archived ones too, with live counts and throughput. */
+  async listQueues(): Promise<{ queues: Queue[]; cap: number }> {
+    return this.call("listQueues", {});
+  }
+
+  async createQueue(input: QueueSettings & { name: string; paused?: boolean }): Promise<Queue> {
+    return (await this.call<{ queue: Queue }>("createQueue", { body: input })).queue;
+  }
+
+  /** Settings, description, paused and archived at once (name at least one). */
+  async updateQueue(name: string, changes: QueueSettings & { paused?: boolean; archived?: boolean }): Promise<Queue> {
+    return (await this.call<{ queue: Queue }>("updateQueue", { id: name, body: changes })).queue;
+  }
+
   /** 200 or 503, both with `{ok, db}`: a down database is an answer, not an error. */
   async health(): Promise<Health> {
     return this.call("health", { accept: [503] });
@@ -309,7 +432,7 @@ export class ClaimboardClient {
 
   private async call<T>(route: RouteName, options: { id?: string; query?: Query; body?: unknown; accept?: number[] }): Promise<T> {
     const { method, path } = clientRoutes[route];
-    const url = new URL(this.base + path.replace("{id}", encodeURIComponent(options.id ?? "")));
+    const url = new URL(this.base + path.replace(/\{\w+\}/, encodeURIComponent(options.id ?? "")));
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { claimNext, complete, createActor, createTask, failTask, ManualClock, perform, renew, setQueueSettings } from "@/lib/tasks";
+import { claimNext, complete, createActor, createQueue, createTask, failTask, ManualClock, perform, renew, setQueueSettings } from "@/lib/tasks";
+import { getQueue } from "@/lib/tasks/queues";
 import type { ActorRef, Result, Task } from "@/lib/tasks/types";
 
 function must<T>(result: Result<T>): T {
@@ -28,6 +29,8 @@ export async function seedHistory(db: Db, people: { amal: ActorRef; sara: ActorR
   const as = <T>(actor: ActorRef, op: Parameters<typeof perform>[0], input: unknown) =>
     perform(op, input, { db, actor, clock }).then((r) => must(r) as T);
   const bots = [await createActor(db, "agent", `${botPrefix}-1`), await createActor(db, "agent", `${botPrefix}-2`)];
+  // The queue is made here, on purpose, unless the caller (a test) already made it.
+  if (!(await getQueue(db, queue))) await as(people.sara, createQueue, { name: queue, description: "Invoice batches synced by two bots and a person" });
   await as(people.sara, setQueueSettings, { queue, leaseSeconds: 30, maxFailures: 2 });
 
   for (let k = 0; clock.time.getTime() < end - 600_000; k++) {

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { createUser } from "@/lib/auth/users";
 import { seedHistory } from "@/lib/demo-history";
-import { createTask, perform, setQueueSettings, type ActorRef } from "@/lib/tasks";
+import { createQueue, createTask, perform, setQueueSettings, type ActorRef } from "@/lib/tasks";
 
 export interface DemoLogin {
   email: string;
@@ -27,10 +27,15 @@ const TASKS = [
   { title: "Fetch the meter readings from the portal", priority: 1, queue: "crawl", description: "Agents only: a scripted export." },
 ];
 
-/** A people queue and an agents queue (who may claim), the agents' with an attempt ceiling. */
+/**
+ * The demo's queues besides default, made on purpose as a supervisor would: a people queue
+ * and an agents queue (who may claim), the agents' with an attempt ceiling. A failed attempt
+ * waits 30 s, then 60 s, … before it is claimable again (the retry backoff).
+ */
 const QUEUES = [
-  { queue: "errands", claimants: "people" as const },
-  { queue: "crawl", claimants: "agents" as const, maxAttemptSeconds: 900 },
+  { name: "inspections", description: "Site inspections and their follow-ups", retryDelaySeconds: 30 },
+  { name: "errands", description: "Calls and visits only a person can make", claimants: "people" as const },
+  { name: "crawl", description: "Scripted exports from the portals", claimants: "agents" as const, maxAttemptSeconds: 900 },
 ];
 
 /**
@@ -54,9 +59,8 @@ export async function seedDemo(db: Db): Promise<DemoLogin[] | null> {
   // Three hours of an imports queue whose 30 s lease is too short: something for /insights.
   await seedHistory(db, { amal: actors.Amal!, sara: actors.Sara! }, "imports", "import-bot");
   const sara = { db, actor: actors.Sara! };
-  // A failed attempt waits 30 s, then 60 s, … before it is claimable again (the retry backoff).
-  for (const queue of ["default", "inspections"]) await perform(setQueueSettings, { queue, retryDelaySeconds: 30 }, sara);
-  for (const queue of QUEUES) await perform(setQueueSettings, queue, sara);
+  await perform(setQueueSettings, { queue: "default", retryDelaySeconds: 30 }, sara);
+  for (const queue of QUEUES) await perform(createQueue, queue, sara);
   const ids: Record<string, string> = {};
   for (const task of TASKS) {
     const created = await perform(createTask, task, sara);

@@ -4,6 +4,7 @@ import { createAgentToken, type CreatedToken } from "@/lib/auth/tokens";
 import { claimNext, createActor, createTask, forceRelease, perform, recordSideEffect, release, setQueueSettings, type ActorRef, type Operation } from "@/lib/tasks";
 import { startAgent, type RunningAgent } from "@/test/cli";
 import { freshDatabase, type TestDatabase } from "@/test/db";
+import { makeQueue } from "@/test/queues";
 import { startServer, type TestServer } from "@/test/server";
 
 // The reference agent as a process against the real server: it works a queue dry; a
@@ -39,7 +40,8 @@ async function as<S extends z.ZodType, O>(op: Operation<S, O>, input: z.input<S>
   return result.value;
 }
 
-const newTask = async (queue: string, title: string) => (await as(createTask, { title, queue })).id;
+/** A task in `queue`, made first when new (queues exist only on purpose). */
+const newTask = async (queue: string, title: string) => (await as(createTask, { title, queue: await makeQueue(database.db, queue) })).id;
 
 function agent(token: CreatedToken, args: string[]): RunningAgent {
   const started = startAgent(["--url", server.url, ...args], { CLAIMBOARD_TOKEN: token.token });
@@ -111,6 +113,7 @@ describe("the reference agent", () => {
   });
 
   test("killed with SIGKILL after a claim: the lease lapses and a second agent takes the task over", async () => {
+    await makeQueue(database.db, "crash");
     await as(setQueueSettings, { queue: "crash", leaseSeconds: 5 }); // what `npm run cli -- queue set` does
     const id = await newTask("crash", "survive a crash");
     const first = agent(await createAgentToken(database.db, { name: "first" }), ["--queue", "crash", "--work-ms", "60000"]);

@@ -108,6 +108,8 @@ describe("user create", () => {
 
 describe("task create", () => {
   test("prints only the new id, as the one `cli` actor, through the engine (a created event)", async () => {
+    expect(await cli("task", "create", "--title", "Typo", "--queue", "inspectoins")).toMatchObject({ code: 1, stderr: expect.stringContaining("queue 'inspectoins' does not exist") });
+    expect(await cli("queue", "create", "--name", "inspections", "--description", "Site visits")).toMatchObject({ code: 0, stderr: "" });
     // At once: the first use of the `cli` actor must still make only one.
     const [first, second] = await Promise.all([
       cli("task", "create", "--title", "Review inspection 7", "--queue", "inspections", "--priority", "5", "--payload", '{"inspection":7}'),
@@ -129,8 +131,35 @@ describe("task create", () => {
   });
 });
 
+describe("queue create, archive and restore", () => {
+  test("a queue is made with its description and settings; a second of the same name, or a name with spaces, is refused", async () => {
+    const made = await cli("queue", "create", "--name", "night", "--description", "Overnight batches", "--lease-seconds", "30", "--claimants", "agents", "--paused");
+    expect(made).toMatchObject({ code: 0, stderr: "" });
+    expect(made.stdout).toMatch(/^queue night: lease 30 s, .*claimants agents, .*, paused\n$/);
+    const [row] = await database.client`SELECT description, lease_seconds, claimants, paused FROM queues WHERE name = 'night'`;
+    expect(row).toEqual({ description: "Overnight batches", lease_seconds: 30, claimants: "agents", paused: true });
+    expect(await cli("queue", "create", "--name", "night")).toMatchObject({ code: 1, stderr: "error: queue 'night' already exists\n" });
+    expect((await cli("queue", "create", "--name", "my queue")).stderr).toMatch(/--name must be .*no spaces/);
+  });
+
+  test("archive refuses new tasks in the queue; restore re-opens it; default cannot be archived", async () => {
+    expect(await cli("queue", "create", "--name", "old")).toMatchObject({ code: 0 });
+    expect((await cli("queue", "archive", "--name", "old")).stdout).toMatch(/^archived queue old/);
+    expect((await cli("task", "create", "--title", "x", "--queue", "old")).stderr).toMatch(/queue 'old' is archived/);
+    expect((await cli("queue", "restore", "--name", "old")).stdout).toBe("restored queue old\n");
+    expect(await cli("task", "create", "--title", "x", "--queue", "old")).toMatchObject({ code: 0 });
+    expect((await cli("queue", "archive", "--name", "default")).stderr).toMatch(/cannot be archived/);
+  });
+});
+
 describe("queue set", () => {
+  test("an unknown queue is refused naming it, and none is made", async () => {
+    expect((await cli("queue", "set", "--name", "nowhere", "--lease-seconds", "30")).stderr).toMatch(/queue 'nowhere' does not exist/);
+    expect(await database.client`SELECT 1 FROM queues WHERE name = 'nowhere'`).toHaveLength(0);
+  });
+
   test("changes only the settings given", async () => {
+    expect(await cli("queue", "create", "--name", "fast")).toMatchObject({ code: 0 });
     const run = await cli("queue", "set", "--name", "fast", "--lease-seconds", "5", "--max-failures", "2", "--expiry-threshold", "7");
     expect(run).toMatchObject({ code: 0, stderr: "" });
     expect(run.stdout).toMatch(/^queue fast: lease 5 s, max failures 2, .*7/);
@@ -140,6 +169,7 @@ describe("queue set", () => {
   });
 
   test("who may claim and the attempt ceiling; none lifts the ceiling", async () => {
+    expect(await cli("queue", "create", "--name", "errands")).toMatchObject({ code: 0 });
     const run = await cli("queue", "set", "--name", "errands", "--claimants", "people", "--max-attempt-seconds", "600");
     expect(run).toMatchObject({ code: 0, stderr: "" });
     expect(run.stdout).toMatch(/claimants people, attempt ceiling 600 s/);

@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { createActor, createTask, ManualClock, perform, type ActorRef, type Operation, type Task } from "@/lib/tasks";
 import type { Result } from "@/lib/tasks/types";
 import { freshDatabase, type TestDatabase } from "./db";
+import { makeQueue } from "./queues";
 
 export interface EngineFixture {
   database: TestDatabase;
@@ -13,7 +14,10 @@ export interface EngineFixture {
   run<S extends z.ZodType, O>(op: Operation<S, O>, input: z.input<S>, actor: ActorRef, db?: Db): Promise<Result<O>>;
   /** Like run, but the result must be ok. */
   must<S extends z.ZodType, O>(op: Operation<S, O>, input: z.input<S>, actor: ActorRef, db?: Db): Promise<O>;
+  /** A task, in `input.queue` (made here when new: the one-line helper makes its queue too). */
   task(title?: string, input?: Omit<z.input<typeof createTask.input>, "title">): Promise<Task>;
+  /** Makes a queue (test/queues.ts) and returns its name. */
+  queue(name: string, settings?: Parameters<typeof makeQueue>[2]): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -34,7 +38,11 @@ export async function engineFixture(): Promise<EngineFixture> {
       if (!result.ok) throw new Error(`${op.name} failed: ${result.error.code}: ${result.error.message}`);
       return result.value;
     },
-    task: (title = `Task ${++count}`, input = {}) => fixture.must(createTask, { title, ...input }, creator),
+    async task(title = `Task ${++count}`, input = {}) {
+      if (input.queue) await makeQueue(database.db, input.queue);
+      return fixture.must(createTask, { title, ...input }, creator);
+    },
+    queue: (name, settings) => makeQueue(database.db, name, settings),
     close: () => database.close(),
   };
   return fixture;

@@ -10,6 +10,7 @@ import { freshDatabase, type TestDatabase } from "./db";
 import { PGBOUNCER, startPgBouncer, type Pooler } from "./pgbouncer";
 import { startServer, type TestServer } from "./server";
 import { openEventStream } from "./sse";
+import { makeQueue } from "@/test/queues";
 
 // DATABASE_URL through PgBouncer 1.18 in transaction mode, as a managed pooler gives it:
 // a transaction may run on any server connection. .ci/run installs pgbouncer.
@@ -95,7 +96,7 @@ describe.skipIf(!PGBOUNCER)("behind PgBouncer in transaction mode", () => {
       expect((await app.client`SHOW lock_timeout`)[0]?.lock_timeout).toBe("0"); // SET LOCAL: not the next client's setting
 
       const creator = await createActor(app.db, "user", "creator");
-      const queue = "pooled";
+      const queue = await makeQueue(database.db, "pooled");
       for (let i = 0; i < 60; i++) {
         const made = await perform(createTask, { title: `t${i}`, queue }, { db: app.db, actor: creator });
         expect(made.ok).toBe(true);
@@ -133,6 +134,7 @@ describe.skipIf(!PGBOUNCER)("behind PgBouncer in transaction mode", () => {
     test("the API answers and the event stream sees what is written", async () => {
       const { token } = await createAgentToken(database.db, { name: "pooled-agent" });
       const client = new ClaimboardClient({ baseUrl: server.url, token });
+      await makeQueue(database.db, "pooled-http");
       const stream = await openEventStream(`${server.url}/api/v1/events?queue=pooled-http`, { token });
       try {
         const task = await client.createTask({ title: "through the pooler", queue: "pooled-http" });

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import type { TaskRow } from "@/db/schema";
 import {
-  addDependencies, createTask, setQueuePaused, cancel, claim, claimNext, complete, failTask, forceRelease, recordSideEffect, release, renew, requeue, resolve,
-  start, sweepExpiredLeases, type ActorRef, type Result,
+  addComment, addDependencies, createTask, editAnyTask, editTask, setQueuePaused, cancel, claim, claimNext, complete, failTask, forceRelease,
+  recordSideEffect, release, renew, requeue, resolve, start, sweepExpiredLeases, type ActorRef, type Result,
 } from "@/lib/tasks";
 import { sql } from "drizzle-orm";
 import type { EngineFixture } from "./engine";
@@ -11,7 +11,7 @@ import type { EngineFixture } from "./engine";
 
 export const STEP_KINDS = [
   "create", "claim", "claimNext", "start", "renew", "recordSideEffect", "release", "complete", "fail",
-  "forceRelease", "requeue", "resolve", "cancel", "sweep",
+  "forceRelease", "requeue", "resolve", "cancel", "sweep", "edit", "comment",
 ] as const;
 /** The work graph's steps (lib/tasks/graph.property.test.ts): an added dependency, a pause toggled. */
 export const GRAPH_STEP_KINDS = [...STEP_KINDS, "depend", "pause"] as const;
@@ -38,7 +38,7 @@ export interface Step {
 // Weighted towards the calls that move a task forward, so long runs reach escalation and done.
 const WEIGHTS: Record<StepKind, number> = {
   create: 2, claim: 2, claimNext: 3, start: 3, renew: 2, recordSideEffect: 2, release: 1, complete: 2, fail: 2,
-  forceRelease: 1, requeue: 2, resolve: 1, cancel: 1, sweep: 1, depend: 2, pause: 1,
+  forceRelease: 1, requeue: 2, resolve: 1, cancel: 1, sweep: 1, edit: 1, comment: 1, depend: 2, pause: 1,
 };
 
 const stepOf = (kinds: readonly StepKind[]): fc.Arbitrary<Step> => fc.record({
@@ -86,7 +86,7 @@ const HELD = ["claimed", "started"];
 const FITS: Partial<Record<StepKind, string[]>> = {
   claim: ["queued", ...HELD], start: ["claimed"], renew: HELD, recordSideEffect: HELD, release: HELD,
   complete: ["started"], fail: HELD, forceRelease: HELD, requeue: ["escalated"], resolve: ["escalated"],
-  cancel: ["queued", "escalated"], depend: ["queued"],
+  cancel: ["queued", "escalated"], depend: ["queued"], edit: ["queued", "escalated"],
 };
 
 const SUPERVISOR_CALLS = { requeue, resolve, cancel } as const;
@@ -153,6 +153,13 @@ export async function applyStep(ctx: RunContext, step: Step, rows: TaskRow[]): P
     result = await f.run(release, { ...target, ...(step.flag ? { handoff: NOTE } : {}) }, actor);
   } else if (step.kind === "renew") {
     result = await f.run(renew, { ...target, ...(step.flag ? { progress: { done: step.task } } : {}) }, actor);
+  } else if (step.kind === "edit") {
+    // flag: a supervisor edits any task; otherwise the step's actor, refused unless it created or last held it.
+    const changes = { ...target, title: `edited ${step.task}`, priority: step.advance % 7, ...(step.asOwner ? { payload: { n: step.task } } : {}) };
+    if (step.flag) return { ...applied, actor: ctx.supervisor, taskId, result: await f.run(editAnyTask, changes, ctx.supervisor) };
+    result = await f.run(editTask, changes, actor);
+  } else if (step.kind === "comment") {
+    result = await f.run(addComment, { taskId, body: `comment ${step.task}` }, actor);
   } else if (step.kind === "forceRelease") {
     return { ...applied, actor: ctx.supervisor, taskId, result: await f.run(forceRelease, target, ctx.supervisor) };
   } else if (step.kind in SUPERVISOR_CALLS) {

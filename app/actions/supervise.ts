@@ -3,8 +3,8 @@
 import { z } from "zod";
 import { guardedAction, operationAction } from "@/lib/auth/action";
 import { createAgentToken, revokeAgentToken, tokenName } from "@/lib/auth/tokens";
-import { cancel, forceRelease, requeue, resetBreaker, resolve, setQueuePaused, setQueueSettings, sweepExpiredLeases } from "@/lib/tasks";
-import { taskId, version } from "@/lib/tasks/schemas";
+import { cancel, forceRelease, requeue, resetBreaker, resolve, setQueuePaused, setQueueSettings, superviseMany, sweepExpiredLeases, type SuperviseDecision } from "@/lib/tasks";
+import { superviseManyInput } from "@/lib/tasks/supervise-many";
 import { ok, fail } from "@/lib/tasks/types";
 
 // Supervisors only: the escalation inbox, force-release, queues, the breaker, agent tokens.
@@ -35,10 +35,8 @@ export const revokeTokenAction = guardedAction("supervisor", z.strictObject({ na
     : fail({ code: "not_found", message: `No live token is named ${input.name}` }),
 );
 
-const bulkOperations = { requeue, resolve, cancel } as const;
-
 export interface BulkOutcome {
-  action: keyof typeof bulkOperations;
+  action: SuperviseDecision;
   succeeded: number;
   /** Ids of the tasks that changed. */
   done: string[];
@@ -47,27 +45,21 @@ export interface BulkOutcome {
 }
 
 /**
- * The inbox's bulk decision over the tasks of its current filter. Each task is its own
- * engine call (its own transaction and fencing version), so one conflict does not undo
- * the others: the answer says how many changed and which did not.
+ * The inbox's bulk decision over a selection, a group or everything its filter matches:
+ * one engine call (lib/tasks/supervise-many.ts), one transaction, each task fenced by its
+ * own version, so a stale task is reported and the rest are done.
  */
-export const bulkSuperviseAction = guardedAction(
-  "supervisor",
-  z.strictObject({
-    action: z.enum(["requeue", "resolve", "cancel"]),
-    tasks: z.array(z.strictObject({ taskId, version })).min(1).max(500),
-  }),
-  async (input, { run }) => {
-    const outcome: BulkOutcome = { action: input.action, succeeded: 0, done: [], conflicts: [] };
-    for (const task of input.tasks) {
-      const result = await run(bulkOperations[input.action], task);
-      if (result.ok) {
-        outcome.succeeded += 1;
-        outcome.done.push(task.taskId);
-      } else {
-        outcome.conflicts.push({ taskId: task.taskId, code: result.error.code, message: result.error.message });
-      }
+export const bulkSuperviseAction = guardedAction("supervisor", superviseManyInput, async (input, { run }) => {
+  const results = await run(superviseMany, input);
+  if (!results.ok) return results;
+  const outcome: BulkOutcome = { action: input.action, succeeded: 0, done: [], conflicts: [] };
+  for (const result of results.value) {
+    if (result.ok) {
+      outcome.succeeded += 1;
+      outcome.done.push(result.taskId);
+    } else {
+      outcome.conflicts.push({ taskId: result.taskId, code: result.error.code, message: result.error.message });
     }
-    return ok(outcome);
-  },
-);
+  }
+  return ok(outcome);
+});

@@ -1,18 +1,23 @@
 "use server";
 
-import { operationAction } from "@/lib/auth/action";
+import { guardedAction, operationAction } from "@/lib/auth/action";
+import { hasRole } from "@/lib/auth/session";
 import {
+  addComment,
   addDependencies,
   claim,
   claimNext,
   complete,
   createTask,
+  editAnyTask,
+  editTask,
   failTask,
   recordSideEffect,
   release,
   renew,
   start,
 } from "@/lib/tasks";
+import { editTaskInput } from "@/lib/tasks/schemas";
 
 // Staff (and supervisors) working the board. Each action is one engine operation behind
 // the guard: session → current role from the database → the API's zod schema → engine.
@@ -26,3 +31,9 @@ export const releaseAction = operationAction("staff", release);
 export const completeAction = operationAction("staff", complete);
 export const failAction = operationAction("staff", failTask);
 export const addDependenciesAction = operationAction("staff", addDependencies);
+
+/** Staff edit the tasks they created or held last; a supervisor, any (docs/api.md). */
+export const editTaskAction = guardedAction("staff", editTaskInput, (input, { user, run }) =>
+  run(hasRole(user, "supervisor") ? editAnyTask : editTask, input),
+);
+export const addCommentAction = operationAction("staff", addComment);

@@ -4,9 +4,12 @@ import { z } from "zod";
 import { guardedAction } from "@/lib/auth/action";
 import { queueName } from "@/lib/tasks/schemas";
 import { ok } from "@/lib/tasks/types";
-import { readInbox } from "./data";
+import { countEscalated, readInbox } from "./data";
 
 // The inbox's read, behind the same guard as its writes, for the browser to refetch on events.
 export const inboxAction = guardedAction("supervisor", z.strictObject({ queue: queueName.nullable() }), async (input, { db, user }) =>
   ok(await readInbox(db, input.queue, user.actor)),
 );
+
+// The Inbox link's live badge: refetched on every event, like the supervisors' pages.
+export const inboxCountAction = guardedAction("supervisor", z.strictObject({}), async (_input, { db }) => ok(await countEscalated(db)));

@@ -21,6 +21,13 @@ export interface Failure {
 export interface InboxTask {
   task: Task;
   failures: Failure[];
+  /** When it last reached the inbox (its latest `escalated` event; updatedAt when none). */
+  escalatedAt: Date;
+  /**
+   * Why it is here, the key the inbox groups by: the reason of its latest escalation (a
+   * cancelled dependency, an attempt ceiling) or else of its latest failure, as written.
+   */
+  reason: string;
 }
 
 export interface TrippedQueue {
@@ -49,16 +56,23 @@ async function escalatedTasks(db: Executor, queue: string | null, caller: ActorR
   } while (cursor && found.length < INBOX_LIMIT);
   const shown = found.slice(0, INBOX_LIMIT);
   const byTask = new Map<string, Failure[]>(shown.map((t) => [t.id, []]));
+  const escalation = new Map<string, { at: Date; reason: string | null }>();
   if (shown.length > 0) {
+    // One indexed read for the page (task_events_task: task id, then event id), at most 500 tasks.
     const rows = await db
-      .select({ event: { id: taskEvents.id, taskId: taskEvents.taskId, payload: taskEvents.payload, createdAt: taskEvents.createdAt }, actor: { id: actors.id, name: actors.name, kind: actors.kind } })
+      .select({ event: { id: taskEvents.id, type: taskEvents.type, taskId: taskEvents.taskId, payload: taskEvents.payload, createdAt: taskEvents.createdAt }, actor: { id: actors.id, name: actors.name, kind: actors.kind } })
       .from(taskEvents)
       .innerJoin(actors, eq(actors.id, taskEvents.actorId))
-      .where(and(eq(taskEvents.type, "failed"), inArray(taskEvents.taskId, shown.map((t) => BigInt(t.id)))))
+      .where(and(inArray(taskEvents.type, ["failed", "escalated"]), inArray(taskEvents.taskId, shown.map((t) => BigInt(t.id)))))
       .orderBy(asc(taskEvents.id));
     for (const { event, actor } of rows) {
+      const id = event.taskId!.toString();
       const reason = (event.payload as { reason?: unknown } | null)?.reason;
-      byTask.get(event.taskId!.toString())?.push({
+      if (event.type === "escalated") {
+        escalation.set(id, { at: event.createdAt, reason: typeof reason === "string" ? reason : null });
+        continue;
+      }
+      byTask.get(id)?.push({
         eventId: event.id.toString(),
         reason: typeof reason === "string" ? reason : "(no reason given)",
         actor,
@@ -66,7 +80,17 @@ async function escalatedTasks(db: Executor, queue: string | null, caller: ActorR
       });
     }
   }
-  return { escalated: shown.map((task) => ({ task, failures: byTask.get(task.id)! })), truncated: !!cursor || found.length > INBOX_LIMIT };
+  const item = (task: Task): InboxTask => {
+    const failures = byTask.get(task.id)!;
+    const escalated = escalation.get(task.id);
+    return {
+      task,
+      failures,
+      escalatedAt: escalated?.at ?? task.updatedAt,
+      reason: escalated?.reason ?? failures.at(-1)?.reason ?? "(no reason given)",
+    };
+  };
+  return { escalated: shown.map(item), truncated: !!cursor || found.length > INBOX_LIMIT };
 }
 
 /** Queues whose breaker is tripped, each with the lapsed tasks it is holding back. */
@@ -94,4 +118,18 @@ async function trippedQueues(db: Executor): Promise<TrippedQueue[]> {
 export async function readInbox(db: Executor, queue: string | null, caller: ActorRef): Promise<Inbox> {
   const [{ escalated, truncated }, breakers] = await Promise.all([escalatedTasks(db, queue, caller), trippedQueues(db)]);
   return { queue, escalated, truncated, breakers };
+}
+
+/** The Inbox link's badge counts at most this many ("999+"): a count that stays cheap at any size. */
+export const INBOX_COUNT_CAP = 999;
+
+/**
+ * Escalated tasks, counted to the cap: an index-only walk of tasks_status_order's
+ * `escalated` range that stops after CAP + 1 rows, whatever the table's size.
+ */
+export async function countEscalated(db: Executor): Promise<{ count: number; more: boolean }> {
+  const [row] = await db.execute<{ n: number }>(sql`
+    SELECT count(*)::int AS n FROM (SELECT 1 FROM tasks WHERE status = 'escalated' LIMIT ${INBOX_COUNT_CAP + 1}) capped`);
+  const n = Number(row?.n ?? 0);
+  return { count: Math.min(n, INBOX_COUNT_CAP), more: n > INBOX_COUNT_CAP };
 }

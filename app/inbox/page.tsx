@@ -3,6 +3,7 @@ import { getDatabase } from "@/db";
 import { listQueueNames } from "@/lib/tasks/queries";
 import { queueName } from "@/lib/tasks/schemas";
 import { Inbox } from "@/components/supervisor/inbox";
+import { inboxSort } from "@/components/supervisor/inbox-view";
 import { toWire } from "@/components/task/wire";
 import { requireSupervisor, streamPosition } from "../_lib/session";
 import { readInbox } from "./data";
@@ -10,9 +11,13 @@ import { readInbox } from "./data";
 export const metadata: Metadata = { title: "Inbox · Claimboard" };
 
 export default async function InboxPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const raw = (await searchParams).queue;
-  const parsed = queueName.safeParse(Array.isArray(raw) ? raw[0] : raw);
+  const params = await searchParams;
+  const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+  const parsed = queueName.safeParse(first(params.queue));
   const queue = parsed.success ? parsed.data : null;
+  // The search and sort live in the URL too (the browser filters; see components/supervisor/inbox-view.ts).
+  const search = (first(params.q) ?? "").slice(0, 200);
+  const sort = inboxSort(first(params.sort));
   const user = await requireSupervisor(`/inbox${queue ? `?queue=${encodeURIComponent(queue)}` : ""}`, "inbox");
   await streamPosition(); // before any read: the browser's stream resumes from there
   const { db } = getDatabase();
@@ -20,7 +25,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   return (
     <main className="mx-auto max-w-screen-lg px-4 py-4">
       <h1 className="mb-4 text-xl font-semibold">Escalation inbox</h1>
-      <Inbox initial={toWire(inbox)} queues={queues} />
+      <Inbox initial={toWire(inbox)} queues={queues} initialSearch={search} initialSort={sort} />
     </main>
   );
 }

@@ -1,7 +1,9 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { LoginForm } from "@/components/auth/login-form";
+import { getDatabase } from "@/db";
 import { currentUser } from "@/lib/auth/session";
+import { demoLoginsFile, demoLoginsHint } from "./demo-hint";
 
 export const metadata: Metadata = { title: "Sign in · Claimboard" };
 
@@ -22,12 +24,29 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   const next = safeNext(params.next ?? params.callbackUrl);
   if (await currentUser()) redirect(next);
   const error = Array.isArray(params.error) ? params.error[0] : params.error;
+  const demo = await demoLoginsHint(getDatabase().db);
   return (
     <main className="flex min-h-screen items-start justify-center px-4 pt-[12vh]">
       <div className="w-full max-w-sm rounded-xl border border-slate-200 bg-white p-6 shadow-sm">
         <h1 className="text-xl font-semibold">Sign in to Claimboard</h1>
         <p className="mt-1 mb-5 text-sm text-slate-600">The shared task board people and agents claim work from.</p>
         <LoginForm next={next} sso={ssoLabel()} initialError={error} />
+        {demo ? (
+          <aside aria-labelledby="demo-logins" data-testid="demo-logins" className="mt-5 rounded-md border border-blue-200 bg-blue-50 p-3 text-sm text-blue-950">
+            <h2 id="demo-logins" className="font-semibold">Trying the demo?</h2>
+            <p className="mt-1">This board was started with demo accounts:</p>
+            <ul className="mt-1 list-inside list-disc">
+              {demo.map((person) => (
+                <li key={person.email}>
+                  <span className="font-mono">{person.email}</span> ({person.role})
+                </li>
+              ))}
+            </ul>
+            <p className="mt-1">
+              Their passwords were printed when <code>npm start</code> first ran, and are in <code className="break-all">{demoLoginsFile()}</code> on the server.
+            </p>
+          </aside>
+        ) : null}
       </div>
     </main>
   );

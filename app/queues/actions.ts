@@ -1,8 +1,13 @@
 "use server";
 
 import { z } from "zod";
-import { guardedAction } from "@/lib/auth/action";
+import { guardedAction, operationAction } from "@/lib/auth/action";
+import { archiveQueue, createQueue, unarchiveQueue } from "@/lib/tasks";
 import { ok } from "@/lib/tasks/types";
 import { listQueueSettings } from "./data";
 
+// Supervisors only: the /queues page's list and the queue lifecycle (docs/engine.md).
 export const queueSettingsListAction = guardedAction("supervisor", z.strictObject({}), async (_input, { db }) => ok(await listQueueSettings(db)));
+export const createQueueAction = operationAction("supervisor", createQueue);
+export const archiveQueueAction = operationAction("supervisor", archiveQueue);
+export const unarchiveQueueAction = operationAction("supervisor", unarchiveQueue);

@@ -1,57 +1,85 @@
 "use client";
 
 import { useState } from "react";
-import { boardColumns, type BoardFilters } from "@/components/task/filters";
+import type { CountsView } from "@/components/task/api";
+import { boardColumns, isFiltered, listFilterOf, type BoardFilters, type BoardView } from "@/components/task/filters";
 import type { PageView, TaskStatus, TaskView } from "@/components/task/wire";
 import { Button } from "@/components/ui/button";
 import { ClaimNext } from "./claim-next";
 import { Column } from "./column";
+import { countText, useCounts } from "./counts";
 import { CreateTask } from "./create-task";
 import { FiltersBar } from "./filters-bar";
+import { BoardKeys } from "./keyboard";
+import { MyTasksOnPhone } from "./my-tasks";
 import { PausedQueues } from "./paused-queues";
 import { useQueues } from "./queues";
+import { TaskList } from "./task-list";
 
 /**
- * The board: one column per status (or just the one filtered on), each a keyset-paginated
- * list kept fresh by the event stream. The first page of every column comes from the
- * server's render; filters live in the URL.
+ * The board: one column per status (or just the one filtered on) — or the same lists as
+ * one dense table — each a keyset-paginated list kept fresh by the event stream, with live
+ * counts. The first page of every list and the counts come from the server's render; the
+ * filters, search, sort and view live in the URL.
  */
 export function Board({
   filters,
+  view,
+  actorId,
   initial,
+  initialCounts,
   queues: initialQueues,
 }: {
   filters: BoardFilters;
+  view: BoardView;
+  actorId: string;
   initial: Partial<Record<TaskStatus, PageView<TaskView>>>;
+  initialCounts?: CountsView;
   queues: string[];
 }) {
   const queues = useQueues(initialQueues);
   const [creating, setCreating] = useState(false);
   const claimQueue = filters.queue ?? "default";
   const columns = boardColumns(filters);
+  const { sort: _sort, ...countFilter } = listFilterOf(filters);
+  const counts = useCounts(countFilter, initialCounts);
+  const cap = counts?.cap ?? 1000;
+  const total = counts ? columns.reduce((n, c) => n + counts.statuses[c.status], 0) : undefined;
   return (
-    <div className="space-y-4">
+    <div className="space-y-3">
       <div className="flex flex-wrap items-end justify-between gap-3">
-        <FiltersBar filters={filters} queues={queues} />
-        <div className="flex flex-wrap gap-2">
+        <FiltersBar filters={filters} view={view} actorId={actorId} queues={queues} counts={counts} />
+        <div className="flex flex-wrap items-center gap-2">
+          <BoardKeys />
           <ClaimNext queue={claimQueue} />
           <Button aria-expanded={creating} aria-controls="new-task" onClick={() => setCreating(!creating)}>
             {creating ? "Close" : "New task"}
           </Button>
         </div>
       </div>
+      {total !== undefined && (isFiltered(filters) || filters.queue || filters.status) ? (
+        <p aria-live="polite" data-testid="filter-count" className="text-sm text-slate-700">
+          {countText(total, cap)} {total === 1 ? "task matches" : "tasks match"}
+          {filters.q ? <> &ldquo;{filters.q}&rdquo;</> : null}
+        </p>
+      ) : null}
       <PausedQueues />
       <div id="new-task" hidden={!creating}>
         {creating ? <CreateTask defaultQueue={claimQueue} queues={queues} onCreated={() => setCreating(false)} /> : null}
       </div>
-      <div
-        className={`grid gap-3 ${columns.length === 1 ? "max-w-3xl" : "sm:grid-cols-2 lg:grid-cols-3 2xl:grid-cols-6"}`}
-        data-testid="board"
-      >
-        {columns.map((filter) => (
-          <Column key={filter.status} filter={filter} initial={initial[filter.status]} />
-        ))}
-      </div>
+      {view === "columns" && !filters.mine ? <MyTasksOnPhone shared={listFilterOf(filters)} /> : null}
+      {view === "list" ? (
+        <TaskList columns={columns} initial={initial} counts={counts?.statuses} cap={cap} />
+      ) : (
+        <div
+          className={`grid gap-2 ${columns.length === 1 ? "max-w-3xl" : "sm:grid-cols-2 lg:grid-cols-3 2xl:grid-cols-6"}`}
+          data-testid="board"
+        >
+          {columns.map((filter) => (
+            <Column key={filter.status} filter={filter} initial={initial[filter.status]} count={counts?.statuses[filter.status]} cap={cap} />
+          ))}
+        </div>
+      )}
     </div>
   );
 }

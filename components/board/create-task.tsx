@@ -8,7 +8,7 @@ import { dropTask, putTask } from "@/components/task/cache";
 import { errorSentence, unwrap } from "@/components/task/mutations";
 import { toWire, type TaskView } from "@/components/task/wire";
 import { Button } from "@/components/ui/button";
-import { TextArea, TextField } from "@/components/ui/field";
+import { SelectField, TextArea, TextField } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toaster";
 
 interface Draft {
@@ -46,7 +46,8 @@ export function CreateTask({ defaultQueue, queues, onCreated }: { defaultQueue: 
   const client = useQueryClient();
   const viewer = useViewer();
   const { notify } = useToast();
-  const [draft, setDraft] = useState<Draft>({ title: "", description: "", queue: defaultQueue, priority: 0 });
+  // Existing, open queues only (supervisors make new ones on /queues): a typo cannot make a queue.
+  const [draft, setDraft] = useState<Draft>({ title: "", description: "", queue: queues.includes(defaultQueue) ? defaultQueue : "default", priority: 0 });
   const mutation = useMutation({
     mutationFn: async (input: Draft) => toWire(await unwrap(createTaskAction(input))) as TaskView,
     onMutate: (input) => {
@@ -66,32 +67,26 @@ export function CreateTask({ defaultQueue, queues, onCreated }: { defaultQueue: 
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    mutation.mutate({ ...draft, title: draft.title.trim(), queue: draft.queue.trim() || "default" });
+    mutation.mutate({ ...draft, title: draft.title.trim(), queue: draft.queue || "default" });
     setDraft({ ...draft, title: "", description: "" });
     onCreated();
   };
-  const listId = "queue-names";
   return (
     <form onSubmit={submit} aria-label="New task" className="grid gap-3 rounded-lg border border-slate-200 bg-white p-4 sm:grid-cols-2">
       <div className="sm:col-span-2">
-        <TextField label="Title" required maxLength={200} value={draft.title} onChange={(e) => setDraft({ ...draft, title: e.target.value })} />
+        {/* The form mounts when "New task" opens it: focus goes straight to what is typed first. */}
+        <TextField label="Title" required autoFocus maxLength={200} value={draft.title} onChange={(e) => setDraft({ ...draft, title: e.target.value })} />
       </div>
       <div className="sm:col-span-2">
         <TextArea label="Description" maxLength={10_000} value={draft.description} onChange={(e) => setDraft({ ...draft, description: e.target.value })} />
       </div>
-      <TextField
-        label="Queue"
-        list={listId}
-        pattern="[a-z0-9._\-]{1,64}"
-        title="1 to 64 characters of a-z, 0-9, '.', '_' or '-'"
-        value={draft.queue}
-        onChange={(e) => setDraft({ ...draft, queue: e.target.value })}
-      />
-      <datalist id={listId}>
+      <SelectField label="Queue" value={draft.queue} onChange={(e) => setDraft({ ...draft, queue: e.target.value })}>
         {queues.map((queue) => (
-          <option key={queue} value={queue} />
+          <option key={queue} value={queue}>
+            {queue}
+          </option>
         ))}
-      </datalist>
+      </SelectField>
       <TextField
         label="Priority"
         type="number"

@@ -12,8 +12,16 @@ import { HELD, type TaskView } from "@/components/task/wire";
 import { Badge } from "@/components/ui/badge";
 import { focusRing } from "@/components/ui/button";
 
-const CARD_ACTIONS: TaskAction[] = ["claim", "start", "complete", "renew", "release", "fail"];
+export const CARD_ACTIONS: TaskAction[] = ["claim", "start", "complete", "renew", "release", "fail"];
 
+export const isSaved = (task: TaskView) => /^\d+$/.test(task.id);
+
+/**
+ * A compact card (about half the old height): the title and priority on one line, who and
+ * the lease on the next with the actions beside them. What only some tasks have (progress,
+ * a hand-off, a dependency, needs check) adds a line only when there. `data-board-item`
+ * makes it a stop for the board's j/k keys.
+ */
 export function TaskCard({ task }: { task: TaskView }) {
   const titleId = useId();
   const held = HELD.includes(task.status);
@@ -22,11 +30,14 @@ export function TaskCard({ task }: { task: TaskView }) {
       aria-labelledby={titleId}
       data-testid={`task-${task.id}`}
       data-status={task.status}
-      className={`rounded-lg border bg-white p-3 shadow-sm ${task.pending ? "border-dashed border-blue-400 opacity-80" : "border-slate-200"}`}
+      data-board-item
+      data-task-id={task.id}
+      tabIndex={-1}
+      className={`rounded-md border bg-white px-2 py-1.5 shadow-sm ${focusRing} focus:outline-2 focus:outline-blue-600 ${task.pending ? "border-dashed border-blue-400 opacity-80" : "border-slate-200"}`}
     >
       <div className="flex items-start justify-between gap-2">
-        <h3 id={titleId} className="min-w-0 text-sm font-semibold break-words">
-          {task.pending && !/^\d+$/.test(task.id) ? (
+        <h3 id={titleId} className="min-w-0 text-sm leading-5 font-semibold break-words">
+          {task.pending && !isSaved(task) ? (
             task.title
           ) : (
             <Link href={`/tasks/${task.id}`} className={`rounded hover:underline ${focusRing}`}>
@@ -36,44 +47,34 @@ export function TaskCard({ task }: { task: TaskView }) {
         </h3>
         <PriorityBadge priority={task.priority} />
       </div>
-      <p className="mt-0.5 text-xs text-slate-500">
-        {/^\d+$/.test(task.id) ? `#${task.id}` : "new"} · {task.queue}
-      </p>
-      <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-xs">
-        <dt className="text-slate-500">Owner</dt>
-        <dd data-testid="owner">{task.owner ? <ActorName actor={task.owner} /> : <span className="text-slate-500">nobody</span>}</dd>
-        {held ? (
-          <>
-            <dt className="text-slate-500">Lease</dt>
-            <dd>
-              <LeaseCountdown leaseUntil={task.leaseUntil} />
-            </dd>
-          </>
-        ) : null}
-        {task.failureCount > 0 ? (
-          <>
-            <dt className="text-slate-500">Failures</dt>
-            <dd>{task.failureCount}</dd>
-          </>
-        ) : null}
-      </dl>
+      <div className="mt-0.5 flex flex-wrap items-center justify-between gap-x-2 gap-y-1">
+        <p className="flex min-w-0 flex-wrap items-center gap-x-1.5 text-xs text-slate-600">
+          <span>{isSaved(task) ? `#${task.id}` : "new"}</span>
+          <span aria-hidden>·</span>
+          <span>{task.queue}</span>
+          <span aria-hidden>·</span>
+          <span data-testid="owner">{task.owner ? <ActorName actor={task.owner} /> : "nobody"}</span>
+          {held ? <LeaseCountdown leaseUntil={task.leaseUntil} /> : null}
+          {task.failureCount > 0 ? <span>· {task.failureCount === 1 ? "1 failure" : `${task.failureCount} failures`}</span> : null}
+        </p>
+        <div className="empty:hidden">
+          <TaskActions task={task} only={CARD_ACTIONS} size="sm" />
+        </div>
+      </div>
       {held ? <ProgressLine task={task} compact /> : null}
       <HandoffHint task={task} />
       {task.blockedBy.length > 0 || task.notBefore ? (
-        <p className="mt-2 flex flex-col gap-0.5 text-xs text-amber-800">
+        <p className="mt-1 flex flex-col gap-0.5 text-xs text-amber-800">
           <BlockedBy ids={task.blockedBy} />
           <NotBefore iso={task.notBefore} />
         </p>
       ) : null}
       {task.needsCheck || task.pending ? (
-        <div className="mt-2 flex flex-wrap gap-1">
+        <div className="mt-1 flex flex-wrap gap-1">
           {task.needsCheck ? <NeedsCheckBadge /> : null}
           {task.pending ? <Badge tone="blue">{task.pending}</Badge> : null}
         </div>
       ) : null}
-      <div className="mt-3 empty:hidden">
-        <TaskActions task={task} only={CARD_ACTIONS} size="sm" />
-      </div>
     </article>
   );
 }

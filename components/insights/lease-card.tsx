@@ -63,7 +63,7 @@ export function LeaseCard({ overview, window, changes }: { overview: QueueOvervi
         <ul className="mt-3 space-y-1 border-t border-slate-100 pt-2 text-sm text-slate-700" aria-label="Settings changes">
           {changes.map((c, i) => (
             <li key={i}>
-              <LocalTime iso={c.at.toISOString()} withDate /> — {c.actor.name} changed {describeChanges(c.payload)}
+              <LocalTime iso={c.at.toISOString()} withDate /> — {c.actor.name} {c.payload.created ? "created the queue" : `changed ${describeChanges(c.payload)}`}
               {c.payload.reason === "recommended" ? " (the recommendation)" : ""}
             </li>
           ))}

@@ -7,8 +7,9 @@ import { SignOutButton } from "./sign-out-button";
 
 const BOARD: NavItem[] = [{ href: "/", label: "Board" }];
 const SUPERVISION: NavItem[] = [
-  { href: "/inbox", label: "Inbox" },
+  { href: "/inbox", label: "Inbox", badge: "inbox" },
   { href: "/agents", label: "Agents" },
+  { href: "/people", label: "People" },
   { href: "/queues", label: "Queues" },
   { href: "/insights", label: "Insights" },
 ];

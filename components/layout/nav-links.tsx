@@ -2,11 +2,14 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { InboxBadge } from "@/components/supervisor/inbox-badge";
 import { focusRing } from "@/components/ui/button";
 
 export interface NavItem {
   href: string;
   label: string;
+  /** A live count beside the label (supervisors only: the escalation inbox). */
+  badge?: "inbox";
 }
 
 export function NavLinks({ items }: { items: NavItem[] }) {
@@ -25,6 +28,7 @@ export function NavLinks({ items }: { items: NavItem[] }) {
               }`}
             >
               {item.label}
+              {item.badge === "inbox" ? <InboxBadge /> : null}
             </Link>
           </li>
         );

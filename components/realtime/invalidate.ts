@@ -52,6 +52,8 @@ export function invalidateFor(client: QueryClient, events: LiveEvent[]): void {
       return events.some((e) => (!filter.queue || filter.queue === e.queue) && touches(e).includes(filter.status));
     },
   });
+  // The board's counts: any task event may move one (a refetch is a few capped index probes).
+  if (events.some((e) => e.taskId)) void client.invalidateQueries({ queryKey: taskKeys.counts });
   // The inbox and queue pages: escalations, breaker trips and resets, lapsed leases. Only
   // what is on screen refetches, and a supervisor's pages are few and small.
   void client.invalidateQueries({ queryKey: supervisorKeys.all });
@@ -60,6 +62,8 @@ export function invalidateFor(client: QueryClient, events: LiveEvent[]): void {
   if (events.some((e) => e.type === "queue_paused" || e.type === "queue_resumed")) {
     void client.invalidateQueries({ queryKey: [...queueKeys, "paused"] });
   }
+  // The pickers' queue names: a queue made (its first event names it) or archived/restored.
   const known = client.getQueryData<string[]>(queueKeys);
-  if (known && events.some((e) => !known.includes(e.queue))) void client.invalidateQueries({ queryKey: queueKeys });
+  const archiving = events.some((e) => e.type === "archived" || e.type === "unarchived");
+  if (archiving || (known && events.some((e) => !known.includes(e.queue)))) void client.invalidateQueries({ queryKey: queueKeys });
 }

@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
+import { useHydrated } from "@/components/ui/local-time";
 import { createTokenAction, revokeTokenAction } from "@/app/actions/supervise";
 import { agentTokensAction } from "@/app/agents/actions";
 import { ActionFailure, unwrap } from "@/components/task/mutations";
@@ -12,11 +13,43 @@ import { Dialog } from "@/components/ui/dialog";
 import { SelectField, TextField } from "@/components/ui/field";
 import { LocalTime } from "@/components/ui/local-time";
 import { useToast } from "@/components/ui/toaster";
+import { Fleet, type FleetView } from "./fleet";
 import { supervisorKeys } from "./keys";
 import type { AgentTokenView } from "./types";
 import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
 
 const ROLES = ["agent", "observer", "supervisor"] as const;
+
+/** What to run with a new token: the reference agent (scripts/agent.ts) and an MCP client (docs/mcp.md). */
+export function startCommands(origin: string, token: string) {
+  return {
+    agent: `CLAIMBOARD_URL=${origin} CLAIMBOARD_TOKEN=${token} npm run agent -- --queue default`,
+    mcpStdio: JSON.stringify(
+      { mcpServers: { claimboard: { command: "npm", args: ["--prefix", "/path/to/claimboard", "run", "-s", "mcp"], env: { CLAIMBOARD_URL: origin, CLAIMBOARD_TOKEN: token } } } },
+      null,
+      2,
+    ),
+    mcpHttp: JSON.stringify({ mcpServers: { claimboard: { type: "http", url: `${origin}/api/mcp`, headers: { Authorization: `Bearer ${token}` } } } }, null, 2),
+  };
+}
+
+function Snippet({ id, label, value, rows }: { id: string; label: string; value: string; rows: number }) {
+  return (
+    <div>
+      <label className="block text-sm font-medium" htmlFor={id}>
+        {label}
+      </label>
+      <textarea
+        id={id}
+        readOnly
+        rows={rows}
+        value={value}
+        onFocus={(e) => e.currentTarget.select()}
+        className="mt-1 block w-full resize-none rounded-md border border-slate-300 bg-slate-50 px-2 py-1.5 font-mono text-xs focus-visible:outline-2 focus-visible:outline-blue-600"
+      />
+    </div>
+  );
+}
 
 /** The secret, once: copy it now, it is stored only as a hash. */
 function NewTokenDialog({ token, onClose }: { token: { name: string; token: string } | null; onClose: () => void }) {
@@ -46,6 +79,7 @@ function NewTokenDialog({ token, onClose }: { token: { name: string; token: stri
             onFocus={(e) => e.currentTarget.select()}
             className="block w-full rounded-md border border-slate-300 bg-slate-50 px-2 py-1.5 font-mono text-xs focus-visible:outline-2 focus-visible:outline-blue-600"
           />
+          <Commands token={token.token} />
           <div className="flex flex-wrap justify-end gap-2">
             <Button onClick={() => void copy()}>Copy token</Button>
             <Button tone="primary" onClick={onClose}>
@@ -55,6 +89,19 @@ function NewTokenDialog({ token, onClose }: { token: { name: string; token: stri
         </div>
       ) : null}
     </Dialog>
+  );
+}
+
+/** This server's address as the browser reaches it: what an agent on the same network would use. */
+function Commands({ token }: { token: string }) {
+  const hydrated = useHydrated();
+  const commands = startCommands(hydrated ? window.location.origin : "http://localhost:3000", token);
+  return (
+    <>
+      <Snippet id="start-agent" label="Start the reference agent (from a checkout of Claimboard; pick your queue)" value={commands.agent} rows={3} />
+      <Snippet id="mcp-stdio" label="MCP client config, stdio (npm run mcp)" value={commands.mcpStdio} rows={6} />
+      <Snippet id="mcp-http" label="MCP client config, HTTP (POST /api/mcp)" value={commands.mcpHttp} rows={6} />
+    </>
   );
 }
 
@@ -100,7 +147,7 @@ function CreateToken({ onCreated }: { onCreated: (token: { name: string; token: 
 }
 
 /** Agent tokens: who they are, when used, and create / revoke. The secret never leaves the create dialog. */
-export function AgentTokens({ initial }: { initial: AgentTokenView[] }) {
+export function AgentTokens({ initial, fleet }: { initial: AgentTokenView[]; fleet: FleetView }) {
   const { notify } = useToast();
   const { data } = useQuery({
     queryKey: supervisorKeys.tokens,
@@ -116,6 +163,7 @@ export function AgentTokens({ initial }: { initial: AgentTokenView[] }) {
   return (
     <div className="space-y-6">
       <CreateToken onCreated={setCreated} />
+      <Fleet initial={fleet} onRevoke={setRevoking} />
       <section aria-labelledby="tokens-heading">
         <h2 id="tokens-heading" className="mb-2 text-lg font-semibold">
           Tokens

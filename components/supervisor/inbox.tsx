@@ -2,32 +2,31 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { bulkSuperviseAction } from "@/app/actions/supervise";
 import { inboxAction } from "@/app/inbox/actions";
 import { describeError } from "@/components/task/describe-error";
 import { unwrap, useTaskMutation } from "@/components/task/mutations";
-import { toWire } from "@/components/task/wire";
-import { Button } from "@/components/ui/button";
-import { Dialog } from "@/components/ui/dialog";
-import { SelectField } from "@/components/ui/field";
+import { toWire, type TaskView } from "@/components/task/wire";
 import { useToast } from "@/components/ui/toaster";
 import { Breakers } from "./breakers";
+import { DecisionDialog, type PendingDecision } from "./decision-dialog";
+import { decisions } from "./decisions";
 import { EscalatedTask, type InboxDecision } from "./escalated-task";
+import { InboxToolbar } from "./inbox-toolbar";
+import { groupByReason, inboxHref, plural, visibleItems, type InboxSort, type ReasonGroup } from "./inbox-view";
 import { supervisorKeys } from "./keys";
-import type { InboxView } from "./types";
+import { ReasonGroups } from "./reason-groups";
+import type { InboxTaskView, InboxView } from "./types";
+import { useAgeClock } from "./use-age-clock";
 import { useSupervisorCall } from "./use-supervisor";
 
-const verbs: Record<InboxDecision, { label: string; past: string; pending: string }> = {
-  requeue: { label: "Requeue", past: "Requeued", pending: "Requeueing…" },
-  resolve: { label: "Resolve", past: "Resolved", pending: "Resolving…" },
-  cancel: { label: "Cancel", past: "Cancelled", pending: "Cancelling…" },
-};
-
-const plural = (n: number) => `${n} task${n === 1 ? "" : "s"}`;
-
-/** The escalation inbox: escalated tasks of the filter, one at a time or all at once, and the breakers. */
-export function Inbox({ initial, queues }: { initial: InboxView; queues: string[] }) {
+/**
+ * The escalation inbox at volume: search, sort by age, select rows (shift-click for a range)
+ * and decide for the selection, for everything the search matches, or for a group of tasks
+ * that failed for the same reason — one engine call per decision. Cancel always asks first.
+ */
+export function Inbox({ initial, queues, initialSearch = "", initialSort = "waiting" }: { initial: InboxView; queues: string[]; initialSearch?: string; initialSort?: InboxSort }) {
   const router = useRouter();
   const client = useQueryClient();
   const { notify } = useToast();
@@ -38,15 +37,34 @@ export function Inbox({ initial, queues }: { initial: InboxView; queues: string[
     queryFn: async () => toWire(await unwrap(inboxAction({ queue }))),
     initialData: initial,
   });
-  const [confirming, setConfirming] = useState<InboxDecision | null>(null);
+  const [search, setSearch] = useState(initialSearch);
+  const [sort, setSort] = useState<InboxSort>(initialSort);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const anchor = useRef<number | null>(null);
+  const [confirming, setConfirming] = useState<PendingDecision | null>(null);
+  const now = useAgeClock();
 
-  const dropFromInbox = (ids: string[]) =>
+  const shown = useMemo(() => visibleItems(data.escalated, search, sort), [data.escalated, search, sort]);
+  const groups = useMemo(() => groupByReason(shown), [shown]);
+  // The selection only ever holds rows on screen: a task that left the inbox (decided here,
+  // elsewhere, or hidden by the search) drops out of it.
+  const chosen = shown.filter(({ task }) => selected.has(task.id));
+  useEffect(() => {
+    anchor.current = null;
+    // Keep the address in step without a navigation: the filtering happens here, not on the server.
+    const href = inboxHref(queue, search, sort);
+    if (`${window.location.pathname}${window.location.search}` !== href) window.history.replaceState(window.history.state, "", href);
+  }, [search, sort, queue]);
+
+  const dropFromInbox = (ids: string[]) => {
     client.setQueryData<InboxView>(key, (old) => (old ? { ...old, escalated: old.escalated.filter((e) => !ids.includes(e.task.id)) } : old));
+    setSelected((old) => new Set([...old].filter((id) => !ids.includes(id))));
+  };
 
   const single = useTaskMutation({
     onDone: (call) => {
       dropFromInbox([call.task.id]);
-      notify("info", `${verbs[call.action as InboxDecision].past} “${call.task.title}”.`);
+      notify("info", `${decisions[call.action as InboxDecision].past} “${call.task.title}”.`);
       void client.invalidateQueries({ queryKey: supervisorKeys.all });
     },
   });
@@ -55,7 +73,7 @@ export function Inbox({ initial, queues }: { initial: InboxView; queues: string[
     verb: "change",
     onSuccess: (outcome) => {
       dropFromInbox(outcome.done);
-      const head = `${verbs[outcome.action].past} ${plural(outcome.succeeded)}.`;
+      const head = `${decisions[outcome.action].past} ${plural(outcome.succeeded)}.`;
       if (outcome.conflicts.length === 0) return notify("info", head);
       const detail = outcome.conflicts
         .slice(0, 5)
@@ -65,83 +83,95 @@ export function Inbox({ initial, queues }: { initial: InboxView; queues: string[
     },
   });
 
-  const items = data.escalated;
   const pendingFor = (id: string) =>
-    single.isPending && single.variables?.task.id === id ? verbs[single.variables.action as InboxDecision].pending : bulk.isPending ? "Working…" : null;
+    single.isPending && single.variables?.task.id === id ? decisions[single.variables.action as InboxDecision].pending : bulk.isPending ? "Working…" : null;
 
-  const runBulk = (decision: InboxDecision) => {
-    setConfirming(null);
-    bulk.mutate({ action: decision, tasks: items.map(({ task }) => ({ taskId: task.id, version: task.version })) });
+  const select = (index: number, on: boolean, range: boolean) => {
+    const from = range && anchor.current !== null ? Math.min(anchor.current, index) : index;
+    const to = range && anchor.current !== null ? Math.max(anchor.current, index) : index;
+    const ids = shown.slice(from, to + 1).map(({ task }) => task.id);
+    setSelected((old) => {
+      const next = new Set(old);
+      for (const id of ids) if (on) next.add(id); else next.delete(id);
+      return next;
+    });
+    anchor.current = index;
   };
+
+  const decide = (decision: InboxDecision, items: InboxTaskView[], scope: string) => {
+    if (items.length === 0) return;
+    // One task, requeue or resolve: at once (optimistic). Cancel, or many: confirm first.
+    if (items.length === 1 && decision !== "cancel") return single.mutate({ action: decision, task: items[0]!.task as TaskView });
+    setConfirming({ decision, items, scope });
+  };
+
+  const confirm = ({ decision, items }: PendingDecision, reason: string) => {
+    setConfirming(null);
+    if (items.length === 1) return single.mutate({ action: decision, task: items[0]!.task as TaskView, vars: reason ? { reason } : {} });
+    bulk.mutate({ action: decision, ...(reason ? { reason } : {}), tasks: items.map(({ task }) => ({ taskId: task.id, version: task.version })) });
+  };
+
+  const groupScope = (group: ReasonGroup) => `that failed with “${group.reason}”`;
 
   return (
     <div className="space-y-6">
       <section aria-labelledby="escalated-heading" className="space-y-3">
-        <div className="flex flex-wrap items-end justify-between gap-3">
-          <h2 id="escalated-heading" className="text-lg font-semibold">
-            Escalated tasks <span className="text-slate-600">({items.length}{data.truncated ? "+" : ""})</span>
-          </h2>
-          <div className="w-full sm:w-60">
-            <SelectField
-              label="Queue"
-              value={queue ?? ""}
-              onChange={(e) => router.push(e.target.value ? `/inbox?queue=${encodeURIComponent(e.target.value)}` : "/inbox")}
-            >
-              <option value="">All queues</option>
-              {queues.map((name) => (
-                <option key={name} value={name}>
-                  {name}
-                </option>
-              ))}
-            </SelectField>
-          </div>
-        </div>
-        <div role="group" aria-label="All escalated tasks shown" className="flex flex-wrap gap-2">
-          {(Object.keys(verbs) as InboxDecision[]).map((decision) => (
-            <Button
-              key={decision}
-              size="sm"
-              tone={decision === "cancel" ? "danger" : "secondary"}
-              disabled={items.length === 0 || bulk.isPending}
-              onClick={() => setConfirming(decision)}
-            >
-              {verbs[decision].label} all ({items.length})
-            </Button>
+        <h2 id="escalated-heading" className="text-lg font-semibold">
+          Escalated tasks <span className="text-slate-700">({data.escalated.length}{data.truncated ? "+" : ""})</span>
+        </h2>
+        <ul aria-label="What each decision means" className="space-y-0.5 text-sm text-slate-700">
+          {(["requeue", "resolve", "cancel"] as const).map((d) => (
+            <li key={d}>{decisions[d].meaning}</li>
           ))}
-          {bulk.isPending ? <span role="status" className="text-sm text-slate-600">Working…</span> : null}
-        </div>
+        </ul>
+        <InboxToolbar
+          queue={queue}
+          queues={queues}
+          onQueue={(next) => router.push(inboxHref(next, search, sort))}
+          search={search}
+          onSearch={(next) => {
+            setSearch(next);
+            setSelected(new Set());
+          }}
+          sort={sort}
+          onSort={setSort}
+          shown={shown.length}
+          chosen={chosen.length}
+          busy={bulk.isPending}
+          onSelectAll={(on) => setSelected(on ? new Set(shown.map(({ task }) => task.id)) : new Set())}
+          onDecide={(decision) =>
+            chosen.length > 0
+              ? decide(decision, chosen, "selected")
+              : decide(decision, shown, search ? `matching “${search}”` : `shown${queue ? ` in queue ${queue}` : ""}`)
+          }
+        />
         {data.truncated ? (
-          <p className="text-sm text-slate-600">Only the newest {items.length} are shown; bulk actions apply to these.</p>
+          <p className="text-sm text-slate-700">Only the newest {data.escalated.length} escalated tasks are held here; search, groups and bulk actions apply to these.</p>
         ) : null}
-        {items.length === 0 ? <p className="text-sm text-slate-600">Nothing is escalated{queue ? ` in ${queue}` : ""}.</p> : null}
-        <ul className="space-y-3">
-          {items.map((item) => (
+        <ReasonGroups
+          groups={groups}
+          busy={bulk.isPending}
+          onSelect={(group) => setSelected(new Set(group.items.map(({ task }) => task.id)))}
+          onDecide={(decision, group) => decide(decision, group.items, groupScope(group))}
+        />
+        {data.escalated.length === 0 ? <p className="text-sm text-slate-700">Nothing is escalated{queue ? ` in ${queue}` : ""}.</p> : null}
+        {data.escalated.length > 0 && shown.length === 0 ? <p className="text-sm text-slate-700">No escalated task matches “{search}”.</p> : null}
+        <ul className="space-y-3" aria-label="Escalated tasks">
+          {shown.map((item, index) => (
             <EscalatedTask
               key={item.task.id}
               item={item}
+              now={now}
+              selected={selected.has(item.task.id)}
               pending={pendingFor(item.task.id)}
-              onDecide={(action, task) => single.mutate({ action, task })}
+              onSelect={(on, range) => select(index, on, range)}
+              onDecide={(decision) => decide(decision, [item], "")}
             />
           ))}
         </ul>
       </section>
       <Breakers breakers={data.breakers} />
-      <Dialog open={confirming !== null} onClose={() => setConfirming(null)} title={confirming ? `${verbs[confirming].label} ${plural(items.length)}?` : ""}>
-        {confirming ? (
-          <div className="space-y-4">
-            <p className="text-sm">
-              Every escalated task shown{queue ? ` in queue ${queue}` : ""} will be {verbs[confirming].past.toLowerCase()}. Tasks someone changes
-              meanwhile are left alone and listed afterwards.
-            </p>
-            <div className="flex flex-wrap justify-end gap-2">
-              <Button onClick={() => setConfirming(null)}>Keep them</Button>
-              <Button tone={confirming === "cancel" ? "danger" : "primary"} onClick={() => runBulk(confirming)}>
-                {verbs[confirming].label} {plural(items.length)}
-              </Button>
-            </div>
-          </div>
-        ) : null}
-      </Dialog>
+      <DecisionDialog pending={confirming} onClose={() => setConfirming(null)} onConfirm={confirm} />
     </div>
   );
 }

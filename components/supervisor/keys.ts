@@ -2,6 +2,10 @@
 export const supervisorKeys = {
   all: ["supervisor"] as const,
   inbox: (queue: string | null) => ["supervisor", "inbox", queue ?? ""] as const,
+  /** The Inbox link's badge (components/supervisor/inbox-badge.tsx). */
+  inboxCount: ["supervisor", "inbox-count"] as const,
+  fleet: ["supervisor", "fleet"] as const,
+  people: ["supervisor", "people"] as const,
   queues: ["supervisor", "queues"] as const,
   tokens: ["supervisor", "tokens"] as const,
   /** Not fetched: a tick that tells the insights page to re-render (components/insights). */

@@ -8,10 +8,13 @@ import { ActionFailure, unwrap } from "@/components/task/mutations";
 import { toWire } from "@/components/task/wire";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { TextField } from "@/components/ui/field";
+import { TextArea, TextField } from "@/components/ui/field";
 import { LocalTime } from "@/components/ui/local-time";
 import { supervisorKeys } from "./keys";
 import { ClaimRuleFields, claimRuleError, claimRuleValues } from "./claim-rule-fields";
+import { NewQueue } from "./new-queue";
+import { ArchiveControl } from "./queue-archive";
+import { QueueCounts } from "./queue-counts";
 import type { QueueSettingsView } from "./types";
 import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
 
@@ -40,6 +43,7 @@ function PauseControl({ queue }: { queue: QueueSettingsView }) {
       <Button size="sm" disabled={toggle.isPending} onClick={() => toggle.mutate({ queue: queue.name, paused: !queue.paused })}>
         {queue.paused ? `Resume ${queue.name}` : `Pause ${queue.name}`}
       </Button>
+      <ArchiveControl queue={queue} />
     </div>
   );
 }
@@ -69,7 +73,8 @@ function QueueForm({ queue }: { queue: QueueSettingsView }) {
     const values = Object.fromEntries(FIELDS.map((f) => [f.name, Number(String(form.get(f.name) ?? "").trim() || NaN)]));
     setSaved(false);
     setProblem(null);
-    save.mutate({ queue: queue.name, ...values, ...claimRuleValues(form) }, { onError: (error) => setProblem(settingError(error)) });
+    const description = String(form.get("description") ?? "").trim();
+    save.mutate({ queue: queue.name, ...values, ...claimRuleValues(form), description }, { onError: (error) => setProblem(settingError(error)) });
   };
   const errorId = `queue-${queue.name}-error`;
   return (
@@ -87,6 +92,8 @@ function QueueForm({ queue }: { queue: QueueSettingsView }) {
           )}
         </div>
       </div>
+      {queue.description ? <p className="mt-1 text-sm text-slate-700" data-testid="queue-description">{queue.description}</p> : null}
+      <QueueCounts queue={queue} />
       <PauseControl queue={queue} />
       {queue.breakerTrippedAt ? (
         <p className="mt-1 text-sm text-red-900">
@@ -94,7 +101,11 @@ function QueueForm({ queue }: { queue: QueueSettingsView }) {
         </p>
       ) : null}
       {/* Keyed by the saved values: a change (here or elsewhere) resets the inputs to them. */}
-      <div key={[...FIELDS.map((f) => queue[f.name]), queue.claimants, queue.maxAttemptSeconds].join(":")} className="mt-3 grid grid-cols-1 gap-3 sm:grid-cols-2">
+      <div key={[...FIELDS.map((f) => queue[f.name]), queue.claimants, queue.maxAttemptSeconds, queue.description].join(":")} className="mt-3 grid grid-cols-1 gap-3 sm:grid-cols-2">
+        <div className="sm:col-span-2">
+          <TextArea name="description" label="Description" maxLength={500} defaultValue={queue.description} onChange={() => setSaved(false)}
+            aria-invalid={problem?.field === "description" ? true : undefined} aria-describedby={problem?.field === "description" ? errorId : undefined} />
+        </div>
         {FIELDS.map((f) => (
           <TextField
             key={f.name}
@@ -127,21 +138,61 @@ function QueueForm({ queue }: { queue: QueueSettingsView }) {
   );
 }
 
-/** Every queue's settings, each its own form; refetched when events arrive (breaker trips and resets). */
+/** An archived queue: its state, counts and history kept; only Restore is offered. */
+function ArchivedQueue({ queue }: { queue: QueueSettingsView }) {
+  return (
+    <section aria-label={`Archived queue ${queue.name}`} className="rounded-lg border border-slate-200 bg-slate-50 p-3">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h3 className="font-semibold">{queue.name}</h3>
+        <Badge tone="slate">archived</Badge>
+      </div>
+      <p className="mt-1 text-sm text-slate-700">
+        Archived{queue.archivedBy ? ` by ${queue.archivedBy}` : ""}
+        {queue.archivedAt ? <> on <LocalTime iso={queue.archivedAt} withDate /></> : null}: hidden from the pickers; no new tasks or claims.
+      </p>
+      <QueueCounts queue={queue} />
+      <div className="mt-2">
+        <ArchiveControl queue={queue} />
+      </div>
+    </section>
+  );
+}
+
+/**
+ * Every queue: a form to make one, each open queue's live counts, state and settings, and
+ * the archived ones apart. Refetched whenever events arrive (every task that moves changes
+ * a count), through the supervisors' query keys (components/realtime/invalidate.ts).
+ */
 export function QueueSettings({ initial }: { initial: QueueSettingsView[] }) {
   const { data } = useQuery({
     queryKey: supervisorKeys.queues,
     queryFn: async () => toWire(await unwrap(queueSettingsListAction({}))),
     initialData: initial,
   });
-  if (data.length === 0) return <p className="text-sm text-slate-600">No queues yet: one is made when its first task is.</p>;
+  const open = data.filter((q) => !q.archivedAt);
+  const archived = data.filter((q) => q.archivedAt);
   return (
-    <ul className="space-y-4">
-      {data.map((queue) => (
-        <li key={queue.name}>
-          <QueueForm queue={queue} />
-        </li>
-      ))}
-    </ul>
+    <div className="space-y-4">
+      <NewQueue />
+      <ul className="space-y-4" aria-label="Queues">
+        {open.map((queue) => (
+          <li key={queue.name}>
+            <QueueForm queue={queue} />
+          </li>
+        ))}
+      </ul>
+      {archived.length > 0 ? (
+        <div>
+          <h2 className="mb-2 font-semibold text-slate-800">Archived queues</h2>
+          <ul className="space-y-3">
+            {archived.map((queue) => (
+              <li key={queue.name}>
+                <ArchivedQueue queue={queue} />
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+    </div>
   );
 }

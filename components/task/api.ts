@@ -1,10 +1,12 @@
-import { listQuery, type ListFilter } from "./filters";
-import type { EventView, PageView, TaskView } from "./wire";
+import { countsQuery, listQuery, type ListFilter } from "./filters";
+import type { EventView, PageView, TaskStatus, TaskView } from "./wire";
 
 export const taskKeys = {
   all: ["tasks"] as const,
   lists: ["tasks", "list"] as const,
   list: (filter: ListFilter) => ["tasks", "list", filter] as const,
+  counts: ["tasks", "counts"] as const,
+  countsOf: (filter: Omit<ListFilter, "status" | "sort">) => ["tasks", "counts", filter] as const,
   detail: (id: string) => ["tasks", "detail", id] as const,
   events: (id: string) => ["tasks", "events", id] as const,
 };
@@ -45,6 +47,17 @@ async function getJson<T>(path: string, query: Record<string, string | number> =
 export async function fetchTaskPage(filter: ListFilter, cursor: string | null): Promise<PageView<TaskView>> {
   const page = await getJson<{ tasks: TaskView[]; nextCursor: string | null }>("/tasks", listQuery(filter, cursor));
   return { items: page.tasks, nextCursor: page.nextCursor };
+}
+
+export interface CountsView {
+  statuses: Record<TaskStatus, number>;
+  queues: { queue: string; statuses: Record<TaskStatus, number> }[];
+  cap: number;
+}
+
+/** The board's live counts for a filter (GET /tasks/counts: each stops at cap + 1). */
+export async function fetchCounts(filter: Omit<ListFilter, "status" | "sort">): Promise<CountsView> {
+  return getJson<CountsView>("/tasks/counts", countsQuery(filter));
 }
 
 export interface ReadinessView {

@@ -58,7 +58,8 @@ export function groupByAttempt(events: EventView[]): Attempt[] {
   let previous: EventView | null = null;
   for (const event of events) {
     if (event.type === "claimed" && previous?.type === "lease_expired") takeovers.add(event.id);
-    if (event.type !== "claim_rejected") previous = event;
+    // A lost claim or a comment can fall between a lapse and the claim that followed it.
+    if (event.type !== "claim_rejected" && event.type !== "commented") previous = event;
     if (event.type === "claimed" || groups.length === 0) {
       groups.push({ claimant: event.type === "claimed" ? event.actor : null, events: [] });
     }

@@ -14,11 +14,23 @@ export function StatusBadge({ status }: { status: TaskStatus }) {
   return <Badge tone={statusTone[status]}>{status}</Badge>;
 }
 
+/**
+ * Priority in arrows and words, never "P0": here a higher number is claimed sooner and 0
+ * is the ordinary case, the opposite of the P0-is-urgent convention people bring along.
+ */
+export function priorityWords(priority: number): string {
+  if (priority > 0) return `priority ${priority}, above normal: claimed sooner`;
+  if (priority < 0) return `priority ${priority}, below normal: claimed later`;
+  return "normal priority (0)";
+}
+
 export function PriorityBadge({ priority }: { priority: number }) {
   const tone: BadgeTone = priority > 0 ? "amber" : "slate";
+  const text = priority > 0 ? `↑ ${priority}` : priority < 0 ? `↓ ${-priority}` : "normal";
   return (
-    <Badge tone={tone} title="Priority: higher is claimed first">
-      P{priority}
+    <Badge tone={tone} title={`${priorityWords(priority)} (higher is claimed first)`}>
+      <span aria-hidden>{text}</span>
+      <span className="sr-only">{priorityWords(priority)}</span>
     </Badge>
   );
 }

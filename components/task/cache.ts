@@ -5,12 +5,27 @@ import type { PageView, TaskView, Viewer } from "./wire";
 
 export type ListData = InfiniteData<PageView<TaskView>, string | null>;
 
+/** Every word of a search is the start of a word of the task (the server's rule, loosely). */
+function roughlyMatches(task: TaskView, q: string): boolean {
+  const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const haystack = words(`${task.title} ${task.description} ${JSON.stringify(task.payload)}`);
+  return words(q).every((word) => haystack.some((w) => w.startsWith(word)));
+}
+
+/**
+ * Whether a task belongs in a list. The search is matched loosely here (the server's is
+ * the word, and the stream's refetch corrects any difference within a moment).
+ */
 export function matchesFilter(task: TaskView, filter: ListFilter, viewer: Viewer): boolean {
   return (
     task.status === filter.status &&
     (!filter.queue || task.queue === filter.queue) &&
     (!filter.mine || task.owner?.id === viewer.actorId) &&
-    (!filter.needsCheck || task.needsCheck)
+    (!filter.unowned || !task.owner) &&
+    (!filter.needsCheck || task.needsCheck) &&
+    (filter.minPriority === undefined || task.priority >= filter.minPriority) &&
+    (!filter.olderThan || Date.now() - Date.parse(task.createdAt) >= filter.olderThan * 1000) &&
+    (!filter.q || roughlyMatches(task, filter.q))
   );
 }
 
@@ -24,7 +39,9 @@ const byId = (a: TaskView, b: TaskView) => {
 
 /** The client's copy of the server's ORDER BY for a list (see lib/tasks/queries.ts). */
 export function compareFor(filter: ListFilter): (a: TaskView, b: TaskView) => number {
-  if (orderFor(filter.status) === "newest") return (a, b) => byId(b, a);
+  if (filter.sort === "created") return (a, b) => b.createdAt.localeCompare(a.createdAt) || byId(b, a);
+  if (filter.sort === "updated") return (a, b) => b.updatedAt.localeCompare(a.updatedAt) || byId(b, a);
+  if (!filter.sort && orderFor(filter.status) === "newest") return (a, b) => byId(b, a);
   return (a, b) => b.priority - a.priority || a.createdAt.localeCompare(b.createdAt) || byId(a, b);
 }
 

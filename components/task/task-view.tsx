@@ -2,10 +2,14 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import type { ReactNode } from "react";
-import { focusRing } from "@/components/ui/button";
+import { useState, type ReactNode } from "react";
+import { useViewer } from "@/components/realtime/viewer";
+import { Button, focusRing } from "@/components/ui/button";
 import { LocalTime } from "@/components/ui/local-time";
-import { fetchTask, taskKeys } from "./api";
+import { fetchHistory, fetchTask, taskKeys } from "./api";
+import { CommentBox } from "./comments";
+import { EditTaskForm } from "./edit-form";
+import { mayEdit } from "./editing";
 import { WorkGraph } from "./graph";
 import { ActorName, NeedsCheckBadge, PriorityBadge, StatusBadge } from "./badges";
 import { LeaseCountdown } from "./lease";
@@ -29,6 +33,11 @@ const dateTime = (iso: string) => <LocalTime iso={iso} withDate />;
 export function TaskView({ initial, events }: { initial: Task; events: EventView[] }) {
   const query = useQuery({ queryKey: taskKeys.detail(initial.id), queryFn: () => fetchTask(initial.id), initialData: initial });
   const task = query.data;
+  const viewer = useViewer();
+  // The same cache entry the timeline reads: who created and last held the task.
+  const history = useQuery({ queryKey: taskKeys.events(initial.id), queryFn: () => fetchHistory(initial.id), initialData: events });
+  const [editing, setEditing] = useState(false);
+  const editable = mayEdit(task, viewer, history.data);
   return (
     <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
       <div className="space-y-4">
@@ -38,7 +47,14 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
           </Link>
         </p>
         <div>
-          <h1 className="text-xl font-semibold break-words">{task.title}</h1>
+          <div className="flex flex-wrap items-start justify-between gap-2">
+            <h1 className="text-xl font-semibold break-words">{task.title}</h1>
+            {editable && !editing ? (
+              <Button size="sm" onClick={() => setEditing(true)}>
+                Edit
+              </Button>
+            ) : null}
+          </div>
           <div className="mt-2 flex flex-wrap items-center gap-2" data-testid="task-status" data-status={task.status}>
             <StatusBadge status={task.status} />
             <PriorityBadge priority={task.priority} />
@@ -46,6 +62,7 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
             {task.pending ? <span className="text-xs text-blue-700">{task.pending}</span> : null}
           </div>
         </div>
+        {editing ? <EditTaskForm task={task} onClose={() => setEditing(false)} /> : null}
         <HandoffCard task={task} />
         {HELD.includes(task.status) ? <ProgressLine task={task} /> : null}
         <section aria-label="Actions" className="rounded-lg border border-slate-200 bg-white p-3">
@@ -87,6 +104,9 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
         <h2 id="history-heading" className="mb-2 text-lg font-semibold">
           History
         </h2>
+        <div className="mb-3">
+          <CommentBox task={task} />
+        </div>
         <Timeline taskId={task.id} initial={events} />
       </section>
     </div>

@@ -7,6 +7,7 @@ import { ActorName } from "./badges";
 import { LocalTime } from "@/components/ui/local-time";
 import type { ReactNode } from "react";
 import type { EventView } from "./wire";
+import { editedSummary, RowNote } from "./timeline-notes";
 
 type Payload = Record<string, unknown>;
 
@@ -66,6 +67,10 @@ function what(entry: TimelineEntry): ReactNode {
       return "completed it";
     case "cancelled":
       return "cancelled it";
+    case "edited":
+      return editedSummary(payload);
+    case "commented":
+      return "commented";
     default:
       return entry.type.replaceAll("_", " ");
   }
@@ -83,11 +88,12 @@ function Entry({ entry }: { entry: TimelineEntry }) {
     <li className="relative border-l-2 border-slate-200 pb-3 pl-4" data-testid="event" data-type={entry.type}>
       <span aria-hidden className="absolute top-1.5 -left-[5px] h-2 w-2 rounded-full bg-slate-400" />
       <p className="text-sm">
-        <LocalTime iso={entry.at} className="mr-2 text-xs text-slate-500 tabular-nums" />
+        <LocalTime iso={entry.at} withDate className="mr-2 text-xs text-slate-500 tabular-nums" />
         <ActorName actor={entry.actor} /> {what(entry)}
         {instanceOf(entry) ? <span className="ml-1 text-xs text-slate-500" data-testid="instance">· {instanceOf(entry)}</span> : null}
       </p>
       <HandoffLine payload={(entry.events.at(-1)!.payload ?? {}) as Payload} />
+      <RowNote type={entry.type} payload={(entry.events.at(-1)!.payload ?? {}) as Payload} />
       <details className="mt-1 text-xs">
         <summary className="cursor-pointer text-slate-500">Payload</summary>
         <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-2 text-slate-100">

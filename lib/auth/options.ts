@@ -6,7 +6,8 @@ import type { Provider } from "next-auth/providers/index";
 import { getDatabase } from "@/db";
 import { users } from "@/db/schema";
 import { UNKNOWN_ADDRESS } from "@/lib/http/client-address";
-import { loginAddress, loginThrottle, TOO_MANY_ATTEMPTS } from "./login-throttle";
+import { loginAddress, TOO_MANY_ATTEMPTS } from "./login-throttle";
+import { isLocked, lockPolicies, recordFailure } from "./sign-in-lockout";
 import { verifyPassword } from "./passwords";
 
 // A hash of a password nobody has: unknown emails cost the same argon2 work as known ones.
@@ -15,21 +16,27 @@ const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$2xXTo5
 /**
  * One answer for every failure (unknown email, wrong password, disabled account): null,
  * which the form shows as "Wrong email or password." Throttled keys are refused before any
- * work, with the same refusal for known and unknown emails (lib/auth/login-throttle.ts).
+ * work, with the same refusal for known and unknown emails (lib/auth/sign-in-lockout.ts).
  */
 async function signInWithPassword(email: string, password: string, address: string) {
   const account = email.trim().toLowerCase();
-  const throttle = loginThrottle();
+  const policies = lockPolicies();
+  const { db } = getDatabase();
   // Without a trusted proxy every caller is "direct": one shared address key would let anyone
   // lock everybody out, so only the per-account window applies then.
   const byAddress = address !== UNKNOWN_ADDRESS;
-  if (throttle.account.blocked(account) || (byAddress && throttle.address.blocked(address))) throw new Error(TOO_MANY_ATTEMPTS);
-  const { db } = getDatabase();
+  const [accountLocked, addressLocked] = await Promise.all([
+    isLocked(db, "account", account, policies.account),
+    byAddress ? isLocked(db, "address", address, policies.address) : false,
+  ]);
+  if (accountLocked || addressLocked) throw new Error(TOO_MANY_ATTEMPTS);
   const [user] = await db.select().from(users).where(eq(sql`lower(${users.email})`, account));
   const valid = await verifyPassword(user?.passwordHash ?? DUMMY_HASH, password);
   if (!user || !valid || user.disabled) {
-    throttle.account.fail(account);
-    if (byAddress) throttle.address.fail(address);
+    await Promise.all([
+      recordFailure(db, "account", account, policies.account),
+      byAddress ? recordFailure(db, "address", address, policies.address) : null,
+    ]);
     return null;
   }
   return { id: user.actorId, email: user.email };

@@ -5,6 +5,8 @@ import { agentTokens, type TokenRole } from "@/db/schema";
 
 export interface AgentTokenRow {
   id: string;
+  /** The token's agent: what the fleet page groups tokens by. */
+  actorId: string;
   name: string;
   prefix: string;
   role: TokenRole;
@@ -18,6 +20,7 @@ export async function listAgentTokens(db: Executor): Promise<AgentTokenRow[]> {
   return db
     .select({
       id: agentTokens.id,
+      actorId: agentTokens.actorId,
       name: agentTokens.name,
       prefix: agentTokens.prefix,
       role: agentTokens.role,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { taskStatus, type TokenRole } from "@/db/schema";
+import { countTasksQuery } from "@/lib/tasks/counts";
 import { listEventsQuery, listTasksQuery } from "@/lib/tasks/queries";
 import { eventStreamQuery } from "@/lib/realtime/query";
 import * as input from "@/lib/tasks/schemas";
@@ -50,11 +51,21 @@ export const taskObject = z
   })
   .meta({ id: "Task" });
 
+const statusCounts = z.object(Object.fromEntries(taskStatus.enumValues.map((s) => [s, z.number().int()])) as Record<(typeof taskStatus.enumValues)[number], z.ZodNumber>);
+
+export const taskCountsObject = z
+  .object({
+    statuses: statusCounts.meta({ description: "The filter's tasks in each status" }),
+    queues: z.array(z.object({ queue: z.string(), statuses: statusCounts })).meta({ description: "Every queue that is not archived, unfiltered" }),
+    cap: z.number().int().meta({ description: "A count of cap + 1 means more than cap" }),
+  })
+  .meta({ id: "TaskCounts" });
+
 export const readinessObject = z
   .object({
     claimable: z.boolean(),
     reasons: z.array(z.object({
-      code: z.enum(["status", "held", "breaker_tripped", "queue_paused", "claimants", "blocked", "not_before", "needs_check"]),
+      code: z.enum(["status", "held", "breaker_tripped", "queue_archived", "queue_paused", "claimants", "blocked", "not_before", "needs_check"]),
       message: z.string(),
     })),
     claimableAt: z.iso.datetime().nullable(),
@@ -84,12 +95,39 @@ export const errorObject = z
   })
   .meta({ id: "Error" });
 
+const statusCountsObject = statusCounts;
+
+export const queueObject = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    leaseSeconds: z.number().int(),
+    maxFailures: z.number().int(),
+    expiryThreshold: z.number().int(),
+    expiryWindowSeconds: z.number().int(),
+    retryDelaySeconds: z.number().int(),
+    claimants: z.enum(["anyone", "people", "agents"]),
+    maxAttemptSeconds: z.number().int().nullable(),
+    paused: z.boolean(),
+    pausedAt: z.iso.datetime().nullable(),
+    pausedBy: z.string().nullable().meta({ description: "Who paused it (a name), while paused" }),
+    breakerTrippedAt: z.iso.datetime().nullable(),
+    breakerReason: z.string().nullable(),
+    archivedAt: z.iso.datetime().nullable().meta({ description: "Archived: no new tasks or claims; its tasks and history stay" }),
+    archivedBy: z.string().nullable(),
+    counts: statusCountsObject.meta({ description: "Tasks in each status now; a count of cap + 1 means more than cap" }),
+    throughput: z.object({ lastHour: z.number().int(), last24Hours: z.number().int() }).meta({ description: "Tasks finished (completed or resolved)" }),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: "Queue" });
+
 const taskResponse = z.object({ task: taskObject });
+const queueResponse = z.object({ queue: queueObject });
 const healthBody = z.object({ ok: z.boolean(), db: z.enum(["up", "down"]) });
 
 export interface Endpoint {
   operationId: string;
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PATCH";
   /** OpenAPI form, under /api/v1. */
   path: string;
   summary: string;
@@ -110,6 +148,8 @@ const READ: TokenRole[] = ["observer", "agent", "supervisor"];
 /** Monitoring: a supervisor's token, or an observer token (an operator's, for a scraper). */
 const OPERATE: TokenRole[] = ["observer", "supervisor"];
 const WORK: TokenRole[] = ["agent", "supervisor"];
+/** The supervisors' API: a supervisor token only. */
+const SUPERVISE: TokenRole[] = ["supervisor"];
 const OWNER_CALL_ERRORS = [400, 404, 409, 413];
 
 const ownerCall = (operationId: string, verb: string, summary: string, body: z.ZodType): Endpoint => ({
@@ -120,6 +160,18 @@ const ownerCall = (operationId: string, verb: string, summary: string, body: z.Z
   roles: WORK,
   body,
   success: { status: 200, description: "The task after the call", schema: taskResponse },
+  errors: OWNER_CALL_ERRORS,
+});
+
+/** POST /tasks/{id}/<verb> {version, reason?}: a supervisor's decision over a task (lib/tasks/supervise.ts, release.ts). */
+const supervisorCall = (operationId: string, verb: string, summary: string): Endpoint => ({
+  operationId,
+  method: "POST",
+  path: `/tasks/{id}/${verb}`,
+  summary,
+  roles: SUPERVISE,
+  body: input.superviseBody,
+  success: { status: 200, description: "The task after the decision", schema: taskResponse },
   errors: OWNER_CALL_ERRORS,
 });
 
@@ -144,14 +196,36 @@ export const endpoints = {
     success: { status: 200, description: "The task's readiness for the caller", schema: readinessObject }, errors: [400, 404],
   },
   listTasks: {
-    operationId: "listTasks", method: "GET", path: "/tasks", summary: "List tasks, oldest first, keyset-paginated",
+    operationId: "listTasks", method: "GET", path: "/tasks",
+    summary: "List tasks, keyset-paginated: filter, search (q) and sort; oldest first by default",
     roles: READ, session: true, query: listTasksQuery,
     success: { status: 200, description: "A page of tasks", schema: z.object({ tasks: z.array(taskObject), nextCursor: z.string().nullable() }) },
+    errors: [400],
+  },
+  countTasks: {
+    operationId: "countTasks", method: "GET", path: "/tasks/counts",
+    summary: "Live counts: the filter's tasks per status, and every queue's per status (each stops at `cap` + 1)",
+    roles: READ, session: true, query: countTasksQuery,
+    success: { status: 200, description: "The counts", schema: taskCountsObject },
     errors: [400],
   },
   getTask: {
     operationId: "getTask", method: "GET", path: "/tasks/{id}", summary: "One task",
     roles: READ, session: true, success: { status: 200, description: "The task", schema: taskResponse }, errors: [400, 404],
+  },
+  editTask: {
+    operationId: "editTask", method: "PATCH", path: "/tasks/{id}",
+    summary: "Edit a queued or escalated task's title, description, priority or payload (version-fenced; creator, last holder or supervisor)",
+    roles: WORK, body: input.editTaskBody,
+    success: { status: 200, description: "The task after the edit (unchanged, same version, when the edit changed nothing)", schema: taskResponse },
+    errors: [400, 403, 404, 409, 413],
+  },
+  addComment: {
+    operationId: "addComment", method: "POST", path: "/tasks/{id}/comments",
+    summary: "Comment on a task: a commented event (no status or version change)",
+    roles: WORK, body: input.commentBody,
+    success: { status: 201, description: "The comment, as the event it is", schema: z.object({ event: eventObject }) },
+    errors: [400, 404, 413],
   },
   listTaskEvents: {
     operationId: "listTaskEvents", method: "GET", path: "/tasks/{id}/events", summary: "A task's history, oldest first",
@@ -204,6 +278,31 @@ export const endpoints = {
     errors: [400, 413],
   },
   failTask: ownerCall("failTask", "fail", "Report a failed attempt (escalates on the last strike)", input.failBody),
+  requeueTask: supervisorCall("requeueTask", "requeue", "Supervisor: put an escalated task back in its queue, failures reset"),
+  resolveTask: supervisorCall("resolveTask", "resolve", "Supervisor: settle an escalated task as done by hand"),
+  cancelTask: supervisorCall("cancelTask", "cancel", "Supervisor: drop a queued or escalated task for good (what depends on it is escalated)"),
+  forceReleaseTask: supervisorCall("forceReleaseTask", "force-release", "Supervisor: take a claimed or started task from its holder, back to queued (reason: the next claimant's hand-off note)"),
+  listQueues: {
+    operationId: "listQueues", method: "GET", path: "/queues",
+    summary: "Supervisor: every queue, archived ones too, with its settings, state, live counts by status and throughput",
+    roles: SUPERVISE,
+    success: { status: 200, description: "Every queue, alphabetically", schema: z.object({ queues: z.array(queueObject), cap: z.number().int() }) },
+    errors: [],
+  },
+  createQueue: {
+    operationId: "createQueue", method: "POST", path: "/queues",
+    summary: "Supervisor: make a queue (name, description, settings); the only way a queue comes to exist",
+    roles: SUPERVISE, body: input.createQueueInput,
+    success: { status: 201, description: "The new queue", schema: queueResponse },
+    errors: [400, 413],
+  },
+  updateQueue: {
+    operationId: "updateQueue", method: "PATCH", path: "/queues/{name}",
+    summary: "Supervisor: change a queue's settings or description, pause or resume it, archive or restore it — in one transaction",
+    roles: SUPERVISE, body: input.updateQueueBody,
+    success: { status: 200, description: "The queue after the change (unchanged when nothing asked for differs)", schema: queueResponse },
+    errors: [400, 404, 413],
+  },
   events: {
     operationId: "streamEvents", method: "GET", path: "/events",
     summary: "Server-Sent Events: every change, replayed from Last-Event-ID (or ?after=) then live",

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import type { TokenRole } from "@/db/schema";
-import { taskId } from "@/lib/tasks/schemas";
+import { queueName, taskId } from "@/lib/tasks/schemas";
 import { MAX_BODY_BYTES } from "./body";
 import { endpoints, errorObject, INSTANCE_HEADER, type Endpoint } from "./endpoints";
 import { STATUS_OF, type ApiErrorCode } from "./errors";
@@ -62,7 +62,7 @@ export interface OpenApiDocument {
 
 /** API.md's error table. Typed by the code union, so a new code cannot go undocumented. */
 const WHEN: Record<ApiErrorCode | "internal", string> = {
-  invalid_request: "Body or query fails validation (the message names the field); malformed JSON",
+  invalid_request: "Body or query fails validation (the message names the field); malformed JSON; a create or claim naming a queue that does not exist or is archived (field: queue)",
   unauthorized: "No, unknown or revoked token",
   forbidden: "The token's role may not do this, or the queue's `claimants` rule excludes the caller (the message names it)",
   not_found: "No such task",
@@ -93,11 +93,13 @@ export const errorCodes: ErrorCodeRow[] = (Object.keys(WHEN) as (keyof typeof WH
 const AUTHENTICATED_ERRORS = [401, 403, 429, 503];
 const PATH_PARAMETERS: Record<string, { schema: z.ZodType; description: string }> = {
   id: { schema: taskId, description: "The task's id (a positive whole number as a string)" },
+  name: { schema: queueName, description: "The queue's name (1 to 64 characters of a-z, 0-9, '.', '_' or '-')" },
 };
 const TAGS: Record<string, string> = {
   Tasks: "Tasks, their history, and the owner calls that move them through their life",
   Claims: "Claiming the next task(s) of a queue",
   Events: "The live feed of every change (Server-Sent Events), resumable without gaps",
+  Queues: "Queues as a supervisor keeps them: made on purpose, settings, pause, archive (supervisor tokens)",
   Service: "No token needed",
 };
 

@@ -32,7 +32,9 @@ beforeAll(async () => {
   agent = await f.actor("mail-bot", "agent");
   other = await f.actor("Amal");
   sara = await f.actor("Sara");
+  await f.queue("mail");
   await f.must(setQueueSettings, { queue: "mail", leaseSeconds: 60 }, sara);
+  await f.queue("flaky");
   await f.must(setQueueSettings, { queue: "flaky", leaseSeconds: 10 }, sara);
   for (const i of range(40)) {
     const task = await f.task(`mail ${i}`, { queue: "mail" });
@@ -151,7 +153,9 @@ describe("people and agents apart", () => {
     // "shared", lease 120 s: a person renews every 40 s (a browser at a third of the lease),
     // an agent every 5 s. Mixed, the p99 is a blend; apart, each kind gets its own lease.
     const person = await f.actor("Bea");
+    await f.queue("shared");
     await f.must(setQueueSettings, { queue: "shared", leaseSeconds: 120 }, sara);
+    await f.queue("desk");
     await f.must(setQueueSettings, { queue: "desk", leaseSeconds: 120, claimants: "people" }, sara);
     const work = async (queue: string, who: ActorRef, every: number, beats: number) => {
       const task = await f.task(`${queue} by ${who.name}`, { queue });

@@ -181,11 +181,11 @@ export const applyRecommendedLease = defineOperation({
     if (!selected) return fail({ code: "not_found", message: `There is no queue ${input.queue}` });
     const { seconds, why } = selected.recommendation;
     if (seconds === null) return fail({ code: "invalid_request", field: "queue", message: why });
-    const { queue } = await changeQueueSettings(tx, clock, actor, { queue: input.queue, leaseSeconds: seconds }, {
+    const changed = await changeQueueSettings(tx, clock, actor, { queue: input.queue, leaseSeconds: seconds }, {
       reason: "recommended",
       window: input.window,
       evidence: { ...selected.evidence, why },
     });
-    return ok(queue);
+    return changed.ok ? ok(changed.value.queue) : changed;
   },
 });

@@ -14,7 +14,7 @@ function loopText(queue: string): string {
 
 1. Call claim_next_task with {"queue": "${queue}", "start": true}. If it answers {"task": null}, nothing is claimable: stop (or wait a minute and try once more).
 2. If the task came back with status "claimed" and needsCheck true, an earlier attempt began a side effect. Read task_history to find out whether it happened; then start_task with confirmCheck: true, or release_task if you cannot tell.
-3. Do the work the title, description and payload ask for. At each meaningful step call report_progress with {"id", "version", "progress": {...}} — it also renews your lease.
+3. Do the work the title, description and payload ask for. At each meaningful step call report_progress with {"id", "version", "progress": {...}} — it also renews your lease. Read the comments in task_history (type "commented"): people may have left word there. To ask or tell the people on the task something, add_comment.
 4. Immediately BEFORE any action outside the board that must not happen twice (a mail, a payment, a push, a write to another system), call record_side_effect describing it.
 5. When done, complete_task with a result saying what you did. If you cannot succeed, fail_task with a reason a person can act on. Use the version of the latest result each time.
 6. Go back to 1.

@@ -24,6 +24,8 @@ export const toolInput = {
   readiness: z.strictObject(api.taskPath.shape),
   list: listTasksQuery,
   history: withId(listEventsQuery),
+  edit: api.requireAnEdit(withId(api.editTaskFields)),
+  comment: withId(api.commentBody),
 };
 
 const page = <T extends z.ZodType>(key: string, item: T) => z.object({ [key]: z.array(item), nextCursor: z.string().nullable() });
@@ -37,6 +39,7 @@ export const toolOutput = {
   tasks: page("tasks", taskObject),
   events: page("events", eventObject),
   readiness: readinessObject,
+  event: z.object({ event: eventObject }),
 };
 
 /**
@@ -90,6 +93,7 @@ const FIELD_HINTS: Record<string, string> = {
   dependsOn: "Ids of tasks that must be done before this one can be claimed (up to 50).",
   notBefore: 'Not claimable before this time (ISO 8601, e.g. "2026-12-01T14:30:00Z").',
   idempotencyKey: "A key of yours (1..200 characters, unique per queue): repeating the create with it returns the same task instead of a second one.",
+  body: "The comment, for people and agents reading the task (1..4000 characters).",
   limit: "Page size, 1..100.",
   cursor: "nextCursor from the previous page.",
   after: "nextCursor from the previous page.",

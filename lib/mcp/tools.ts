@@ -131,7 +131,7 @@ export const tools: Tool[] = [
   tool({
     name: "task_readiness", title: "Can I claim it now?", endpoint: "taskReadiness", leaseEffect: "none",
     description: describeTool(
-      "Whether you could claim this task right now and, if not, every reason (codes: held, blocked — waits for dependencies, not_before, queue_paused, claimants, breaker_tripped, needs_check, status) and claimableAt when only time is in the way. Call it when claim_task answers not_ready, or before waiting on a task.",
+      "Whether you could claim this task right now and, if not, every reason (codes: held, blocked — waits for dependencies, not_before, queue_paused, queue_archived, claimants, breaker_tripped, needs_check, status) and claimableAt when only time is in the way. Call it when claim_task answers not_ready, or before waiting on a task.",
       ["not_found"],
     ),
     input: input.readiness, output: output.readiness,
@@ -140,11 +140,37 @@ export const tools: Tool[] = [
   tool({
     name: "list_tasks", title: "List tasks", endpoint: "listTasks", leaseEffect: "none",
     description: describeTool(
-      "List tasks, filtered by status, queue, owner: \"me\" (the tasks you hold) or needsCheck, a page at a time (limit 1..100; pass nextCursor back as cursor for the next page). order: id (oldest first, default), newest, or priority (claim order).",
+      "List tasks, filtered by status, queue, owner: \"me\" (the tasks you hold) or needsCheck, a page at a time (limit 1..100; pass nextCursor back as cursor for the next page). q searches title, description and payload (every word; the last as a prefix). order: id (oldest first, default), newest, or priority (claim order); or sort: priority, created or updated (newest first).",
       [],
     ),
     input: input.list, output: output.tasks,
     call: (client, args) => client.listTasks(args as Parameters<ClaimboardClient["listTasks"]>[0]) as unknown as Promise<Record<string, unknown>>,
+  }),
+  tool({
+    name: "edit_task", title: "Edit a task", endpoint: "editTask", leaseEffect: "none",
+    description: describeTool(
+      "Correct a queued or escalated task's title, description, priority or payload, at the version you last saw — a task you created or held last (a supervisor's token: any task). Name only the fields to change; payload replaces the whole object. The version goes up by one; an edit that changes nothing changes nothing. Not for a task someone holds or one that is done.",
+      ["not_found", "version_conflict", "invalid_transition", "forbidden", "busy", "payload_too_large"],
+      {
+        forbidden: "only whoever created the task, its last holder or a supervisor may edit it (observer tokens only read): leave it, or add_comment instead.",
+        invalid_transition: "the task is held or finished, and only a queued or escalated task can be edited: add_comment instead.",
+      },
+    ),
+    input: input.edit, output: output.task,
+    hints: {
+      description: "The new description, replacing the old (up to 10,000 characters).",
+      payload: "The new payload, a JSON object replacing the old one entirely.",
+    },
+    call: (client, { id, version, ...changes }) => wrap(client.editTask({ id, version }, changes)),
+  }),
+  tool({
+    name: "add_comment", title: "Comment on a task", endpoint: "addComment", leaseEffect: "none",
+    description: describeTool(
+      "Leave a note on a task for the people and agents who read it: a question, what you found, why you skip it. Any task, in any status; it changes neither status nor version. Answers {event}: the comment as the task's history holds it (task_history lists it as type \"commented\").",
+      ["not_found", "forbidden", "payload_too_large"],
+    ),
+    input: input.comment, output: output.event,
+    call: async (client, args) => ({ event: await client.addComment(args.id, args.body) }),
   }),
   tool({
     name: "task_history", title: "A task's history", endpoint: "listTaskEvents", leaseEffect: "none",

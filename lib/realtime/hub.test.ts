@@ -3,6 +3,7 @@ import { appendEvents } from "@/lib/tasks/events";
 import { claimNext, createTask, databaseClock, perform, type ActorRef } from "@/lib/tasks";
 import { independentClients } from "@/test/clients";
 import type { TestDatabase } from "@/test/db";
+import { makeQueue } from "@/test/queues";
 import { collect, createAndClaim, createTasks, lastTableCursor, openTransaction, tableCursors, until, hubFixture, type HubFixture } from "@/test/realtime/helpers";
 import { formatCursor } from "./cursor";
 import { currentPosition } from "./feed";
@@ -60,6 +61,7 @@ test("an event held in an open transaction while 400 transitions commit is deliv
   await createTasks(database.db, actor, 5, { title: "warm-up" });
   await until(() => leaving.events.length === 5 && live.events.length === 5, "warm-up events");
 
+  await makeQueue(database.db, "held");
   const held = await openTransaction(database);
   const heldTask = await held.run(createTask, { title: "held", queue: "held" }, actor);
   const writers = await independentClients(database, 4);

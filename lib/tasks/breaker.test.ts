@@ -21,7 +21,7 @@ const ownerOf = async (id: string) => (await taskRow(f.db, id)).ownerId;
 
 describe("circuit breaker", () => {
   test("expiries past the threshold stop reclaiming; fresh work still flows; a reset re-enables it", async () => {
-    const queue = "spike";
+    const queue = await f.queue("spike");
     await f.must(setQueueSettings, { queue, expiryThreshold: 3 }, supervisor);
     const lapsing = [];
     for (let i = 0; i < 5; i++) lapsing.push(await f.task(`lapsing ${i}`, { queue }));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { claimBatch, claimNext, type ActorRef } from "@/lib/tasks";
+import { claimBatch, claimNext, type ActorRef, type Result } from "@/lib/tasks";
 import { engineFixture, type EngineFixture } from "@/test/engine";
-import { eventTypes, queueEvents, taskRow } from "@/test/inspect";
+import { eventTypes, failure, queueEvents, taskRow } from "@/test/inspect";
 
 let f: EngineFixture;
 let amal: ActorRef;
@@ -105,9 +105,18 @@ describe("claimNext", () => {
     expect(await eventTypes(f.db, task.id)).toEqual(["created", "claimed", "started"]);
   });
 
-  test("an empty or unknown queue answers null and writes nothing", async () => {
-    const before = await queueEvents(f.db, "nothing-here");
-    expect(await f.must(claimNext, { queue: "nothing-here" }, amal)).toBeNull();
-    expect(await queueEvents(f.db, "nothing-here")).toEqual(before);
+  test("an empty queue answers null and writes nothing", async () => {
+    const queue = await f.queue("nothing-here");
+    expect(await f.must(claimNext, { queue }, amal)).toBeNull();
+    expect(await queueEvents(f.db, queue)).toEqual([]);
+  });
+
+  test("an unknown queue is a 400 naming it, for claim-next and batch alike; no queue is made", async () => {
+    const results: Result<unknown>[] = [await f.run(claimNext, { queue: "inspectoins" }, amal), await f.run(claimBatch, { queue: "inspectoins", limit: 2 }, amal)];
+    for (const result of results) {
+      const refused = failure(result, "invalid_request");
+      expect(refused).toMatchObject({ field: "queue", message: expect.stringContaining("queue 'inspectoins' does not exist") });
+    }
+    expect(await f.database.client`SELECT 1 FROM queues WHERE name = 'inspectoins'`).toHaveLength(0);
   });
 });

@@ -4,7 +4,7 @@ import { readQueueState, reclaimBudget } from "./breaker";
 import { CANDIDATE_COLUMNS, claimRows } from "./claim-rows";
 import type { Clock } from "./clock";
 import { defineOperation } from "./engine";
-import { DEFAULT_QUEUE } from "./queues";
+import { DEFAULT_QUEUE, refuseNewWork } from "./queues";
 import { claimBatchInput, claimNextInput } from "./schemas";
 import { toTasks } from "./task-row";
 import { fail, ok, type ActorRef, type Result, type Task } from "./types";
@@ -29,8 +29,10 @@ export async function claimBest(
   limit: number,
   instance?: string,
 ): Promise<Result<Task[]>> {
-  const state = await readQueueState(tx, input.queue ?? DEFAULT_QUEUE, clock);
-  if (!state) return ok([]);
+  const name = input.queue ?? DEFAULT_QUEUE;
+  const state = await readQueueState(tx, name, clock);
+  const closed = refuseNewWork(name, state?.queue);
+  if (closed || !state) return fail(closed!);
   // Who may claim is the queue's rule: checked once here, never per candidate row.
   const refused = claimantRefusal(state.queue, actor);
   if (refused) return fail(refused);

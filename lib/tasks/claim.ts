@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Tx } from "@/db/client";
-import { getQueue } from "./queues";
+import { archivedQueue, getQueue } from "./queues";
 import { explainUnready } from "./readiness";
 import { readyForClaim } from "./ready";
 import { admittingClaimants, claimantRefusal } from "./claimants";
@@ -31,7 +31,8 @@ export const claim = defineOperation({
       const candidates = sql`
         SELECT ${CANDIDATE_COLUMNS} FROM tasks
         WHERE id = ${input.taskId}::bigint AND version = ${version}
-          AND EXISTS (SELECT 1 FROM queues WHERE queues.name = tasks.queue AND claimants IN ${admittingClaimants(actor)})
+          AND EXISTS (SELECT 1 FROM queues WHERE queues.name = tasks.queue AND claimants IN ${admittingClaimants(actor)}
+                        AND archived_at IS NULL)
           AND (status = 'queued'
                OR (status IN ('claimed', 'started') AND lease_until <= ${clock.now()}
                    AND NOT attempt_limited
@@ -64,13 +65,16 @@ async function afterStrike<T>(tx: Tx, clock: Clock, input: ClaimInput, actor: Ac
 async function explainLostClaim(tx: Tx, clock: Clock, input: ClaimInput, actor: ActorRef): Promise<Result<Task>> {
   const task = await loadTask(tx, input.taskId);
   if (!task) return notFound(input.taskId);
-  const refused = claimantRefusal((await getQueue(tx, task.queue))!, actor, task);
+  const queue = (await getQueue(tx, task.queue))!;
+  const refused = claimantRefusal(queue, actor, task);
   if (refused) return fail(refused);
   const mine = task.owner?.id === actor.id;
   const held = HELD.includes(task.status);
   const lapsed = held && (await leaseLapsed(tx, clock, task));
 
   if (held && mine && !lapsed && task.version > input.version) return ok(task); // a retry that took effect
+  // An archived queue's tasks are claimed by nobody new; what is held can still be finished.
+  if (queue.archivedAt && (task.status === "queued" || lapsed)) return fail({ ...archivedQueue(task.queue), task });
   if (held && !lapsed) {
     await rejectClaim(tx, clock, task, actor, input.version);
     const by = mine ? "you" : task.owner!.name;

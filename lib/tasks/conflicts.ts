@@ -1,4 +1,4 @@
-import { and, desc, eq, ne, sql } from "drizzle-orm";
+import { and, desc, eq, notInArray, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { taskEvents, type EventType, type TaskStatus } from "@/db/schema";
 import type { Clock } from "./clock";
@@ -95,12 +95,12 @@ export async function leaseLapsed(tx: Executor, clock: Clock, task: Task): Promi
   return row?.lapsed ?? true;
 }
 
-/** The task's last change; a rejected claim changed nothing, so it never hides a retry. */
+/** The task's last change; a rejected claim or a comment changed nothing, so neither hides a retry. */
 async function lastEvent(tx: Executor, task: Task) {
   const [last] = await tx
     .select({ type: taskEvents.type, actorId: taskEvents.actorId, payload: taskEvents.payload })
     .from(taskEvents)
-    .where(and(eq(taskEvents.taskId, BigInt(task.id)), ne(taskEvents.type, "claim_rejected")))
+    .where(and(eq(taskEvents.taskId, BigInt(task.id)), notInArray(taskEvents.type, ["claim_rejected", "commented"])))
     .orderBy(desc(taskEvents.id))
     .limit(1);
   return last;

@@ -4,7 +4,7 @@ import { taskEvents, tasks } from "@/db/schema";
 import { defineOperation, type OperationContext } from "./engine";
 import { appendEvents } from "./events";
 import { lockDependencies, normalizeIds } from "./graph";
-import { DEFAULT_QUEUE, ensureQueue } from "./queues";
+import { DEFAULT_QUEUE, queueForWork } from "./queues";
 import { createTaskInput, type CreateTaskInput } from "./schemas";
 import { loadTask, toTask } from "./task-row";
 import { fail, ok, type Result, type Task } from "./types";
@@ -34,7 +34,8 @@ function requested(input: CreateTaskInput) {
  */
 async function createOnce(tx: Tx, input: CreateTaskInput, { actor, clock }: OperationContext): Promise<Result<Created>> {
   const queue = input.queue ?? DEFAULT_QUEUE;
-  await ensureQueue(tx, queue);
+  const open = await queueForWork(tx, queue);
+  if (!open.ok) return open;
   const fields = requested(input);
   const dependencies = await lockDependencies(tx, normalizeIds(input.dependsOn ?? []));
   if (!dependencies.ok) return dependencies;
@@ -104,7 +105,7 @@ export const createTaskOnce = defineOperation({
   run: (tx, input, ctx) => createOnce(tx, input, ctx),
 });
 
-/** A new task, queued at version 1; its queue is created with the defaults if new. */
+/** A new task, queued at version 1, in a queue that exists and is not archived. */
 export const createTask = defineOperation({
   name: "createTask",
   input: createTaskInput,

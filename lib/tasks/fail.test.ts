@@ -56,7 +56,7 @@ describe("fail and escalation", () => {
   });
 
   test("a queue's own max_failures decides: with 1, the first failure escalates", async () => {
-    const queue = "one-strike";
+    const queue = await f.queue("one-strike");
     await f.must(setQueueSettings, { queue, maxFailures: 1 }, supervisor);
     const task = await f.task("fragile", { queue });
     expect(await claimAndFail(queue, "broken")).toMatchObject({ status: "escalated", failureCount: 1 });

@@ -37,6 +37,7 @@ const rowsOf = (queue: string) =>
 
 const EXPECTED_CONFLICTS = [
   "already_claimed", "version_conflict", "not_owner", "lease_expired", "invalid_transition", "check_required", "attempt_limit",
+  "forbidden", // an edit by someone who neither created nor last held the task
 ];
 
 /** Checks the run's tasks after one step; returns their rows for the next step. */
@@ -100,6 +101,7 @@ describe("foldEvents", () => {
       async (maxFailures, maxAttemptSeconds, steps) => {
         // A queue per run keeps runs (and fast-check's shrinking re-runs) apart in one database.
         const ctx: RunContext = { f, queue: `prop-${++run}`, actors, supervisor, taskIds: [] };
+        await f.queue(ctx.queue);
         await f.must(setQueueSettings, { queue: ctx.queue, maxFailures, maxAttemptSeconds }, supervisor);
         const seenVersions = new Map<string, number>();
         let rows: TaskRow[] = [];

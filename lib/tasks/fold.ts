@@ -11,8 +11,11 @@ export type FoldedTask = Omit<TaskRow, "id" | "blockedBy">;
 
 /** Facts about a task that change none of status, owner, needs_check or failure_count: no version. */
 const NOT_TRANSITIONS: TaskEventRow["type"][] = [
-  "claim_rejected", "heartbeat", "side_effect", "attempt_limit_reached", "unblocked",
+  "claim_rejected", "heartbeat", "side_effect", "attempt_limit_reached", "unblocked", "commented",
 ];
+
+/** Facts appended without the task's row lock, which change nothing of the row (not even updated_at). */
+const ASIDES: TaskEventRow["type"][] = ["claim_rejected", "commented"];
 
 // Events that complete the transition of the event before them, so they add no version.
 const COMPANIONS: Partial<Record<TaskEventRow["type"], TaskEventRow["type"]>> = {
@@ -86,10 +89,10 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
     // dependency) can follow a failure that requeued, and is a transition of its own.
     const companion = COMPANIONS[event.type] === previousType && payload.version === previousVersion;
     if (transition && !companion) task.version += 1;
-    if (event.type !== "claim_rejected") task.updatedAt = event.createdAt;
-    // A losing claim appends without the row lock, so its id may fall between the two rows of
-    // another transition (check_confirmed, started): it must not break that pair apart.
-    if (event.type !== "claim_rejected") {
+    if (!ASIDES.includes(event.type)) task.updatedAt = event.createdAt;
+    // A losing claim or a comment appends without the row lock, so its id may fall between the
+    // two rows of another transition (check_confirmed, started): it must not break that pair apart.
+    if (!ASIDES.includes(event.type)) {
       previousType = event.type;
       previousVersion = payload.version;
     }
@@ -162,7 +165,16 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
       case "cancelled":
         task.status = "cancelled";
         break;
+      case "edited": {
+        const changes = (payload.changes ?? {}) as Record<string, { to: unknown }>;
+        if (changes.title) task.title = changes.title.to as string;
+        if (changes.description) task.description = changes.description.to as string;
+        if (changes.priority) task.priority = changes.priority.to as number;
+        if (changes.payload) task.payload = changes.payload.to;
+        break;
+      }
       case "claim_rejected":
+      case "commented":
         break;
       default:
         throw new Error(`unexpected event ${event.type} in a task's history`);

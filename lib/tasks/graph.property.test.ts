@@ -34,7 +34,7 @@ const folded = (t: FoldedTask | TaskRow) => ({
 
 const EXPECTED = [
   "already_claimed", "version_conflict", "not_owner", "lease_expired", "invalid_transition", "check_required",
-  "not_ready", "dependency_cycle", "queue_paused",
+  "not_ready", "dependency_cycle", "queue_paused", "forbidden",
 ];
 
 const rowsOf = (queue: string) =>
@@ -106,6 +106,7 @@ describe("the work graph, at random", () => {
       fc.array(graphStepArbitrary, { minLength: 10, maxLength: 40, size: "max" }),
       async (retryDelaySeconds, steps) => {
         const ctx: RunContext = { f, queue: `graph-${++run}`, actors, supervisor, taskIds: [], graph: true };
+        await f.queue(ctx.queue);
         await f.must(setQueueSettings, { queue: ctx.queue, retryDelaySeconds }, supervisor);
         let rows: TaskRow[] = [];
         for (const step of steps) {

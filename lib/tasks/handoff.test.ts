@@ -27,7 +27,7 @@ afterAll(async () => {
 
 describe("claimants", () => {
   test("an agent may not claim a people queue's task — targeted, next, batch, lapsed or not; a person may", async () => {
-    const queue = "errands";
+    const queue = await f.queue("errands");
     await f.must(setQueueSettings, { queue, claimants: "people" }, sara);
     const task = await f.task("Email the landlord", { queue });
     for (const result of [
@@ -52,7 +52,7 @@ describe("claimants", () => {
   });
 
   test("people may not claim from an agents queue; an unknown kind is refused naming the field", async () => {
-    const queue = "crawl";
+    const queue = await f.queue("crawl");
     await f.must(setQueueSettings, { queue, claimants: "agents" }, sara);
     const task = await f.task("Fetch page", { queue });
     const refused = await f.run(claim, { taskId: task.id, version: 1 }, amal);
@@ -133,7 +133,7 @@ describe("hand-offs and progress", () => {
 
 describe("the attempt ceiling", () => {
   test("a heartbeat past claimed at + maxAttemptSeconds is attempt_limit; the lapse is a strike; the third goes to the inbox", async () => {
-    const queue = "spinning";
+    const queue = await f.queue("spinning");
     await f.must(setQueueSettings, { queue, maxAttemptSeconds: 300, leaseSeconds: 120 }, sara);
     const task = await f.task("Spin", { queue });
     for (let strike = 1; strike <= 3; strike++) {
@@ -169,7 +169,7 @@ describe("the attempt ceiling", () => {
   });
 
   test("a targeted claim of a struck lapse goes on at the version after the strike; the sweep strikes too", async () => {
-    const queue = "capped";
+    const queue = await f.queue("capped");
     await f.must(setQueueSettings, { queue, maxAttemptSeconds: 60, leaseSeconds: 50, maxFailures: 5 }, sara);
     const a = await f.task("A", { queue });
     const held = await f.must(claim, { taskId: a.id, version: 1 }, bot);
@@ -187,6 +187,7 @@ describe("the attempt ceiling", () => {
   });
 
   test("a ceiling out of range is refused naming the field; null lifts it", async () => {
+    await f.queue("ceil");
     for (const maxAttemptSeconds of [59, 604_801, 1.5]) {
       const result = await f.run(setQueueSettings, { queue: "ceil", maxAttemptSeconds }, sara);
       expect(!result.ok && result.error).toMatchObject({ code: "invalid_request", field: "maxAttemptSeconds" });

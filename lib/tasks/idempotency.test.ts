@@ -16,7 +16,7 @@ afterAll(async () => {
 
 describe("idempotencyKey", () => {
   test("the same key and fields find the first task and write nothing; other fields are a conflict", async () => {
-    const queue = "idem";
+    const queue = await f.queue("idem");
     const input = { title: "Send invoice 7", queue, payload: { b: 1, a: [1, 2] }, idempotencyKey: "invoice-7" };
     const first = await f.must(createTaskOnce, input, agent);
     expect(first.created).toBe(true);
@@ -30,14 +30,14 @@ describe("idempotencyKey", () => {
     expect(other).toMatchObject({ field: "idempotencyKey", task: { id: first.task.id } });
     expect(other.message).toMatch(/priority/);
     // The same key in another queue is another task.
-    expect((await f.must(createTaskOnce, { ...input, queue: "idem-2" }, agent)).created).toBe(true);
+    expect((await f.must(createTaskOnce, { ...input, queue: await f.queue("idem-2") }, agent)).created).toBe(true);
     expect(failure(await f.run(createTaskOnce, { ...input, idempotencyKey: "k".repeat(201) }, agent), "invalid_request").field)
       .toBe("idempotencyKey");
     expect(failure(await f.run(createTaskOnce, { ...input, idempotencyKey: "" }, agent), "invalid_request").field).toBe("idempotencyKey");
   });
 
   test("64 concurrent identical creates make one task and one created event", async () => {
-    const queue = "idem-stampede";
+    const queue = await f.queue("idem-stampede");
     const clients = await independentClients(f.database, 32);
     try {
       const input = { title: "Once", queue, idempotencyKey: "once", dependsOn: [] };

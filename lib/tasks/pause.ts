@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { queues } from "@/db/schema";
 import { defineOperation } from "./engine";
 import { appendEvents } from "./events";
-import { ensureQueue } from "./queues";
+import { lockQueue } from "./queues";
 import { queuePausedInput } from "./schemas";
 import { ok } from "./types";
 
@@ -15,9 +15,9 @@ export const setQueuePaused = defineOperation({
   name: "setQueuePaused",
   input: queuePausedInput,
   async run(tx, input, { actor, clock }) {
-    await ensureQueue(tx, input.queue);
-    const [old] = await tx.select().from(queues).where(eq(queues.name, input.queue)).for("update");
-    if (old!.paused === input.paused) return ok(old!);
+    const locked = await lockQueue(tx, input.queue);
+    if (!locked.ok) return locked;
+    if (locked.value.paused === input.paused) return ok(locked.value);
     const [queue] = await tx
       .update(queues)
       .set({

@@ -1,8 +1,9 @@
-import { and, asc, desc, eq, gt, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, isNull, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Executor } from "@/db/client";
 import { actors, queues, taskEvents, tasks, taskStatus } from "@/db/schema";
 import { queueName, taskId } from "./schemas";
+import { searchCondition, searchText } from "./search";
 import { toTask } from "./task-row";
 import type { ActorRef, Task } from "./types";
 
@@ -12,23 +13,53 @@ const limit = z.coerce.number().int("must be a whole number").min(1).max(100);
  * How a page of tasks is ordered. `id` (the default) is oldest first; `newest` is the
  * reverse; `priority` is claim order (priority DESC, created_at, id) — what claim-next
  * would hand out next, the order a board shows queued and held tasks in. The cursor is
- * always the id of the last task seen: priority and created_at never change, so a task
- * id pins a position in claim order too.
+ * the id of the last task seen: priority and created_at never change, so a task id pins a
+ * position in claim order too.
  */
 export const taskOrders = ["id", "newest", "priority"] as const;
 export type TaskOrder = (typeof taskOrders)[number];
 
-export const listTasksQuery = z.strictObject({
-  status: z.enum(taskStatus.enumValues).optional(),
+/**
+ * v1.1's `sort=` (docs/api.md): `priority` is claim order (the same as order=priority);
+ * `created` is newest created first; `updated` is most recently changed first. `updated`
+ * is the one order by a value that moves, so its cursor carries the value it was at.
+ */
+export const taskSorts = ["priority", "created", "updated"] as const;
+export type TaskSort = (typeof taskSorts)[number];
+
+/** A nextCursor: a task id, or for sort=updated `<id>.<updated_at in microseconds>`. */
+const cursor = z
+  .string()
+  .regex(/^[1-9][0-9]{0,18}(\.[0-9]{1,19})?$/, { message: "must be a nextCursor from an earlier page", abort: true })
+  .refine((value) => BigInt(value.split(".")[0]!) <= 9223372036854775807n, "is out of range");
+
+/** What a list and the counts filter on (the counts take all but status). */
+export const taskFilterShape = {
   queue: queueName.optional(),
-  owner: z.literal("me", "must be 'me'").optional(),
+  /** `me`: the tasks the caller holds (or held last); `none`: tasks nobody holds. */
+  owner: z.enum(["me", "none"], "must be 'me' or 'none'").optional(),
   needsCheck: z.enum(["true", "false"], "must be 'true' or 'false'").optional(),
-  order: z.enum(taskOrders, "must be 'id', 'newest' or 'priority'").optional(),
-  limit: limit.optional(),
-  cursor: taskId.optional(),
-  /** The work graph's other direction: tasks that depend on this one. */
-  dependsOn: taskId.optional(),
-});
+  /** Full-text search over title, description and payload (lib/tasks/search.ts). */
+  q: searchText.optional(),
+  minPriority: z.coerce.number().int("must be a whole number").min(-1000).max(1000).optional(),
+  /** Tasks created at least this many seconds ago (the board's age filter). */
+  olderThan: z.coerce.number().int("must be a whole number").min(1).max(31_536_000).optional(),
+};
+
+export const listTasksQuery = z
+  .strictObject({
+    status: z.enum(taskStatus.enumValues).optional(),
+    ...taskFilterShape,
+    order: z.enum(taskOrders, "must be 'id', 'newest' or 'priority'").optional(),
+    sort: z.enum(taskSorts, "must be 'priority', 'created' or 'updated'").optional(),
+    limit: limit.optional(),
+    cursor: cursor.optional(),
+    /** The work graph's other direction: tasks that depend on this one. */
+    dependsOn: taskId.optional(),
+  })
+  .refine((query) => !(query.sort && query.order), { path: ["sort"], message: "cannot be combined with order (sort is order's v1.1 name: give one)" });
+
+export type ListTasksQuery = z.infer<typeof listTasksQuery>;
 
 export const listEventsQuery = z.strictObject({
   after: taskId.optional(),
@@ -40,48 +71,86 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-/** Where a page starts after the cursor task, and the ORDER BY that goes with it. */
-function keyset(order: TaskOrder, cursor: string | undefined): { after: SQL | undefined; orderBy: SQL[] } {
+type Ordering = TaskOrder | "created" | "updated";
+
+/** sort= and order= name one ordering (they are refused together). */
+function orderingOf(query: ListTasksQuery): Ordering {
+  if (query.sort === "priority") return "priority";
+  if (query.sort) return query.sort;
+  return query.order ?? "id";
+}
+
+/** The cursor task's own values, read in SQL: created_at has microseconds a Date would lose. */
+const of = (cursorId: string, columns: string) => sql`(SELECT ${sql.raw(columns)} FROM tasks c WHERE c.id = ${cursorId}::bigint)`;
+
+/** Where a page starts after the cursor, and the ORDER BY that goes with it. */
+function keyset(order: Ordering, cursor: string | undefined): { after: SQL | undefined; orderBy: SQL[] } {
+  const [id, micros] = cursor ? cursor.split(".") : [undefined, undefined];
   if (order === "newest") {
-    return { after: cursor ? lt(tasks.id, BigInt(cursor)) : undefined, orderBy: [desc(tasks.id)] };
+    return { after: id ? lt(tasks.id, BigInt(id)) : undefined, orderBy: [desc(tasks.id)] };
   }
   if (order === "priority") {
-    // The cursor task's own values, read in SQL: created_at has microseconds a Date would lose.
-    const of = (columns: string) => sql`(SELECT ${sql.raw(columns)} FROM tasks c WHERE c.id = ${cursor}::bigint)`;
     // The redundant `priority <=` gives an index walk a place to start.
-    const after = cursor
-      ? sql`${tasks.priority} <= ${of("c.priority")}
-            AND (${tasks.priority} < ${of("c.priority")} OR (${tasks.createdAt}, ${tasks.id}) > ${of("c.created_at, c.id")})`
+    const after = id
+      ? sql`${tasks.priority} <= ${of(id, "c.priority")}
+            AND (${tasks.priority} < ${of(id, "c.priority")} OR (${tasks.createdAt}, ${tasks.id}) > ${of(id, "c.created_at, c.id")})`
       : undefined;
     return { after, orderBy: [desc(tasks.priority), asc(tasks.createdAt), asc(tasks.id)] };
   }
-  return { after: cursor ? gt(tasks.id, BigInt(cursor)) : undefined, orderBy: [asc(tasks.id)] };
+  if (order === "created") {
+    const after = id ? sql`(${tasks.createdAt}, ${tasks.id}) < ${of(id, "c.created_at, c.id")}` : undefined;
+    return { after, orderBy: [desc(tasks.createdAt), desc(tasks.id)] };
+  }
+  if (order === "updated") {
+    // The value the cursor task had when the page was read: it may have moved since, and a
+    // walk must neither repeat nor skip the tasks that did not.
+    const at = micros !== undefined ? sql`(timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond')` : of(id ?? "0", "c.updated_at");
+    const after = id ? sql`(${tasks.updatedAt}, ${tasks.id}) < (${at}, ${id}::bigint)` : undefined;
+    return { after, orderBy: [desc(tasks.updatedAt), desc(tasks.id)] };
+  }
+  return { after: id ? gt(tasks.id, BigInt(id)) : undefined, orderBy: [asc(tasks.id)] };
 }
 
-/**
- * A page of tasks, keyset-paginated (the cursor is the last id seen): oldest first by
- * default, or in another `order`. Never an OFFSET: a page costs the same at any depth.
- */
-export async function listTasks(db: Executor, query: z.infer<typeof listTasksQuery>, caller: ActorRef): Promise<Page<Task>> {
-  const size = query.limit ?? 50;
-  const { after, orderBy } = keyset(query.order ?? "id", query.cursor);
+/** The filters of a list (everything but the page position); the counts share them. */
+export function taskFilters(query: Omit<ListTasksQuery, "order" | "sort" | "limit" | "cursor">, caller: ActorRef): SQL[] {
   const filters: (SQL | undefined)[] = [
     query.status ? eq(tasks.status, query.status) : undefined,
     query.queue ? eq(tasks.queue, query.queue) : undefined,
     query.owner === "me" ? eq(tasks.ownerId, caller.id) : undefined,
+    query.owner === "none" ? isNull(tasks.ownerId) : undefined,
     query.needsCheck ? eq(tasks.needsCheck, query.needsCheck === "true") : undefined,
+    query.q ? searchCondition(query.q) : undefined,
+    query.minPriority !== undefined ? gte(tasks.priority, query.minPriority) : undefined,
+    query.olderThan ? sql`${tasks.createdAt} <= now() - make_interval(secs => ${query.olderThan})` : undefined,
     query.dependsOn ? sql`${tasks.dependsOn} @> ARRAY[${query.dependsOn}::bigint] AND ${tasks.dependsOn} <> '{}'::bigint[]` : undefined,
-    after,
   ];
+  return filters.filter((f): f is SQL => f !== undefined);
+}
+
+/**
+ * A page of tasks, keyset-paginated: oldest first by default, or in another `order` /
+ * `sort`. Never an OFFSET: a page costs the same at any depth.
+ */
+export async function listTasks(db: Executor, query: ListTasksQuery, caller: ActorRef): Promise<Page<Task>> {
+  const size = query.limit ?? 50;
+  const ordering = orderingOf(query);
+  const { after, orderBy } = keyset(ordering, query.cursor);
   const rows = await db
-    .select({ task: tasks, owner: { id: actors.id, name: actors.name, kind: actors.kind } })
+    .select({
+      task: tasks,
+      owner: { id: actors.id, name: actors.name, kind: actors.kind },
+      // Microseconds, exact: a JavaScript Date would round the cursor to milliseconds.
+      updatedMicros: sql<string>`(extract(epoch FROM ${tasks.updatedAt}) * 1000000)::bigint::text`,
+    })
     .from(tasks)
     .leftJoin(actors, eq(actors.id, tasks.ownerId))
-    .where(and(...filters))
+    .where(and(...taskFilters(query, caller), after))
     .orderBy(...orderBy)
     .limit(size + 1);
   const items = rows.slice(0, size).map((r) => toTask(r.task, r.owner?.id ? r.owner : null));
-  return { items, nextCursor: rows.length > size ? items.at(-1)!.id : null };
+  const last = rows[size - 1];
+  const nextCursor = rows.length > size ? (ordering === "updated" ? `${last!.task.id}.${last!.updatedMicros}` : items.at(-1)!.id) : null;
+  return { items, nextCursor };
 }
 
 export interface TaskEvent {
@@ -132,8 +201,9 @@ export async function listPausedQueues(db: Executor): Promise<{ name: string; pa
 }
 
 /** Every queue's name, alphabetically (a handful: queues are made by hand or on first use). */
+/** The open queues' names, for the pickers and filter lists: archived queues are hidden there. */
 export async function listQueueNames(db: Executor): Promise<string[]> {
-  const rows = await db.select({ name: queues.name }).from(queues).orderBy(asc(queues.name));
+  const rows = await db.select({ name: queues.name }).from(queues).where(isNull(queues.archivedAt)).orderBy(asc(queues.name));
   return rows.map((r) => r.name);
 }
 

@@ -14,6 +14,7 @@ afterAll(async () => {
 });
 
 test("a settings change is recorded as settings_changed: who, and each value from → to", async () => {
+  await f.queue("mail");
   await f.must(setQueueSettings, { queue: "mail", leaseSeconds: 45, maxFailures: 3 }, sara);
   expect(await queueRow(f.db, "mail")).toMatchObject({ leaseSeconds: 45, maxFailures: 3 });
   const [event, ...more] = await queueEvents(f.db, "mail", "settings_changed");
@@ -23,6 +24,7 @@ test("a settings change is recorded as settings_changed: who, and each value fro
 });
 
 test("asking for the values already set changes nothing and writes no event", async () => {
+  await f.queue("same");
   await f.must(setQueueSettings, { queue: "same", leaseSeconds: 30 }, sara);
   const before = await queueRow(f.db, "same");
   await f.must(setQueueSettings, { queue: "same", leaseSeconds: 30, maxFailures: before.maxFailures }, sara);

@@ -15,7 +15,7 @@ import { ok, type ActorRef, type EngineError, type Result, type Task } from "./t
 // with the same reasons, so what readiness says is what a claim then does.
 
 export const readinessCodes = [
-  "status", "held", "breaker_tripped", "queue_paused", "claimants", "blocked", "not_before", "needs_check",
+  "status", "held", "breaker_tripped", "queue_archived", "queue_paused", "claimants", "blocked", "not_before", "needs_check",
 ] as const;
 export type ReadinessCode = (typeof readinessCodes)[number];
 
@@ -44,6 +44,7 @@ interface Facts {
   needs_check: boolean;
   blocked_by: string[];
   paused: boolean;
+  archived_at: Date | null;
   paused_by: string | null;
   paused_at: Date | null;
   breaker_reason: string | null;
@@ -66,7 +67,7 @@ export async function readTaskReadiness(db: Executor, clock: Clock, taskId: stri
            coalesce(t.lease_until <= ${clock.now()}, false) AS lapsed,
            t.not_before, coalesce(t.not_before > ${clock.now()}, false) AS waiting,
            t.needs_check OR (t.status IN ('claimed', 'started') AND t.side_effect_recorded) AS needs_check,
-           t.blocked_by::text[] AS blocked_by, q.paused, p.name AS paused_by, q.paused_at, q.breaker_reason, q.claimants
+           t.blocked_by::text[] AS blocked_by, q.paused, q.archived_at, p.name AS paused_by, q.paused_at, q.breaker_reason, q.claimants
     FROM tasks t JOIN queues q ON q.name = t.queue
     LEFT JOIN actors o ON o.id = t.owner_id LEFT JOIN actors p ON p.id = q.paused_by
     WHERE t.id = ${taskId}::bigint`);
@@ -82,6 +83,9 @@ export async function readTaskReadiness(db: Executor, clock: Clock, taskId: stri
   }
   if (held && facts.lapsed && facts.breaker_reason !== null) {
     add("breaker_tripped", `The lease lapsed, but queue ${facts.queue}'s breaker is tripped (${facts.breaker_reason}); a supervisor must reset it`);
+  }
+  if (facts.archived_at && (facts.status === "queued" || (held && facts.lapsed))) {
+    add("queue_archived", `Queue ${facts.queue} is archived (since ${at(facts.archived_at)}): it takes no new claims until a supervisor restores it`);
   }
   if (facts.paused) {
     add("queue_paused", `Queue ${facts.queue} is paused${facts.paused_by ? ` by ${facts.paused_by}` : ""}${facts.paused_at ? ` since ${at(facts.paused_at)}` : ""}`);

@@ -48,7 +48,7 @@ describe("notBefore", () => {
 
 describe("retry backoff", () => {
   test("a failure that requeues waits retryDelaySeconds × 2^(failureCount − 1); a supervisor's requeue waits for nothing", async () => {
-    const queue = "backoff";
+    const queue = await f.queue("backoff");
     await f.must(setQueueSettings, { queue, retryDelaySeconds: 30, maxFailures: 4 }, amal);
     const task = await f.task("flaky", { queue });
     let version = 1;

@@ -56,7 +56,7 @@ export const version = z.number().int("must be a whole number").min(1).max(INT32
 
 export const queueName = z
   .string()
-  .regex(/^[a-z0-9._-]{1,64}$/, "must be 1 to 64 characters of a-z, 0-9, '.', '_' or '-'");
+  .regex(/^[a-z0-9._-]{1,64}$/, "must be 1 to 64 characters of a-z, 0-9, '.', '_' or '-' (no spaces or capitals)");
 
 export const priority = z.number().int("must be a whole number").min(-1000).max(1000);
 export const leaseSeconds = z.number().int("must be a whole number").min(5).max(3600);
@@ -130,6 +130,30 @@ export const dependenciesBody = z.strictObject({
   dependsOn: dependsOn.min(1, "must list at least one task id"),
 });
 
+
+/** PATCH /tasks/{id}: the fields an edit may change (docs/api.md); at least one must be named. */
+const editFields = {
+  version,
+  title: text(200, 1).optional(),
+  description: text(10_000).optional(),
+  priority: priority.optional(),
+  payload: jsonObject.optional(),
+};
+export const EDITABLE_FIELDS = ["title", "description", "priority", "payload"] as const;
+const namesAField = (body: Partial<Record<(typeof EDITABLE_FIELDS)[number], unknown>>) => EDITABLE_FIELDS.some((f) => body[f] !== undefined);
+const NAMES_A_FIELD = { message: `must name at least one of ${EDITABLE_FIELDS.join(", ")}` };
+/** An edit must change something it names: a refinement, added after any `.extend`. */
+export const requireAnEdit = <T extends z.ZodType<Partial<Record<(typeof EDITABLE_FIELDS)[number], unknown>>>>(schema: T) =>
+  schema.refine(namesAField, NAMES_A_FIELD);
+export const editTaskFields = z.strictObject(editFields);
+export const editTaskBody = requireAnEdit(editTaskFields);
+
+/** A comment: 1..4000 characters, not only blanks. */
+export const COMMENT_MAX = 4000;
+export const commentBody = z.strictObject({
+  body: text(COMMENT_MAX, 1).refine((value) => value.trim().length > 0, "must not be only blanks"),
+});
+
 const withTaskId = <T extends z.ZodRawShape>(body: z.ZodObject<T>) => body.extend({ taskId });
 
 export const claimInput = withTaskId(claimBody);
@@ -143,13 +167,15 @@ export const failInput = withTaskId(failBody);
 export const superviseInput = withTaskId(superviseBody);
 export const dependenciesInput = withTaskId(dependenciesBody);
 export const readinessInput = z.strictObject({ taskId });
+export const editTaskInput = requireAnEdit(withTaskId(editTaskFields));
+export const commentInput = withTaskId(commentBody);
 export const queuePausedInput = z.strictObject({ queue: queueName, paused: z.boolean() });
 
 export const sweepInput = z.strictObject({ queue: queueName.optional() });
 export const queueInput = z.strictObject({ queue: queueName });
 
-export const queueSettingsInput = z.strictObject({
-  queue: queueName,
+/** A queue's settings, as a create sets them and a change replaces them (the database's own bounds). */
+const queueSettingsFields = {
   leaseSeconds: leaseSeconds.optional(),
   maxFailures: z.number().int("must be a whole number").min(1).max(100).optional(),
   expiryThreshold: z.number().int("must be a whole number").min(1).max(1_000_000).optional(),
@@ -158,7 +184,25 @@ export const queueSettingsInput = z.strictObject({
   claimants: z.enum(["anyone", "people", "agents"], "must be anyone, people or agents").optional(),
   /** null lifts the ceiling. */
   maxAttemptSeconds: z.number().int("must be a whole number").min(60).max(604_800).nullable().optional(),
-});
+  /** What the queue is for, in a supervisor's words. */
+  description: text(500).optional(),
+};
+
+export const queueSettingsInput = z.strictObject({ queue: queueName, ...queueSettingsFields });
+
+/** Supervisor: a new queue, on purpose (docs/engine.md "Queue lifecycle"). */
+export const createQueueInput = z.strictObject({ name: queueName, ...queueSettingsFields, paused: z.boolean().optional() });
+
+/** PATCH /queues/{name}: settings, description, paused and archived at once; at least one. */
+export const updateQueueBody = z
+  .strictObject({ ...queueSettingsFields, paused: z.boolean().optional(), archived: z.boolean().optional() })
+  .refine((body) => Object.values(body).some((v) => v !== undefined), "must name at least one of the queue's settings, description, paused or archived");
+export const updateQueueInput = z.strictObject({ queue: queueName, ...queueSettingsFields, paused: z.boolean().optional(), archived: z.boolean().optional() });
+
+/** The 4 supervisor decisions over the API: the version, and why (the force-release's reason is the next claimant's hand-off note). */
+export const forceReleaseBody = superviseBody;
+/** A queue name in a URL path: `/queues/{name}`. */
+export const queuePath = z.object({ name: queueName });
 
 /** The Claimboard-Instance request header: which process of a token's agent calls (host:pid, …). */
 export const instanceHeader = text(200, 1).regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces");
@@ -179,4 +223,8 @@ export type SuperviseInput = z.infer<typeof superviseInput>;
 export type SweepInput = z.infer<typeof sweepInput>;
 export type DependenciesInput = z.infer<typeof dependenciesInput>;
 export type QueueSettingsInput = z.infer<typeof queueSettingsInput>;
+export type CreateQueueInput = z.infer<typeof createQueueInput>;
+export type UpdateQueueInput = z.infer<typeof updateQueueInput>;
 export type HandoffInput = z.infer<typeof handoffInput>;
+export type EditTaskInput = z.infer<typeof editTaskInput>;
+export type CommentInput = z.infer<typeof commentInput>;

@@ -10,6 +10,7 @@ beforeAll(async () => {
   f = await engineFixture();
   amal = await f.actor("Amal");
   supervisor = await f.actor("Sara");
+  await f.queue("inbox");
   await f.must(setQueueSettings, { queue: "inbox", maxFailures: 1 }, supervisor);
 });
 afterAll(async () => {

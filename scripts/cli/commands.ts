@@ -1,65 +1,13 @@
-import { parseArgs, type ParseArgsConfig } from "node:util";
+import { parseArgs } from "node:util";
 import { z } from "zod";
-import type { Db } from "@/db/client";
-import { CliError, invalidInput, isUniqueViolation, oneLine, usageError } from "./errors";
+import { CliError, isUniqueViolation, oneLine, usageError } from "./errors";
+import { integer, json, list, optional, parse, required, str, type Action, type Command } from "./flags";
+import { queueCommands } from "./queues";
+
+export type { Action };
 
 // Each command checks its flags before any database is touched, and loads the modules that
 // do the work only then: a mistyped command answers quickly and writes nothing.
-
-type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
-/** The work of a command once its input is valid: returns the lines to print. */
-export type Action = (db: Db) => Promise<string[]>;
-
-interface Command {
-  usage: string;
-  options: NonNullable<ParseArgsConfig["options"]>;
-  /** Takes positional arguments (e.g. `task readiness ID`). */
-  positionals?: boolean;
-  prepare(values: Values, positionals: string[]): Promise<Action>;
-}
-
-const str = { type: "string" } as const;
-const flag = { type: "boolean" } as const;
-
-/** "4,7" → ["4", "7"]; the schema then checks each id. */
-function list(values: Values, name: string): string[] | undefined {
-  const value = optional(values, name);
-  return value === undefined ? undefined : value.split(",").map((id) => id.trim()).filter((id) => id !== "");
-}
-
-function required(values: Values, name: string): string {
-  const value = values[name];
-  if (typeof value !== "string") throw usageError(`missing --${name}`);
-  return value;
-}
-
-function optional(values: Values, name: string): string | undefined {
-  const value = values[name];
-  return typeof value === "string" ? value : undefined;
-}
-
-function integer(values: Values, name: string): number | undefined {
-  const value = optional(values, name);
-  if (value === undefined) return undefined;
-  if (!/^\s*[+-]?\d+\s*$/.test(value)) throw new CliError(`--${name} must be a whole number, not ${JSON.stringify(value)}`);
-  return Number(value);
-}
-
-function json(values: Values, name: string): unknown {
-  const value = optional(values, name);
-  if (value === undefined) return undefined;
-  try {
-    return JSON.parse(value);
-  } catch (error) {
-    throw new CliError(`--${name} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
-
-function parse<S extends z.ZodType>(schema: S, input: unknown, flags?: Record<string, string>): z.infer<S> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) throw invalidInput(parsed.error, flags);
-  return parsed.data;
-}
 
 const refuseDuplicate = (message: string) => (error: unknown) => {
   if (isUniqueViolation(error) || (error instanceof Error && /already exists/.test(error.message))) throw new CliError(message);
@@ -142,53 +90,7 @@ const commands: Record<string, Command> = {
     },
   },
 
-  "queue set": {
-    usage:
-      "queue set --name Q [--lease-seconds S] [--max-failures F] [--expiry-threshold X] " +
-      "[--claimants anyone|people|agents] [--max-attempt-seconds S|none] [--retry-delay-seconds D] [--paused | --resume]",
-    options: {
-      name: str, "lease-seconds": str, "max-failures": str, "expiry-threshold": str,
-      claimants: str, "max-attempt-seconds": str, "retry-delay-seconds": str, paused: flag, resume: flag,
-    },
-    async prepare(values) {
-      if (values.paused && values.resume) throw usageError("--paused and --resume contradict each other");
-      const paused = values.paused ? true : values.resume ? false : undefined;
-      const { queueSettingsInput } = await import("@/lib/tasks/schemas");
-      const input = parse(
-        queueSettingsInput,
-        {
-          queue: required(values, "name"),
-          leaseSeconds: integer(values, "lease-seconds"),
-          maxFailures: integer(values, "max-failures"),
-          expiryThreshold: integer(values, "expiry-threshold"),
-          retryDelaySeconds: integer(values, "retry-delay-seconds"),
-          claimants: optional(values, "claimants"),
-          // "none" lifts the ceiling.
-          maxAttemptSeconds: optional(values, "max-attempt-seconds") === "none" ? null : integer(values, "max-attempt-seconds"),
-        },
-        { queue: "--name", maxAttemptSeconds: "--max-attempt-seconds" },
-      );
-      return async (db) => {
-        const { perform, setQueueSettings, setQueuePaused } = await import("@/lib/tasks");
-        const { cliActor } = await import("./database");
-        const actor = await cliActor(db);
-        const result = await perform(setQueueSettings, input, { db, actor });
-        if (!result.ok) throw new CliError(result.error.message);
-        let q = result.value;
-        if (paused !== undefined) {
-          const pausing = await perform(setQueuePaused, { queue: input.queue, paused }, { db, actor });
-          if (!pausing.ok) throw new CliError(pausing.error.message);
-          q = pausing.value;
-        }
-        return [
-          `queue ${q.name}: lease ${q.leaseSeconds} s, max failures ${q.maxFailures}, ` +
-            `breaker after ${q.expiryThreshold} lease expiries in ${q.expiryWindowSeconds} s, ` +
-            `claimants ${q.claimants}, attempt ceiling ${q.maxAttemptSeconds === null ? "none" : `${q.maxAttemptSeconds} s`}, ` +
-            `retry delay ${q.retryDelaySeconds} s${q.paused ? ", paused" : ""}`,
-        ];
-      };
-    },
-  },
+  ...queueCommands,
 
   "task readiness": {
     usage: "task readiness ID",

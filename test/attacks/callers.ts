@@ -3,6 +3,7 @@ import { createActor, perform, claim, createTask, failTask, ManualClock, renew, 
 import { findActor } from "@/lib/tasks/actors";
 import { revokeAgentToken } from "@/lib/auth/tokens";
 import type { ActorRef, Result, Task } from "@/lib/tasks/types";
+import { makeQueue } from "../queues";
 import { mustSignIn, type AttackFixture } from "./helpers";
 
 // The callers of the authorisation matrix and the scenes its cells run against. Every
@@ -83,6 +84,7 @@ function must<T>(result: Result<T>): T {
 }
 
 let counter = 0;
+/** A queue name of its own for a cell; the scenes make it (test/queues.ts) before they use it. */
 export const freshQueue = () => `m-${process.pid}-${++counter}`;
 
 export class Scenes {
@@ -92,8 +94,15 @@ export class Scenes {
     return perform(op, input, { db: this.f.database.db, actor }) as Promise<Result<T>>;
   }
 
-  async queued(queue: string): Promise<Task> {
-    return must(await this.run<Task>(createTask, { title: `scene ${queue}`, queue }, this.admin));
+  /** Makes the queue (idempotent): a cell's request may name it before any task is in it. */
+  async queue(queue: string): Promise<string> {
+    return makeQueue(this.f.database.db, queue);
+  }
+
+  /** A new task; `creator` makes it the caller's own (edits). */
+  async queued(queue: string, creator: ActorRef = this.admin): Promise<Task> {
+    await this.queue(queue);
+    return must(await this.run<Task>(createTask, { title: `scene ${queue}`, queue }, creator));
   }
 
   async claimed(queue: string, holder: ActorRef): Promise<Task> {
@@ -108,6 +117,7 @@ export class Scenes {
 
   /** Failed once in a queue that escalates on the first failure. */
   async escalated(queue: string): Promise<Task> {
+    await this.queue(queue);
     must(await this.run(setQueueSettings, { queue, maxFailures: 1 }, this.admin));
     const task = await this.claimed(queue, this.admin);
     return must(await this.run<Task>(failTask, { taskId: task.id, version: task.version, reason: "scene" }, this.admin));
@@ -118,12 +128,19 @@ export class Scenes {
     const clock = new ManualClock(new Date(Date.now() - 10 * 60_000));
     const as = <T>(op: Parameters<typeof perform>[0], input: unknown) =>
       perform(op, input, { db: this.f.database.db, actor: this.admin, clock }).then((r) => must(r as Result<T>));
+    await this.queue(queue);
     let task = await as<Task>(createTask, { title: `scene ${queue}`, queue });
     task = await as<Task>(claim, { taskId: task.id, version: task.version });
     for (let i = 0; i < 24; i++) {
       clock.advance(10);
       task = await as<Task>(renew, { taskId: task.id, version: task.version });
     }
+  }
+
+  /** An archived queue (straight on the database: the scene, not the call under test). */
+  async archived(queue: string): Promise<void> {
+    await this.queue(queue);
+    await this.f.database.db.execute(sql`UPDATE queues SET archived_at = now() WHERE name = ${queue}`);
   }
 
   /** A queue whose breaker is open. */

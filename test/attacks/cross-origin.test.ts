@@ -4,6 +4,7 @@ import { createActor, perform, claim, createTask, failTask, setQueueSettings } f
 import type { Task } from "@/lib/tasks/types";
 import { expectErrorShape } from "@/test/http/helpers";
 import { attackFixture, callAction, manifestActions, mustSignIn, signInOverHttp, stateDigest, type AttackFixture } from "./helpers";
+import { makeQueue } from "@/test/queues";
 
 // A page on another site makes the signed-in browser POST to us: server actions check the
 // Origin against the Host (Next.js), the API's POST routes accept only bearer tokens, so
@@ -23,6 +24,7 @@ beforeAll(async () => {
   const db = f.database.db;
   const admin = await createActor(db, "user", "admin");
   const must = <T>(r: { ok: boolean; value?: T; error?: unknown }) => (r.ok ? r.value! : Promise.reject(new Error(JSON.stringify(r.error))));
+  await makeQueue(db, "x");
   await must(await perform(setQueueSettings, { queue: "x", maxFailures: 1 }, { db, actor: admin }));
   const task = await must<Task>(await perform(createTask, { title: "target", queue: "x" }, { db, actor: admin }));
   const held = await must<Task>(await perform(claim, { taskId: task.id, version: 1 }, { db, actor: admin }));

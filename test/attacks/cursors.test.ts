@@ -4,6 +4,7 @@ import { expectErrorShape, expectTaskResponse, type HttpResult } from "@/test/ht
 import { tableCursors } from "@/test/realtime/helpers";
 import { openEventStream } from "@/test/sse";
 import { attackFixture, type AttackFixture } from "./helpers";
+import { makeQueue } from "@/test/queues";
 
 // Resume cursors a client made up: malformed ones are a 400 in the error shape; any
 // well-formed one — forged, from another stream, or ahead of the feed — gets exactly the
@@ -16,6 +17,7 @@ let token: string;
 beforeAll(async () => {
   f = await attackFixture();
   token = await f.token("cursors", "agent");
+  for (const queue of ["a", "b"]) await makeQueue(f.database.db, queue);
   for (const queue of ["a", "b", "a", "b", "a"]) {
     const task = expectTaskResponse(await f.api.post("/tasks", token, { title: `t ${queue}`, queue }), 201);
     expectTaskResponse(await f.api.post(`/tasks/${task.id}/claim`, token, { version: 1 }));

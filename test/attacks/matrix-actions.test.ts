@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createAgentToken } from "@/lib/auth/tokens";
+import { createUser } from "@/lib/auth/users";
 import { createActor } from "@/lib/tasks";
 import { makeCallers, freshQueue, Scenes, type Caller } from "./callers";
 import { sourceActions } from "./discover";
@@ -13,6 +14,8 @@ import { attackFixture, callAction, manifestActions, stateDigest, type AttackFix
 
 type Scene = (s: Scenes, caller: Caller, queue: string) => Promise<unknown>;
 const ref = (t: { id: string; version: number }) => ({ taskId: t.id, version: t.version });
+/** A staff account of its own for a people-management cell. */
+const person = (q: string) => createUser(fixture.database.db, { email: `${q}@example.com`, name: `Person ${q}`, role: "staff", password: `pw-${q}-long` });
 
 /** How to give each action a call that should succeed. An action without a row fails the matrix. */
 const SCENES: Record<string, Scene> = {
@@ -33,10 +36,15 @@ const SCENES: Record<string, Scene> = {
   sweepAction: async (_s, _c, q) => ({ queue: q }),
   setQueueSettingsAction: async (_s, _c, q) => ({ queue: q, leaseSeconds: 120 }),
   setQueuePausedAction: async (_s, _c, q) => ({ queue: q, paused: true }),
+  createQueueAction: async (_s, _c, q) => ({ name: `${q}-made`, description: "matrix" }),
+  archiveQueueAction: async (_s, _c, q) => ({ queue: q }),
+  unarchiveQueueAction: async (s, _c, q) => (await s.archived(q), { queue: q }),
   addDependenciesAction: async (s, _c, q) => {
     const [task, dependency] = [await s.queued(q), await s.queued(q)];
     return { ...ref(task), dependsOn: [dependency.id] };
   },
+  editTaskAction: async (s, c, q) => ({ ...ref(await s.queued(q, c.actor)), title: "matrix, edited" }),
+  addCommentAction: async (s, _c, q) => ({ taskId: (await s.queued(q)).id, body: "matrix" }),
   createTokenAction: async (_s, _c, q) => ({ name: `tok-${q}` }),
   revokeTokenAction: async (_s, _c, q) => (await createAgentToken(fixture.database.db, { name: `rev-${q}` }), { name: `rev-${q}` }),
   bulkSuperviseAction: async (s, _c, q) => ({ action: "requeue", tasks: [ref(await s.escalated(q))] }),
@@ -45,7 +53,14 @@ const SCENES: Record<string, Scene> = {
   heldLeasesAction: async (s, c, q) => (await s.started(q, c.actor), { renew: true }),
   pausedQueuesAction: async () => ({}),
   agentTokensAction: async () => ({}),
+  fleetAction: async (s, c, q) => (await s.started(q, c.actor), {}),
+  peopleAction: async () => ({}),
+  invitePersonAction: async (_s, _c, q) => ({ email: `invited-${q}@example.com`, name: "Invited", role: "staff" }),
+  setPersonRoleAction: async (_s, _c, q) => ({ actorId: (await person(q)).actor.id, role: "supervisor" }),
+  setPersonDisabledAction: async (_s, _c, q) => ({ actorId: (await person(q)).actor.id, disabled: true }),
+  unlockSignInAction: async (_s, _c, q) => ({ actorId: (await person(q)).actor.id }),
   inboxAction: async () => ({ queue: null }),
+  inboxCountAction: async (s, _c, q) => (await s.escalated(q), {}),
   queueSettingsListAction: async () => ({}),
   applyRecommendedLeaseAction: async (s, _c, q) => (await s.heartbeats(q), { queue: q, window: "1h" }),
 };
@@ -61,6 +76,7 @@ const FILE_ROLE: Record<string, "staff" | "supervisor"> = {
   "app/actions/supervise.ts": "supervisor",
   "app/agents/actions.ts": "supervisor",
   "app/inbox/actions.ts": "supervisor",
+  "app/people/actions.ts": "supervisor",
   "app/queues/actions.ts": "supervisor",
   "app/insights/actions.ts": "supervisor",
 };
@@ -108,7 +124,7 @@ describe.each(actions.map((a) => [a.exportedName, a] as const))("%s", (name, act
 
   test("denied callers are refused and nothing is written; allowed callers succeed", { timeout: 120_000 }, async () => {
     const cells = await Promise.all(
-      callers.map(async (caller) => ({ caller, args: await SCENES[name]!(scenes, caller, freshQueue()), allow: allowed(role(), caller) })),
+      callers.map(async (caller) => ({ caller, args: await SCENES[name]!(scenes, caller, await scenes.queue(freshQueue())), allow: allowed(role(), caller) })),
     );
     // All refusals of this action at once, between two digests of every table.
     const before = await stateDigest(fixture);

@@ -21,6 +21,7 @@ const ownerCall = (verb: string, state: "claimed" | "started", extra: object = {
 const SCENES: Record<string, Scene> = {
   createTask: async (_s, _c, q) => ({ path: "/tasks", body: { title: "matrix", queue: q } }),
   listTasks: async (s, _c, q) => (await s.queued(q), { path: `/tasks?queue=${q}` }),
+  countTasks: async (s, _c, q) => (await s.queued(q), { path: `/tasks/counts?queue=${q}` }),
   getTask: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}` }),
   listTaskEvents: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/events` }),
   claimNext: async (s, _c, q) => (await s.queued(q), { path: "/claims", body: { queue: q } }),
@@ -44,6 +45,30 @@ const SCENES: Record<string, Scene> = {
     return { path: `/tasks/${task.id}/dependencies`, body: { version: task.version, dependsOn: [dependency.id] } };
   },
   taskReadiness: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/readiness` }),
+  editTask: async (s, c, q) => {
+    const task = await s.queued(q, c.actor);
+    return { path: `/tasks/${task.id}`, body: { version: task.version, title: "matrix, edited" } };
+  },
+  addComment: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/comments`, body: { body: "matrix" } }),
+  requeueTask: async (s, _c, q) => {
+    const task = await s.escalated(q);
+    return { path: `/tasks/${task.id}/requeue`, body: { version: task.version, reason: "matrix" } };
+  },
+  resolveTask: async (s, _c, q) => {
+    const task = await s.escalated(q);
+    return { path: `/tasks/${task.id}/resolve`, body: { version: task.version } };
+  },
+  cancelTask: async (s, _c, q) => {
+    const task = await s.queued(q);
+    return { path: `/tasks/${task.id}/cancel`, body: { version: task.version, reason: "matrix" } };
+  },
+  forceReleaseTask: async (s, c, q) => {
+    const task = await s.started(q, c.actor);
+    return { path: `/tasks/${task.id}/force-release`, body: { version: task.version, reason: "matrix: stuck" } };
+  },
+  listQueues: async () => ({ path: "/queues" }),
+  createQueue: async (_s, _c, q) => ({ path: "/queues", body: { name: `${q}-made`, description: "matrix" } }),
+  updateQueue: async (_s, _c, q) => ({ path: `/queues/${q}`, body: { description: "matrix", leaseSeconds: 60 } }),
   streamEvents: async (_s, _c, q) => ({ path: `/events?queue=${q}` }),
   openapi: async () => ({ path: "/openapi.json" }),
   health: async () => ({ path: "/health" }),
@@ -121,7 +146,7 @@ test("the registry's roles keep their shape: only health and the document are pu
 describe.each(all.map((e) => [`${e.method} ${e.path}`, e] as const))("%s", (_name, endpoint) => {
   test("denied callers are refused and nothing is written; allowed callers succeed", { timeout: 120_000 }, async () => {
     const cells = await Promise.all(callers.map(async (caller) => ({
-      caller, request: await SCENES[endpoint.operationId]!(scenes, caller, freshQueue()), expected: expectation(endpoint, caller),
+      caller, request: await SCENES[endpoint.operationId]!(scenes, caller, await scenes.queue(freshQueue())), expected: expectation(endpoint, caller),
     })));
     const before = await stateDigest(f);
     const denied = cells.filter((c) => c.expected !== 200);
@@ -172,7 +197,7 @@ test("POST /api/mcp: every token role connects and is shown its tools; cookies, 
     }
     expect(res.status, `${caller.name}: ${res.text}`).toBe(200);
     const names = (res.body as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
-    expect(names.length, caller.name).toBe(caller.tokenRole === "observer" ? 4 : 13);
+    expect(names.length, caller.name).toBe(caller.tokenRole === "observer" ? 4 : 15);
     tally.allowed++;
   }
   const observer = callers.find((c) => c.tokenRole === "observer")!;

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { FailureWindow } from "@/lib/auth/login-throttle";
+import { clearAccountFailures } from "@/lib/auth/sign-in-lockout";
+import { startServer } from "@/test/server";
 import { attackFixture, signInOverHttp, type AttackFixture } from "./helpers";
 
 // Passwords: stored with argon2id at OWASP's parameters or above; failed sign-ins throttled
-// per account and per address (lib/auth/login-throttle.ts, defaults 5 and 50 in 15
+// per account and per address in PostgreSQL (lib/auth/sign-in-lockout.ts, defaults 5 and 50 in 15
 // minutes); one answer whatever was wrong. TRUST_PROXY=1: X-Forwarded-For is the address.
 
 let f: AttackFixture;
@@ -100,10 +101,17 @@ test("without TRUST_PROXY the address is unknown: only the per-account window ap
   }
 });
 
-test("the window: failures older than it stop counting (in memory, per process)", () => {
-  const window = new FailureWindow(3, 60_000);
-  for (const at of [0, 1000, 2000]) window.fail("k", at);
-  expect(window.blocked("k", 2001)).toBe(true);
-  expect(window.blocked("k", 60_001)).toBe(false); // the first has aged out
-  expect(window.blocked("other", 2001)).toBe(false);
+test("the lock lives in PostgreSQL: a second server instance refuses the locked account, and a supervisor's unlock lifts it on both", { timeout: 120_000 }, async () => {
+  const target = await f.person("roaming@example.com", "staff");
+  for (let i = 0; i < 5; i++) expect(errorOf((await signIn(target.email, `guess-${i}`, `192.0.2.${i + 10}`)).url)).toBe("CredentialsSignin");
+  const other = await startServer(f.database.url, { TRUST_PROXY: "1" });
+  try {
+    const there = await signInOverHttp(other.url, target.email, target.password, { "x-forwarded-for": "192.0.2.99" });
+    expect(errorOf(there.url)).toBe("TooManyAttempts");
+    expect(await clearAccountFailures(f.database.db, target.email.toUpperCase())).toBe(5);
+    expect((await signInOverHttp(other.url, target.email, target.password, { "x-forwarded-for": "192.0.2.99" })).session).not.toBeNull();
+    expect((await signIn(target.email, target.password, "192.0.2.98")).session).not.toBeNull();
+  } finally {
+    await other.stop();
+  }
 });

@@ -4,6 +4,7 @@ import { claimNext, createActor, createTask, databaseClock, perform, type ActorR
 import { independentClients } from "@/test/clients";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { expectLogEqualsTable } from "./harness";
+import { makeQueue } from "@/test/queues";
 
 // Fault 8: 10,000 tasks, 64 claimers on connections of their own, each claiming until the
 // queue is empty; three runs. Every task handed out exactly once (claims = distinct, 0
@@ -56,6 +57,7 @@ test(`fault 8: ${TASKS} tasks, ${CLAIMERS} claimers, claim until empty, ${RUNS} 
   for (let run = 1; run <= RUNS; run++) {
     const queue = `claim-storm-${run}`;
     const seededAt = performance.now();
+    await makeQueue(database.db, queue);
     await seed(queue);
     const startedAt = performance.now();
     const got = await Promise.all(claimers.map(async (c, i) => {

@@ -5,6 +5,7 @@ import { taskEvents } from "@/db/schema";
 import { createTask, ManualClock, perform, resetBreaker, setQueueSettings } from "@/lib/tasks";
 import { queueEvents, taskRow } from "@/test/inspect";
 import { exitCode, rig, waitFor, type Rig } from "./harness";
+import { makeQueue } from "@/test/queues";
 
 // Fault 6: clocks. The server and the agents run with their wall clock an hour off (a
 // preload that shifts Date; the database keeps the true time): nothing changes, because all
@@ -34,7 +35,7 @@ const events = (id: string) => r.database.db.select().from(taskEvents).where(eq(
 describe("fault 6: clocks", () => {
   test("the server +1 h and agents ±1 h: leases, heartbeats and reclaims run on the database clock as if nothing were wrong", async () => {
     expect(r.server.output()).toMatch(/\[clock\] pid \d+: Date reads \+3600000 ms off/);
-    const queue = "clock-shift";
+    const queue = await makeQueue(r.database.db, "clock-shift");
     await r.as(setQueueSettings, { queue, leaseSeconds: 5 });
 
     // An agent an hour behind works past its 5 s lease on heartbeats and completes.
@@ -77,7 +78,7 @@ describe("fault 6: clocks", () => {
   });
 
   test("the database clock seen moving backwards trips the breaker (clock_backwards): no automatic reclaim until a reset", async () => {
-    const queue = "clock-back";
+    const queue = await makeQueue(r.database.db, "clock-back");
     await r.as(setQueueSettings, { queue, leaseSeconds: 5 });
     const { id: lapsing } = await r.as(createTask, { title: "held by an agent that dies", queue });
     const dying = r.agent(await r.token("dying"), ["--queue", queue, "--work-ms", "600000"]);

@@ -3,6 +3,7 @@ import { createTask, resetBreaker, setQueueSettings } from "@/lib/tasks";
 import type { RunningAgent } from "@/test/cli";
 import { queueEvents, queueRow } from "@/test/inspect";
 import { expectLogEqualsTable, rig, waitFor, type Rig } from "./harness";
+import { makeQueue } from "@/test/queues";
 
 // Fault 7: an expiry storm. A fleet claims 300 tasks and vanishes; their leases lapse at
 // once. Four reference agents reclaim them until the breaker trips at the queue's
@@ -25,7 +26,7 @@ const count = async (queue: string, status: string) =>
   (await r.database.client`SELECT count(*)::int AS n FROM tasks WHERE queue = ${queue} AND status = ${status}`)[0]!.n as number;
 
 test("fault 7: hundreds of leases lapsing at once trip the breaker at the threshold; a supervisor reset resumes reclaiming", async () => {
-  const queue = "storm";
+  const queue = await makeQueue(r.database.db, "storm");
   await r.as(setQueueSettings, { queue, leaseSeconds: 5, expiryThreshold: THRESHOLD, expiryWindowSeconds: 300 });
   for (let i = 0; i < TASKS; i++) await r.as(createTask, { title: `storm ${i}`, queue });
   const fleet = r.client(await r.token("vanished-fleet"));

@@ -4,6 +4,7 @@ import type { RunningAgent } from "@/test/cli";
 import { tableCursors } from "@/test/realtime/helpers";
 import { openEventStream, type SseClient, type SseMessage } from "@/test/sse";
 import { expectLogEqualsTable, sleep, waitFor, type Rig } from "./harness";
+import { makeQueue } from "@/test/queues";
 
 // Faults 3 and 4: a run of 8 reference agents working a queue while 2 SSE clients watch it,
 // with a fault injected from outside in the middle. The promises checked at the end are the
@@ -68,6 +69,7 @@ export interface Fleet {
 }
 
 export async function startFleet(r: Rig, queue: string, { tasks = 48, agents = 8, workMs = 400 } = {}): Promise<Fleet> {
+  await makeQueue(r.database.db, queue);
   await r.as(setQueueSettings, { queue, leaseSeconds: 5 });
   for (let i = 0; i < tasks; i++) await r.as(createTask, { title: `${queue} ${i}`, queue });
   const observer = await r.token(`${queue}-observer`, "observer");

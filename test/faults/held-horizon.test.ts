@@ -4,6 +4,7 @@ import { createTask, setQueueSettings } from "@/lib/tasks";
 import { openTransaction, percentile, tableCursors } from "@/test/realtime/helpers";
 import { openEventStream } from "@/test/sse";
 import { expectLogEqualsTable, rig, sleep, type Rig } from "./harness";
+import { makeQueue } from "@/test/queues";
 
 // Fault 5: a transaction that has taken a transaction id (it created a task through the
 // engine) stays open for 30 s while agents and a writer commit around it. The stream only
@@ -23,7 +24,7 @@ afterAll(async () => {
 const txOf = (cursor: string) => BigInt(cursor.slice(0, cursor.indexOf(":")));
 
 test("fault 5: a transaction holding the visibility horizon for 30 s delays the stream but loses nothing", async () => {
-  const queue = "horizon";
+  const queue = await makeQueue(r.database.db, "horizon");
   await r.as(setQueueSettings, { queue, leaseSeconds: 30 });
   const observer = await r.token("horizon-observer", "observer");
   const stream = await openEventStream(`${r.server.url}/api/v1/events?queue=${queue}`, { token: observer.token, lastEventId: "0:0" });

@@ -4,6 +4,7 @@ import { actors, taskEvents } from "@/db/schema";
 import { createTask, setQueueSettings } from "@/lib/tasks";
 import { taskRow } from "@/test/inspect";
 import { refusal, rig, type Rig } from "./harness";
+import { makeQueue } from "@/test/queues";
 
 // Fault 1: kill -9 a reference agent right after it claims, and separately right after it
 // recorded a side effect. The next claim after the lease reclaims the task (needs_check
@@ -49,7 +50,7 @@ describe("fault 1: an agent killed with SIGKILL", () => {
     { when: "right after it claims", sideEffect: false },
     { when: "right after it recorded a side effect", sideEffect: true },
   ])("$when: reclaimed by the next claim after the lease; the dead token's complete gets 409", async ({ sideEffect }) => {
-    const queue = sideEffect ? "crash-side-effect" : "crash-claim";
+    const queue = await makeQueue(r.database.db, sideEffect ? "crash-side-effect" : "crash-claim");
     await r.as(setQueueSettings, { queue, leaseSeconds: 5 });
     const { id } = await r.as(createTask, { title: `survive a crash ${queue}`, queue });
     const deadToken = await r.token(`dead-${queue}`);

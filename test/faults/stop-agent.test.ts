@@ -4,6 +4,7 @@ import { agentTokens, taskEvents } from "@/db/schema";
 import { createTask, setQueueSettings } from "@/lib/tasks";
 import { taskRow } from "@/test/inspect";
 import { refusal, rig, waitFor, type Rig } from "./harness";
+import { makeQueue } from "@/test/queues";
 
 // Fault 2: SIGSTOP an agent past its lease, let another agent finish the task, SIGCONT.
 // The frozen agent wakes believing it still holds the task: its heartbeat, start and
@@ -18,7 +19,7 @@ afterAll(async () => {
 });
 
 test("fault 2: a SIGSTOPped agent resumed after another finished its task: heartbeat, start, complete all 409; 0 stale writes", async () => {
-  const queue = "frozen";
+  const queue = await makeQueue(r.database.db, "frozen");
   await r.as(setQueueSettings, { queue, leaseSeconds: 5 });
   const { id } = await r.as(createTask, { title: "frozen mid-task", queue });
   const frozenToken = await r.token("frozen");

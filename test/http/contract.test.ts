@@ -34,7 +34,8 @@ afterAll(async () => {
 });
 
 let queues = 0;
-const newQueue = (name: string) => `${name}-${++queues}`;
+/** A queue of the test's own, made (queues exist only on purpose). */
+const newQueue = (name: string) => f.queue(`${name}-${++queues}`);
 
 async function create(queue: string, title = "A task", extra: Record<string, unknown> = {}): Promise<WireTask> {
   return expectTaskResponse(await f.api.post("/tasks", amal, { title, queue, ...extra }), 201);
@@ -70,7 +71,7 @@ describe("400 invalid_request", () => {
     expect(error.field).toBe("title");
     expect(error.message).toContain("title");
 
-    const task = await create(newQueue("bad-field"));
+    const task = await create(await newQueue("bad-field"));
     const start = expectError(await f.api.post(`/tasks/${task.id}/claim`, amal, { version: "1" }), 400, "invalid_request");
     expect(start.message).toContain("version");
     const lease = expectError(await f.api.post("/claims", amal, { leaseSeconds: 4 }), 400, "invalid_request");
@@ -95,7 +96,7 @@ describe("400 invalid_request", () => {
 
   test("a JSON value nested 3,000 deep (6 KB) is refused, not a 500", async () => {
     const deep = "[".repeat(3000) + "]".repeat(3000);
-    const task = await startedBy(amal, newQueue("deep"));
+    const task = await startedBy(amal, await newQueue("deep"));
     for (const [path, text] of [
       ["/tasks", `{"title":"deep","payload":{"x":${deep}}}`],
       [`/tasks/${task.id}/heartbeat`, `{"version":3,"progress":${deep}}`],
@@ -115,18 +116,32 @@ describe("400 invalid_request", () => {
       ["/tasks?owner=you", "owner"],
       ["/tasks?cursor=abc", "cursor"],
       ["/tasks?queue=Not%20A%20Queue", "queue"],
+      [`/tasks?q=${"x".repeat(10_000)}`, "q"],
+      ["/tasks?q=", "q"],
+      ["/tasks?sort=random", "sort"],
+      ["/tasks?sort=priority&order=id", "sort"],
+      [`/tasks/counts?q=${"x".repeat(10_000)}`, "q"],
+      ["/tasks/counts?status=queued", "status"],
     ] as const) {
       const error = expectError(await f.api.get(path, amal), 400, "invalid_request");
       expect(error.message, path).toContain(field);
     }
     expect(expectError(await f.api.get("/tasks?colour=red", amal), 400, "invalid_request").message).toContain("colour");
-    const task = await create(newQueue("bad-query"));
+    const task = await create(await newQueue("bad-query"));
     expectError(await f.api.get(`/tasks/${task.id}/events?after=x`, amal), 400, "invalid_request");
     expectError(await f.api.get(`/tasks/${task.id}/events?limit=-1`, amal), 400, "invalid_request");
     expect(expectError(await f.api.get("/tasks/abc", amal), 400, "invalid_request").message).toContain("id");
     expectError(await f.api.get("/tasks/99999999999999999999", amal), 400, "invalid_request");
     expectError(await f.api.post("/tasks/0/claim", amal, { version: 1 }), 400, "invalid_request");
   });
+});
+
+test("200, not 500: search text that is tsquery syntax is only words", async () => {
+  for (const q of ["a & | ! ( :*", "'", "\\", "!!!", "x' | 'y", "<->", "%00"]) {
+    const res = await f.api.get(`/tasks?q=${encodeURIComponent(q)}&sort=updated`, amal);
+    expect(res.status, `${q}: ${res.text}`).toBe(200);
+    expect((await f.api.get(`/tasks/counts?q=${encodeURIComponent(q)}`, amal)).status, q).toBe(200);
+  }
 });
 
 test("400, not 500: a malformed percent-encoding in a path id", async () => {
@@ -138,7 +153,7 @@ test("400, not 500: a malformed percent-encoding in a path id", async () => {
 
 test("an unknown path under /api/v1 answers in the error shape, not an HTML page", async () => {
   expectError(await f.api.get("/nope", amal), 404, "not_found");
-  const task = await create(newQueue("unknown-path"));
+  const task = await create(await newQueue("unknown-path"));
   expectError(await f.api.post(`/tasks/${task.id}/finish`, amal, { version: 1 }), 404, "not_found");
 });
 
@@ -163,7 +178,7 @@ describe("401 unauthorized", () => {
 });
 
 test("403 forbidden: an observer token reads but may not POST", async () => {
-  const queue = newQueue("observer");
+  const queue = await newQueue("observer");
   const task = await create(queue);
   const before = await f.eventCount();
   expectError(await f.api.post("/tasks", watcher, { title: "nope", queue }), 403, "forbidden");
@@ -191,25 +206,25 @@ test("404 not_found: no such task, on reads and owner calls", async () => {
 
 describe("409 conflicts", () => {
   test("already_claimed names the owner and carries the current task", async () => {
-    const task = await claimedBy(amal, newQueue("already"));
+    const task = await claimedBy(amal, await newQueue("already"));
     const error = expectError(await f.api.post(`/tasks/${task.id}/claim`, bilal, { version: 1 }), 409, "already_claimed");
     expect(error.message).toContain("amal");
     expect(error.task).toMatchObject({ id: task.id, version: 2, status: "claimed", owner: { name: "amal", kind: "agent" } });
   });
 
   test("version_conflict: `task` is the current state", async () => {
-    const queued = await create(newQueue("version"));
+    const queued = await create(await newQueue("version"));
     const error = expectError(await f.api.post(`/tasks/${queued.id}/claim`, bilal, { version: 7 }), 409, "version_conflict");
     expect(error.task).toEqual(await current(queued.id));
 
-    const mine = await claimedBy(amal, newQueue("version"));
+    const mine = await claimedBy(amal, await newQueue("version"));
     const stale = expectError(await f.api.post(`/tasks/${mine.id}/start`, amal, { version: 1 }), 409, "version_conflict");
     expect(stale.task).toEqual(await current(mine.id));
     expect(stale.task).toMatchObject({ version: 2, status: "claimed" });
   });
 
   test("not_owner: another agent's task", async () => {
-    const task = await claimedBy(amal, newQueue("owner"));
+    const task = await claimedBy(amal, await newQueue("owner"));
     for (const verb of ["start", "heartbeat", "release", "complete"]) {
       const error = expectError(await f.api.post(`/tasks/${task.id}/${verb}`, bilal, { version: 2 }), 409, "not_owner");
       expect(error.task).toMatchObject({ id: task.id, owner: { name: "amal" }, version: 2 });
@@ -219,7 +234,7 @@ describe("409 conflicts", () => {
   });
 
   test("lease_expired: start and renew after the lapse; complete is still allowed when nobody reclaimed", async () => {
-    const queue = newQueue("lapse");
+    const queue = await newQueue("lapse");
     const task = await claimedBy(amal, queue);
     await f.lapseLease(task.id);
     for (const [verb, body] of [
@@ -239,14 +254,14 @@ describe("409 conflicts", () => {
   });
 
   test("invalid_transition: complete (or start) a queued task", async () => {
-    const task = await create(newQueue("transition"));
+    const task = await create(await newQueue("transition"));
     const error = expectError(await f.api.post(`/tasks/${task.id}/complete`, amal, { version: 1 }), 409, "invalid_transition");
     expect(error.task).toEqual(await current(task.id));
     expectError(await f.api.post(`/tasks/${task.id}/start`, amal, { version: 1 }), 409, "invalid_transition");
   });
 
   test("check_required: a needs_check task starts only with confirmCheck", async () => {
-    const task = await startedBy(amal, newQueue("check"));
+    const task = await startedBy(amal, await newQueue("check"));
     expectTaskResponse(await f.api.post(`/tasks/${task.id}/side-effects`, amal, { version: 3, description: "sent the invoice" }));
     await f.lapseLease(task.id);
     const reclaimed = expectTaskResponse(await f.api.post(`/tasks/${task.id}/claim`, bilal, { version: 3 }));
@@ -260,7 +275,7 @@ describe("409 conflicts", () => {
   });
 
   test("claim-next with start:true hands back a needs_check task claimed, not started", async () => {
-    const queue = newQueue("check-start");
+    const queue = await newQueue("check-start");
     const task = await startedBy(amal, queue);
     expectTaskResponse(await f.api.post(`/tasks/${task.id}/side-effects`, amal, { version: 3, description: "charged the card" }));
     await f.lapseLease(task.id);
@@ -271,7 +286,7 @@ describe("409 conflicts", () => {
   });
 
   test("busy: a targeted claim on a row another transaction holds answers within ~1 s, with Retry-After", async () => {
-    const queue = newQueue("busy");
+    const queue = await newQueue("busy");
     const task = await create(queue);
     const eventsBefore = await f.eventCount(task.id);
     const holder = await holdRowLock(f.database.url, task.id);
@@ -367,7 +382,7 @@ describe("429 rate_limited (a second server with tight limits)", () => {
 
 describe("success shapes", () => {
   test("POST /tasks: 201 {task} with every field; GET /tasks/{id} returns the same", async () => {
-    const queue = newQueue("create");
+    const queue = await newQueue("create");
     const res = await f.api.post("/tasks", amal, {
       title: "Review inspection 7", description: "Check the photos", queue, priority: 5, payload: { inspection: 7, tags: ["a"] },
     });
@@ -387,7 +402,7 @@ describe("success shapes", () => {
   });
 
   test("GET /tasks: filters and keyset pagination", async () => {
-    const queue = newQueue("list");
+    const queue = await newQueue("list");
     const made: WireTask[] = [];
     for (let i = 0; i < 5; i++) made.push(await create(queue, `Listed ${i}`));
     const seen: WireTask[] = [];
@@ -418,7 +433,7 @@ describe("success shapes", () => {
   });
 
   test("GET /tasks/{id}/events: oldest first, paginated with after and limit", async () => {
-    const task = await startedBy(amal, newQueue("events"));
+    const task = await startedBy(amal, await newQueue("events"));
     expectTaskResponse(await f.api.post(`/tasks/${task.id}/heartbeat`, amal, { version: 3, progress: { done: 1 } }));
     expectTaskResponse(await f.api.post(`/tasks/${task.id}/complete`, amal, { version: 3, result: { ok: true } }));
     const all = await events(task.id);
@@ -439,7 +454,7 @@ describe("success shapes", () => {
   });
 
   test("POST /claims: 200 {task}; 204 with an empty body when nothing is claimable; start:true gives started v3", async () => {
-    const queue = newQueue("claims");
+    const queue = await newQueue("claims");
     const a = await create(queue, "first");
     const b = await create(queue, "second");
     const claimed = expectTaskResponse(await f.api.post("/claims", amal, { queue }));
@@ -451,11 +466,11 @@ describe("success shapes", () => {
     const empty = await f.api.post("/claims", amal, { queue });
     expect(empty.status).toBe(204);
     expect(empty.text).toBe("");
-    expect((await f.api.post("/claims", amal, { queue: newQueue("never-used") })).status).toBe(204);
+    expect((await f.api.post("/claims", amal, { queue: await newQueue("never-used") })).status).toBe(204);
   });
 
   test("claim-next never hands out a task whose lease is still valid", async () => {
-    const queue = newQueue("valid-lease");
+    const queue = await newQueue("valid-lease");
     const held = await create(queue, "held, lease valid");
     const lapsing = await create(queue, "lease lapses");
     expect(expectTaskResponse(await f.api.post("/claims", amal, { queue, leaseSeconds: 30 })).id).toBe(held.id);
@@ -469,7 +484,7 @@ describe("success shapes", () => {
   });
 
   test("POST /claims/batch: limit 1..100, {tasks} claimed together", async () => {
-    const queue = newQueue("batch");
+    const queue = await newQueue("batch");
     const made = [await create(queue), await create(queue), await create(queue)];
     for (const limit of [0, 101, 1.5, "2"]) {
       expect(expectError(await f.api.post("/claims/batch", amal, { queue, limit }), 400, "invalid_request").field).toBe("limit");
@@ -489,7 +504,7 @@ describe("success shapes", () => {
   });
 
   test("the owner's calls: heartbeat keeps the version, side effect, release, complete", async () => {
-    const queue = newQueue("lifecycle");
+    const queue = await newQueue("lifecycle");
     const task = await startedBy(amal, queue);
     // Pull the lease in so the renewal visibly moves it, whatever the request latency.
     await f.database.client`UPDATE tasks SET lease_until = now() + interval '10 seconds' WHERE id = ${task.id}::bigint`;
@@ -510,7 +525,7 @@ describe("success shapes", () => {
   });
 
   test("fail: back to queued twice, escalated on the third strike", async () => {
-    let task = await create(newQueue("fail"));
+    let task = await create(await newQueue("fail"));
     const seen: [string, number][] = [];
     for (let strike = 1; strike <= 3; strike++) {
       task = expectTaskResponse(await f.api.post(`/tasks/${task.id}/claim`, amal, { version: task.version }));
@@ -526,7 +541,7 @@ describe("success shapes", () => {
   });
 
   test("leaseSeconds: 4 and 3601 are refused (no clamp); 5 and 3600 are honoured", async () => {
-    const queue = newQueue("lease-bounds");
+    const queue = await newQueue("lease-bounds");
     await create(queue);
     await create(queue);
     for (const leaseSeconds of [4, 3601, 0, -5, 60.5]) {
@@ -541,7 +556,7 @@ describe("success shapes", () => {
   });
 
   test("a retried owner call that already took effect: 200, the current task, no second event", async () => {
-    const queue = newQueue("retry");
+    const queue = await newQueue("retry");
     const claimed = await claimedBy(amal, queue);
     const again = async (verb: string, body: object) => {
       const first = expectTaskResponse(await f.api.post(`/tasks/${claimed.id}/${verb}`, amal, body));

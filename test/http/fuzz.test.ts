@@ -2,7 +2,7 @@ import fc from "fast-check";
 import type { z } from "zod";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { endpoints, type Endpoint } from "@/lib/http/endpoints";
-import { expectErrorShape, expectTask, expectTaskResponse, httpFixture, STATUS_OF_CODE, type HttpFixture } from "./helpers";
+import { expectErrorShape, expectEvent, expectTask, expectTaskResponse, httpFixture, STATUS_OF_CODE, type HttpFixture } from "./helpers";
 
 // Random and malformed bodies to every POST route of the agent API, with a valid agent
 // token: never a 5xx, every refusal in the one error shape with a known code and the
@@ -89,6 +89,7 @@ const fieldValue: Record<string, fc.Arbitrary<unknown>> = {
   payload: fc.oneof({ weight: 3, arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }) }, { weight: 1, arbitrary: value }),
   progress: value,
   result: value,
+  body: fc.oneof({ weight: 3, arbitrary: fc.string({ minLength: 1, maxLength: 20 }) }, { weight: 1, arbitrary: str }),
 };
 /** Bodies of the route's own fields, mostly right, so the engine behind validation is reached too. */
 function plausibleBody(endpoint: Endpoint): fc.Arbitrary<Record<string, unknown>> {
@@ -167,7 +168,8 @@ async function snapshot(since: string | null = null): Promise<Snapshot> {
   return row!;
 }
 
-const postRoutes = Object.values(endpoints as Record<string, Endpoint>).filter((e) => e.method === "POST");
+/** Every endpoint that takes a body: POST, and PATCH /tasks/{id} (the edit). */
+const postRoutes = Object.values(endpoints as Record<string, Endpoint>).filter((e) => e.method !== "GET");
 
 describe.each(postRoutes.map((e) => [`${e.method} ${e.path}`, e] as const))("fuzz %s", (_name, endpoint) => {
   test(`${RUNS_PER_ROUTE} random and malformed bodies: never a 5xx; refusals in the error shape write nothing`, { timeout: 180_000 }, async () => {
@@ -180,7 +182,7 @@ describe.each(postRoutes.map((e) => [`${e.method} ${e.path}`, e] as const))("fuz
       fc.asyncProperty(ids, body(endpoint), contentType, async (id, { raw }, type) => {
         const path = endpoint.path.replace("{id}", encodeURIComponent(id));
         const before = await snapshot();
-        const res = await f.api.request("POST", path, {
+        const res = await f.api.request(endpoint.method, path, {
           token: fuzzer, raw, headers: type ? { "content-type": type } : {},
         });
         expect(res.status, res.text).toBeLessThan(500);
@@ -190,6 +192,7 @@ describe.each(postRoutes.map((e) => [`${e.method} ${e.path}`, e] as const))("fuz
           expect(allowed).toContain(res.status);
           if (res.status === 204) expect(res.text).toBe("");
           else if ("tasks" in (res.body as object)) (res.body as { tasks: unknown[] }).tasks.forEach(expectTask);
+          else if ("event" in (res.body as object)) expectEvent((res.body as { event: unknown }).event);
           else expectTaskResponse(res, res.status);
           return;
         }

@@ -19,7 +19,8 @@ afterAll(async () => {
   await f?.close();
 });
 
-const create = async (queue: string, title = "A task") => expectTaskResponse(await f.api.post("/tasks", amal, { title, queue }), 201);
+/** A task in `queue` (made first when new: queues exist only on purpose). */
+const create = async (queue: string, title = "A task") => expectTaskResponse(await f.api.post("/tasks", amal, { title, queue: await f.queue(queue) }), 201);
 async function history(id: string): Promise<WireEvent[]> {
   const res = await f.api.get(`/tasks/${id}/events?limit=100`, amal);
   expect(res.status, res.text).toBe(200);

@@ -2,6 +2,7 @@ import { expect } from "vitest";
 import { createAgentToken } from "@/lib/auth/tokens";
 import { createActor, perform, setQueueSettings } from "@/lib/tasks";
 import { freshDatabase, type TestDatabase } from "@/test/db";
+import { makeQueue } from "@/test/queues";
 import { startServer, type TestServer } from "@/test/server";
 import type { QueueSettingsInput } from "@/lib/tasks/schemas";
 
@@ -65,7 +66,9 @@ export interface HttpFixture {
   api: Api;
   /** A new token of `role` (default agent); its actor is named `name`. */
   token(name: string, role?: "agent" | "observer" | "supervisor"): Promise<string>;
-  /** Queue settings as a supervisor would set them (engine call straight on the database). */
+  /** Makes queue `name` (test/queues.ts; queues exist only on purpose) and returns its name. */
+  queue(name: string): Promise<string>;
+  /** Queue settings as a supervisor would set them (engine call straight on the database); makes the queue if new. */
   queueSettings(queue: string, settings: Omit<QueueSettingsInput, "queue">): Promise<void>;
   /** Test fixture: the task's current attempt was claimed `seconds` earlier than it was (for the attempt ceiling). */
   ageAttempt(taskId: string, seconds: number): Promise<void>;
@@ -93,7 +96,9 @@ export async function httpFixture(env: Record<string, string> = {}): Promise<Htt
     server,
     api: new Api(`${server.url}/api/v1`),
     token: async (name, role = "agent") => (await createAgentToken(database.db, { name, role })).token,
+    queue: (name) => makeQueue(database.db, name),
     async queueSettings(queue, settings) {
+      await makeQueue(database.db, queue);
       const result = await perform(setQueueSettings, { queue, ...settings }, { db: database.db, actor: supervisor });
       if (!result.ok) throw new Error(`setQueueSettings: ${result.error.message}`);
     },

@@ -51,7 +51,7 @@ test("anonymous callers, bad tokens and agent tokens are refused; observer and s
 
 test("counters move with a scripted run: events as in task_events, conflicts by code, claim latencies, tasks by status", async () => {
   const before = await scrape();
-  const queue = "metrics";
+  const queue = await f.queue("metrics");
   const ids: string[] = [];
   for (let i = 0; i < 4; i++) ids.push(expectTaskResponse(await f.api.post("/tasks", amal, { title: `m${i}`, queue }), 201).id);
   const claimed = [];

@@ -19,6 +19,8 @@ beforeAll(async () => {
   for (const [name, role] of [["mcp-stdio", "agent"], ["mcp-http", "agent"], ["rival", "agent"], ["watcher-stdio", "observer"], ["watcher-http", "observer"]] as const) {
     tokens[name] = await f.token(name, role);
   }
+  // The queues the tests work in, made as a supervisor would (queues exist only on purpose).
+  for (const queue of ["mcp-stdio", "mcp-http", "mcp-stdio-handoff", "mcp-http-handoff", "mcp-instance", "mcp-renew"]) await f.queue(queue);
 });
 afterAll(async () => {
   for (const s of sessions) await s.close().catch(() => {});
@@ -33,7 +35,7 @@ afterAll(async () => {
 });
 
 const AGENT_TOOLS = [
-  "claim_next_task", "claim_task", "complete_task", "create_task", "fail_task", "get_task", "list_tasks",
+  "add_comment", "claim_next_task", "claim_task", "complete_task", "create_task", "edit_task", "fail_task", "get_task", "list_tasks",
   "record_side_effect", "release_task", "report_progress", "start_task", "task_history", "task_readiness",
 ];
 
@@ -196,6 +198,25 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     expect(failed).toMatchObject({ status: "queued", failureCount: 1, handoff: { summary: "tried twice", next: null, artifacts: [] } });
   });
 
+  test("edit_task on a task it created, add_comment on anyone's; stale, foreign and oversized calls are refused and change nothing", async () => {
+    const mine = await taskOf(mcp, "create_task", { title: "inspectoins", queue });
+    const edited = await taskOf(mcp, "edit_task", { id: mine.id, version: 1, title: "inspections", priority: 2 });
+    expect(edited).toMatchObject({ title: "inspections", priority: 2, version: 2 });
+    const before = await taskDigest(f, mine.id);
+    expect((await refusalOf(mcp, "edit_task", { id: mine.id, version: 1, title: "again" }, "version_conflict")).task).toMatchObject({ version: 2 });
+    expect((await refusalOf(mcp, "edit_task", { id: mine.id, version: 2 }, "invalid_request")).message).toContain("at least one of");
+    const theirs = await create("the rival's");
+    await refusalOf(mcp, "edit_task", { id: theirs.id, version: 1, title: "mine now" }, "forbidden");
+
+    const comment = resultJson(await call(mcp, "add_comment", { id: theirs.id, body: "gate 2 is locked" }));
+    expect(comment.event).toMatchObject({ taskId: theirs.id, type: "commented", payload: { body: "gate 2 is locked" }, actor: { name: agentName } });
+    expect((await refusalOf(mcp, "add_comment", { id: theirs.id, body: "x".repeat(4001) }, "invalid_request")).field).toBe("body");
+    await refusalOf(watcher, "add_comment", { id: theirs.id, body: "observers only read" }, "forbidden");
+    expect(await taskDigest(f, mine.id)).toBe(before);
+    expect((await eventTypes(f, theirs.id)).map((e) => [e.type, e.actor])).toEqual([["created", "rival"], ["commented", agentName]]);
+    expect((await eventTypes(f, mine.id)).map((e) => e.type)).toEqual(["created", "edited"]);
+  });
+
   test("a blocked task: claim_task is not_ready, task_readiness says why", async () => {
     const first = await create("first");
     const second = await taskOf(mcp, "create_task", { title: "after the first", queue, dependsOn: [first.id] });
@@ -217,7 +238,7 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     await expect(mcp.client.readResource({ uri: "claimboard://tasks/99999999" })).rejects.toThrow(/not_found/);
     const prompt = await mcp.client.getPrompt({ name: "work_the_queue", arguments: { queue } });
     const text = (prompt.messages[0]!.content as { text: string }).text;
-    for (const step of ["claim_next_task", "report_progress", "record_side_effect", "complete_task", "fail_task"]) expect(text).toContain(step);
+    for (const step of ["claim_next_task", "report_progress", "record_side_effect", "complete_task", "fail_task", "add_comment"]) expect(text).toContain(step);
     expect(text).toContain(queue);
   });
 });

@@ -8,6 +8,7 @@ import { Hub } from "@/lib/realtime/hub";
 import type { StreamFilter, Subscriber } from "@/lib/realtime/subscriber";
 import { appendEvents } from "@/lib/tasks/events";
 import { freshDatabase, type TestDatabase } from "@/test/db";
+import { makeQueue } from "@/test/queues";
 
 // Shared by the realtime suites (hub level in lib/realtime, HTTP level in test/realtime).
 
@@ -81,6 +82,7 @@ export async function createTasks(
   input: { queue?: string; title?: string } = {},
 ): Promise<Map<string, number>> {
   const committedAt = new Map<string, number>();
+  if (input.queue) await makeQueue(db, input.queue);
   for (let i = 0; i < n; i++) {
     const result = await perform(createTask, { title: `${input.title ?? "Task"} ${i}`, queue: input.queue }, { db, actor });
     if (!result.ok) throw new Error(`createTask: ${result.error.message}`);
@@ -188,6 +190,7 @@ export function collect(hub: Hub, after: string | null = null, filter: StreamFil
 
 /** `pairs` × (createTask, then claim of that task by `actor`): two transitions, two events each pair. */
 export async function createAndClaim(db: Db, actor: ActorRef, pairs: number, queue = "default"): Promise<void> {
+  await makeQueue(db, queue);
   for (let i = 0; i < pairs; i++) {
     const created = await perform(createTask, { title: `Pair ${i}`, queue }, { db, actor });
     if (!created.ok) throw new Error(`createTask: ${created.error.message}`);

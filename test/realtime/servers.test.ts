@@ -6,6 +6,7 @@ import { Api, expectTaskResponse } from "@/test/http/helpers";
 import { startServer, type TestServer } from "@/test/server";
 import { openEventStream } from "@/test/sse";
 import { createTasks, lastTableCursor, tableCursors, until } from "./helpers";
+import { makeQueue } from "@/test/queues";
 
 // Several server processes on one database: each has its own hub and LISTEN connection,
 // and the only thing they share is task_events.
@@ -34,6 +35,7 @@ test("a change made through one server reaches an SSE subscriber of the other, b
   // A stream without a cursor starts at its server's position: wait until both are live.
   await until(() => onOne.comments.includes("connected") && onTwo.comments.includes("connected"), "both streams to open");
 
+  await makeQueue(database.db, "cross");
   const viaOne = expectTaskResponse(await new Api(`${one.url}/api/v1`).post("/tasks", token, { title: "Made on one", queue: "cross" }), 201);
   await until(() => onTwo.events().some((e) => e.taskId === viaOne.id), "server two's subscriber to see the task made on one");
   const viaTwo = expectTaskResponse(await new Api(`${two!.url}/api/v1`).post("/tasks", token, { title: "Made on two", queue: "cross" }), 201);

@@ -7,6 +7,7 @@ import { Api, expectError } from "@/test/http/helpers";
 import { startServer, type TestServer } from "@/test/server";
 import { openEventStream, type SseClient } from "@/test/sse";
 import { createAndClaim, createTasks, eventIdOf, lastTableCursor, openTransaction, tableCursors, until } from "./helpers";
+import { makeQueue } from "@/test/queues";
 
 // GET /api/v1/events over real HTTP against `next start`: replay, the out-of-order commit,
 // filters and errors, and the loss of the server's LISTEN connection.
@@ -68,6 +69,7 @@ test("a client that reconnects with Last-Event-ID gets exactly the 20 changes it
 test("an event held in an open transaction while 1,000 transitions commit reaches a client that reconnected meanwhile: 0 missed, 0 repeated", async () => {
   const from = await lastTableCursor(database);
   const before = await open({ lastEventId: from });
+  await makeQueue(database.db, "held");
   const held = await openTransaction(database);
   const heldTask = await held.run(createTask, { title: "held", queue: "held" }, actor);
   const writers = await independentClients(database, 4);

@@ -8,6 +8,7 @@ import * as claimBatch from "@/app/api/v1/claims/batch/route";
 import * as completions from "@/app/api/v1/completions/route";
 import * as health from "@/app/api/v1/health/route";
 import * as tasks from "@/app/api/v1/tasks/route";
+import * as counts from "@/app/api/v1/tasks/counts/route";
 import * as task from "@/app/api/v1/tasks/[id]/route";
 import * as claim from "@/app/api/v1/tasks/[id]/claim/route";
 import * as complete from "@/app/api/v1/tasks/[id]/complete/route";
@@ -19,6 +20,13 @@ import * as sideEffects from "@/app/api/v1/tasks/[id]/side-effects/route";
 import * as start from "@/app/api/v1/tasks/[id]/start/route";
 import * as dependencies from "@/app/api/v1/tasks/[id]/dependencies/route";
 import * as readiness from "@/app/api/v1/tasks/[id]/readiness/route";
+import * as comments from "@/app/api/v1/tasks/[id]/comments/route";
+import * as requeue from "@/app/api/v1/tasks/[id]/requeue/route";
+import * as resolve from "@/app/api/v1/tasks/[id]/resolve/route";
+import * as cancel from "@/app/api/v1/tasks/[id]/cancel/route";
+import * as forceRelease from "@/app/api/v1/tasks/[id]/force-release/route";
+import * as queues from "@/app/api/v1/queues/route";
+import * as queue from "@/app/api/v1/queues/[name]/route";
 
 // The typed client's fetch for /api/mcp: each request goes straight to the API's own route
 // handler in this process — no socket, the same guard, validation and engine call as over
@@ -30,6 +38,7 @@ type RouteHandler = (request: Request, context: { params: Promise<Record<string,
 const handlers: Record<keyof typeof clientRoutes, RouteHandler> = {
   createTask: tasks.POST,
   listTasks: tasks.GET,
+  countTasks: counts.GET,
   getTask: task.GET,
   listTaskEvents: events.GET,
   claimNext: claims.POST,
@@ -44,12 +53,21 @@ const handlers: Record<keyof typeof clientRoutes, RouteHandler> = {
   fail: fail.POST,
   addDependencies: dependencies.POST,
   taskReadiness: readiness.GET,
+  editTask: task.PATCH,
+  addComment: comments.POST,
   health: health.GET,
+  requeue: requeue.POST,
+  resolve: resolve.POST,
+  cancel: cancel.POST,
+  forceRelease: forceRelease.POST,
+  listQueues: queues.GET,
+  createQueue: queues.POST,
+  updateQueue: queue.PATCH,
 };
 
 const routes = Object.entries(clientRoutes).map(([name, { method, path }]) => ({
   method,
-  pattern: new RegExp(`^/api/v1${path.replace("{id}", "(?<id>[^/]+)")}$`),
+  pattern: new RegExp(`^/api/v1${path.replace(/\{(\w+)\}/, "(?<$1>[^/]+)")}$`),
   handler: handlers[name as keyof typeof clientRoutes],
 }));
 

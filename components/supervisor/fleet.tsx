@@ -1,0 +1,115 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { fleetAction } from "@/app/agents/actions";
+import { unwrap } from "@/components/task/mutations";
+import { toWire, type Wire } from "@/components/task/wire";
+import { Badge } from "@/components/ui/badge";
+import { Button, focusRing } from "@/components/ui/button";
+import { LocalTime } from "@/components/ui/local-time";
+import type { Fleet as FleetData, FleetAgent } from "@/lib/fleet";
+import { Ago } from "./ago";
+import { supervisorKeys } from "./keys";
+import { useAgeClock } from "./use-age-clock";
+
+export type FleetView = Wire<FleetData>;
+type AgentView = Wire<FleetAgent>;
+
+function AgentCard({ agent, now, onRevoke }: { agent: AgentView; now: number | null; onRevoke: (name: string) => void }) {
+  const name = agent.actor.name;
+  const liveTokens = agent.tokens.filter((t) => !t.revokedAt);
+  return (
+    <li>
+      <section aria-label={`Agent ${name}`} className="rounded-lg border border-slate-200 bg-white p-3 shadow-sm">
+        <div className="flex flex-wrap items-baseline justify-between gap-2">
+          <h3 className="font-semibold break-all">{name}</h3>
+          {agent.instances.length > 0 ? <Badge tone="green">{agent.instances.length} live instance{agent.instances.length === 1 ? "" : "s"}</Badge> : <Badge>no live instance</Badge>}
+        </div>
+        <dl className="mt-2 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-3">
+          <div>
+            <dt className="text-xs text-slate-700">Last sign of life</dt>
+            <dd data-testid="last-seen">{agent.lastSeen ? <>{agent.lastSeen.type.replace("_", " ")}, <Ago iso={agent.lastSeen.at} now={now} /></> : "never"}</dd>
+          </div>
+          <div>
+            <dt className="text-xs text-slate-700">Holds now</dt>
+            <dd data-testid="held-count">{agent.heldCount} task{agent.heldCount === 1 ? "" : "s"}</dd>
+          </div>
+          <div>
+            <dt className="text-xs text-slate-700">Last 24 h</dt>
+            <dd data-testid="day">{agent.day.done} done · {agent.day.failed} failed · {agent.day.lapsed} lapsed</dd>
+          </div>
+        </dl>
+        {agent.instances.length > 0 ? (
+          <ul aria-label={`Instances of ${name}`} className="mt-2 flex flex-wrap gap-2 text-xs">
+            {agent.instances.map((i) => (
+              <li key={i.instance} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-slate-800">
+                {i.instance} <span className="font-sans text-slate-700">· <Ago iso={i.lastSeenAt} now={now} /></span>
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        {agent.held.length > 0 ? (
+          <ul aria-label={`Tasks ${name} holds`} className="mt-2 space-y-0.5 text-sm">
+            {agent.held.map((task) => (
+              <li key={task.id}>
+                <Link href={`/tasks/${task.id}`} className={`rounded text-blue-800 underline underline-offset-2 ${focusRing}`}>
+                  #{task.id} {task.title}
+                </Link>{" "}
+                <span className="text-xs text-slate-700">
+                  {task.queue} · {task.status}
+                  {task.leaseUntil ? <> · lease until <LocalTime iso={task.leaseUntil} /></> : null}
+                </span>
+              </li>
+            ))}
+            {agent.heldCount > agent.held.length ? <li className="text-xs text-slate-700">and {agent.heldCount - agent.held.length} more</li> : null}
+          </ul>
+        ) : null}
+        {agent.tokens.length > 0 ? (
+          <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
+            {agent.tokens.map((token) => (
+              <span key={token.id} className="inline-flex items-center gap-1.5">
+                <span className="text-slate-700">token</span> <span className="font-medium">{token.name}</span> ({token.role}) ·{" "}
+                {token.lastUsedAt ? <>used <Ago iso={token.lastUsedAt} now={now} /></> : "never used"}
+                {token.revokedAt ? <Badge tone="red">revoked</Badge> : null}
+              </span>
+            ))}
+            {liveTokens.map((token) => (
+              <Button key={token.id} size="sm" tone="danger" aria-label={`Revoke ${token.name} of agent ${name}`} onClick={() => onRevoke(token.name)}>
+                Revoke…
+              </Button>
+            ))}
+          </div>
+        ) : (
+          <p className="mt-2 text-xs text-slate-700">No token: it worked through the engine directly (the demo&apos;s own agents, a script).</p>
+        )}
+      </section>
+    </li>
+  );
+}
+
+/** Every agent: tokens and the agents that worked, busiest-recently first. */
+export function Fleet({ initial, onRevoke }: { initial: FleetView; onRevoke: (name: string) => void }) {
+  const { data } = useQuery({
+    queryKey: supervisorKeys.fleet,
+    queryFn: async () => toWire(await unwrap(fleetAction({}))),
+    initialData: initial,
+  });
+  const now = useAgeClock();
+  return (
+    <section aria-labelledby="fleet-heading" className="space-y-2">
+      <h2 id="fleet-heading" className="text-lg font-semibold">
+        The fleet <span className="text-slate-700">({data.agents.length}{data.truncated ? "+" : ""})</span>
+      </h2>
+      <p className="text-sm text-slate-700">
+        Instances are the <code>Claimboard-Instance</code> header seen in the last 15 minutes; counts cover the last 24 hours.
+      </p>
+      {data.agents.length === 0 ? <p className="text-sm text-slate-700">No agent has a token or has worked yet.</p> : null}
+      <ul className="space-y-3">
+        {data.agents.map((agent) => (
+          <AgentCard key={agent.actor.id} agent={agent} now={now} onRevoke={onRevoke} />
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,118 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import type { TaskChanges } from "@/lib/client";
+import { editTaskAction } from "@/app/actions/tasks";
+import { useViewer } from "@/components/realtime/viewer";
+import { useToast } from "@/components/ui/toaster";
+import { Button } from "@/components/ui/button";
+import { TextArea, TextField } from "@/components/ui/field";
+import { fetchHistory, taskKeys } from "./api";
+import { putTask } from "./cache";
+import { conflictSentence, draftOf, lastChangedBy, readEdit, type EditDraft } from "./editing";
+import { ActionFailure, errorSentence, restore, snapshot, unwrap } from "./mutations";
+import { toWire, type TaskView } from "./wire";
+
+/**
+ * The edit mutation: the new values shown at once (heading, board cards), put back if the
+ * server says no. A version_conflict answers with the task as it is now: the form keeps the
+ * person's values and takes the current version, so saving again is a conscious overwrite.
+ */
+function useEditMutation(onConflict: (current: TaskView) => void, onSaved: () => void) {
+  const client = useQueryClient();
+  const viewer = useViewer();
+  const { notify } = useToast();
+  return useMutation({
+    mutationFn: async ({ base, changes }: { base: TaskView; changes: TaskChanges }) =>
+      // The payload came from JSON.parse: JSON by construction.
+      toWire(await unwrap(editTaskAction({ taskId: base.id, version: base.version, ...changes } as Parameters<typeof editTaskAction>[0]))) as TaskView,
+    onMutate: async ({ base, changes }) => {
+      await client.cancelQueries({ queryKey: taskKeys.all });
+      const saved = snapshot(client);
+      putTask(client, { ...base, ...changes, version: base.version + 1, pending: "Saving…" }, viewer);
+      return { saved };
+    },
+    onError: (error, { base }, context) => {
+      if (context) restore(client, context.saved);
+      const current = error instanceof ActionFailure ? error.error.task : undefined;
+      if (current) putTask(client, current, viewer);
+      void client.invalidateQueries({ queryKey: taskKeys.events(base.id) });
+      if (error instanceof ActionFailure && error.error.code === "version_conflict" && current) onConflict(current);
+    },
+    onSuccess: (task) => {
+      putTask(client, task, viewer);
+      notify("info", `Saved your changes to “${task.title}”.`);
+      onSaved();
+    },
+  });
+}
+
+/** Edit title, description, priority and payload of a queued or escalated task. */
+export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () => void }) {
+  const viewer = useViewer();
+  const [draft, setDraft] = useState<EditDraft>(() => draftOf(task));
+  const [base, setBase] = useState<TaskView>(task);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [conflict, setConflict] = useState<string | null>(null);
+  const mutation = useEditMutation(
+    (current) => {
+      setBase(current);
+      // Who got there first, from the history (a queued task has no owner to name).
+      void fetchHistory(current.id).then(
+        (history) => setConflict(conflictSentence(current, lastChangedBy(history))),
+        () => setConflict(conflictSentence(current, null)),
+      );
+    },
+    onClose,
+  );
+  const set = (field: keyof EditDraft) => (event: { target: { value: string } }) => setDraft({ ...draft, [field]: event.target.value });
+
+  const save = (event: FormEvent) => {
+    event.preventDefault();
+    setProblem(null);
+    setConflict(null);
+    const read = readEdit(draft, base);
+    if ("problem" in read) return setProblem(read.problem);
+    if (Object.keys(read.changes).length === 0) return onClose();
+    mutation.mutate({ base, changes: read.changes }, {
+      onError: (error) => {
+        if (!(error instanceof ActionFailure && error.error.code === "version_conflict" && error.error.task)) {
+          setProblem(errorSentence(error, "edit", viewer));
+        }
+      },
+    });
+  };
+
+  return (
+    <section aria-labelledby="edit-heading" className="rounded-lg border border-blue-200 bg-white p-3" data-testid="edit-task">
+      <h2 id="edit-heading" className="mb-2 text-sm font-semibold">Edit task</h2>
+      <form onSubmit={save} noValidate className="space-y-3">
+        <TextField label="Title" value={draft.title} onChange={set("title")} maxLength={200} required autoFocus />
+        <TextArea label="Description" value={draft.description} onChange={set("description")} rows={4} />
+        <TextField
+          label="Priority"
+          hint="Higher is claimed first: -1000 (last) to 1000 (first); 0 is the default."
+          value={draft.priority}
+          onChange={set("priority")}
+          inputMode="numeric"
+        />
+        <div className="[&_textarea]:font-mono [&_textarea]:text-xs">
+          <TextArea label="Payload (JSON object)" value={draft.payload} onChange={set("payload")} rows={6} spellCheck={false} />
+        </div>
+        {problem ? <p role="alert" data-testid="edit-problem" className="text-sm text-red-800">{problem}</p> : null}
+        {conflict ? (
+          <p role="alert" data-testid="edit-conflict" className="rounded-md border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950">
+            {conflict}
+          </p>
+        ) : null}
+        <div className="flex flex-wrap justify-end gap-2">
+          <Button onClick={onClose}>Cancel</Button>
+          <Button type="submit" tone="primary" disabled={mutation.isPending}>
+            {mutation.isPending ? "Saving…" : "Save changes"}
+          </Button>
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,96 @@
+import type { TaskChanges } from "@/lib/client";
+import type { EventView, TaskView, Viewer } from "./wire";
+
+// The task page's edit form, in plain functions: who is offered it, what a filled-in form
+// asks the server to change, and the sentence a conflicting edit gets.
+
+/** The API's limits (lib/tasks/schemas.ts), checked here to say it in words first. */
+const TITLE_MAX = 200;
+const DESCRIPTION_MAX = 10_000;
+const PRIORITY_LIMIT = 1000;
+
+/** Only a task nobody holds and nobody finished can be edited (docs/engine.md). */
+export const isEditable = (task: TaskView) => task.status === "queued" || task.status === "escalated";
+
+/**
+ * Whether to offer the viewer the edit form: a supervisor, the task's creator or its last
+ * holder — the engine's rule (lib/tasks/edit.ts), read from the history the page shows.
+ * The server decides either way; this only spares a form that would be refused.
+ */
+export function mayEdit(task: TaskView, viewer: Viewer, history: EventView[]): boolean {
+  if (!isEditable(task)) return false;
+  if (viewer.role === "supervisor") return true;
+  const creator = history.find((e) => e.type === "created")?.actor.id;
+  const lastHolder = history.findLast((e) => e.type === "claimed")?.actor.id;
+  return viewer.actorId === creator || viewer.actorId === lastHolder;
+}
+
+export interface EditDraft {
+  title: string;
+  description: string;
+  priority: string;
+  payload: string;
+}
+
+export const draftOf = (task: TaskView): EditDraft => ({
+  title: task.title,
+  description: task.description,
+  priority: String(task.priority),
+  payload: JSON.stringify(task.payload ?? {}, null, 2),
+});
+
+/** JSON with sorted keys, so an untouched payload is not sent as a change. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v);
+
+/** The changes the form asks for against `task`, or a sentence saying what to fix. */
+export function readEdit(draft: EditDraft, task: TaskView): { changes: TaskChanges } | { problem: string; field: keyof EditDraft } {
+  const title = draft.title.trim();
+  if (!title) return { problem: "The title can't be empty.", field: "title" };
+  if (title.length > TITLE_MAX) return { problem: `The title is ${title.length} characters; at most ${TITLE_MAX} fit.`, field: "title" };
+  if (draft.description.length > DESCRIPTION_MAX) {
+    return { problem: `The description is ${draft.description.length.toLocaleString()} characters; at most ${DESCRIPTION_MAX.toLocaleString()} fit.`, field: "description" };
+  }
+  const priority = Number(draft.priority.trim());
+  if (draft.priority.trim() === "" || !Number.isInteger(priority) || Math.abs(priority) > PRIORITY_LIMIT) {
+    return { problem: `The priority must be a whole number from -${PRIORITY_LIMIT} to ${PRIORITY_LIMIT}.`, field: "priority" };
+  }
+  let payload: unknown;
+  try {
+    payload = draft.payload.trim() === "" ? {} : JSON.parse(draft.payload);
+  } catch (error) {
+    const why = error instanceof SyntaxError ? error.message : "it could not be read";
+    return { problem: `The payload isn't valid JSON (${why}). Write a JSON object such as {"site": 7}.`, field: "payload" };
+  }
+  if (!payload || typeof payload !== "object" || Array.isArray(payload)) {
+    return { problem: `The payload must be a JSON object, in braces: {"site": 7}.`, field: "payload" };
+  }
+  const changes: TaskChanges = {};
+  if (title !== task.title) changes.title = title;
+  if (draft.description !== task.description) changes.description = draft.description;
+  if (priority !== task.priority) changes.priority = priority;
+  if (canonical(payload) !== canonical(task.payload)) changes.payload = payload as Record<string, unknown>;
+  return { changes };
+}
+
+/** Who last changed the task, from its history: the newest event that is not a comment. */
+export function lastChangedBy(history: EventView[]): string | null {
+  return history.findLast((e) => e.type !== "commented" && e.type !== "claim_rejected")?.actor.name ?? null;
+}
+
+const quote = (text: string, max = 80) => `“${text.length > max ? `${text.slice(0, max - 1)}…` : text}”`;
+
+/**
+ * The 409 as a sentence with the values as they are now: "Amal changed this task while you
+ * were editing: it is now titled “…”, priority 3, queued. …"
+ */
+export function conflictSentence(current: TaskView, by: string | null): string {
+  const now = [`titled ${quote(current.title)}`, `priority ${current.priority}`, current.status].join(", ");
+  const what = current.status === "queued" || current.status === "escalated"
+    ? "Your changes are still in the form: check them against these, then save again to apply them."
+    : `It can no longer be edited (it is ${current.status}).`;
+  return `${by ?? "Someone"} changed this task while you were editing: it is now ${now}. ${what}`;
+}

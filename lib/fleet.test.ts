@@ -1,0 +1,86 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { authenticateToken, createAgentToken } from "@/lib/auth/tokens";
+import { seedDemo } from "@/lib/demo";
+import { claim, claimNext, complete, createActor, createTask, failTask, perform, renew, setQueueSettings, type ActorRef, type Task } from "@/lib/tasks";
+import { freshDatabase, type TestDatabase } from "@/test/db";
+import { readFleet } from "./fleet";
+import { makeQueue } from "@/test/queues";
+
+let database: TestDatabase;
+let creator: ActorRef;
+beforeAll(async () => {
+  database = await freshDatabase();
+  creator = await createActor(database.db, "user", "Sara");
+  await makeQueue(database.db, "fleet");
+  await perform(setQueueSettings, { queue: "fleet", maxFailures: 5 }, { db: database.db, actor: creator });
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+async function must<T>(result: Promise<{ ok: true; value: T } | { ok: false; error: { message: string } }>): Promise<T> {
+  const r = await result;
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+}
+const as = (actor: ActorRef, instance?: string) => ({ db: database.db, actor, ...(instance ? { instance } : {}) });
+const task = (title: string) => must(perform(createTask, { title, queue: "fleet" }, as(creator)));
+
+describe("readFleet", () => {
+  test("a token's agent: its instances, tasks held now, last sign of life and its 24 h of done, failed and lapsed", async () => {
+    const created = await createAgentToken(database.db, { name: "crawler" });
+    const agent = (await authenticateToken(database.db, created.token))!.actor;
+    const other = await createActor(database.db, "agent", "rival");
+
+    const [one, two, three, four] = [await task("one"), await task("two"), await task("three"), await task("four")];
+    const started = await must(perform(claimNext, { queue: "fleet", start: true }, as(agent, "host-a:101")));
+    expect(started!.id).toBe(one.id);
+    await must(perform(complete, { taskId: one.id, version: started!.version }, as(agent, "host-a:101")));
+    const failing = await must(perform(claim, { taskId: two.id, version: 1 }, as(agent, "host-b:202")));
+    await must(perform(failTask, { taskId: two.id, version: failing.version, reason: "no" }, as(agent, "host-b:202")));
+    // A lease that lapses and is taken over: a lapse of the agent's, written by the system.
+    const lapsing = await must(perform(claim, { taskId: three.id, version: 1 }, as(agent)));
+    await database.db.execute(sql`UPDATE tasks SET lease_until = now() - interval '1 second' WHERE id = ${three.id}::bigint`);
+    await must(perform(claim, { taskId: three.id, version: lapsing.version }, as(other)));
+    const held: Task = await must(perform(claim, { taskId: four.id, version: 1 }, as(agent, "host-b:202")));
+    await must(perform(renew, { taskId: four.id, version: held.version }, as(agent, "host-b:202")));
+
+    const fleet = await readFleet(database.db);
+    const crawler = fleet.agents.find((a) => a.actor.id === agent.id)!;
+    expect(crawler.tokens.map((t) => t.name)).toEqual(["crawler"]);
+    expect(crawler.instances.map((i) => i.instance)).toEqual(["host-b:202", "host-a:101"]);
+    expect(crawler.held.map((h) => [h.id, h.status])).toEqual([[four.id, "claimed"]]);
+    expect(crawler.heldCount).toBe(1);
+    expect(crawler.lastSeen?.type).toBe("heartbeat");
+    expect(crawler.day).toEqual({ done: 1, failed: 1, lapsed: 1 });
+    const rival = fleet.agents.find((a) => a.actor.id === other.id)!;
+    expect(rival).toMatchObject({ tokens: [], heldCount: 1, day: { done: 0, failed: 0, lapsed: 0 } });
+    expect(fleet.agents[0]!.actor.id).toBe(agent.id); // the most recent sign of life first
+  });
+
+  test("an agent with neither a token nor an event is not listed; a token never used is", async () => {
+    const idle = await createActor(database.db, "agent", "never-worked");
+    await createAgentToken(database.db, { name: "unused" });
+    const fleet = await readFleet(database.db);
+    expect(fleet.agents.map((a) => a.actor.name)).not.toContain(idle.name);
+    expect(fleet.agents.find((a) => a.actor.name === "unused")).toMatchObject({ lastSeen: null, instances: [], heldCount: 0 });
+    expect(fleet.tokens.map((t) => t.name)).toEqual(expect.arrayContaining(["crawler", "unused"]));
+  });
+
+  test("the demo's own agents show up, with their history", { timeout: 60_000 }, async () => {
+    const demo = await freshDatabase();
+    try {
+      await seedDemo(demo.db);
+      const fleet = await readFleet(demo.db);
+      const bots = fleet.agents.filter((a) => a.actor.name.startsWith("import-bot-"));
+      expect(bots.map((b) => b.actor.name).sort()).toEqual(["import-bot-1", "import-bot-2"]);
+      for (const bot of bots) {
+        expect(bot.lastSeen).not.toBeNull();
+        expect(bot.day.done).toBeGreaterThan(0);
+      }
+    } finally {
+      await demo.close();
+    }
+  });
+});
