@@ -31,12 +31,13 @@ export function MyTasks({ shared }: { shared: Omit<ListFilter, "status"> }) {
   const claimed = useTaskList({ ...shared, status: "claimed", mine: true, unowned: undefined });
   const started = useTaskList({ ...shared, status: "started", mine: true, unowned: undefined });
   const tasks = [...started.tasks, ...claimed.tasks];
+  // Nothing held: no section at all (on a phone every line of height counts).
+  if (tasks.length === 0) return null;
   return (
     <section aria-labelledby="my-tasks" data-testid="my-tasks" className="rounded-lg bg-blue-50 p-1.5 sm:hidden">
       <h2 id="my-tasks" className="px-1 pb-1.5 text-sm font-semibold text-blue-950">
         Your tasks
       </h2>
-      {tasks.length === 0 ? <p className="px-1 pb-1 text-sm text-slate-700">You hold nothing right now.</p> : null}
       <ul className="flex flex-col gap-1.5">
         {tasks.map((task) => (
           <li key={task.id}>
