@@ -33,7 +33,16 @@ const TOUCHES: Record<string, TaskStatus[]> = {
   requeued: ["escalated", "queued"],
   resolved: ["escalated", "done"],
   cancelled: ["queued", "escalated", "cancelled"],
+  // Fields of a queued or escalated task (a list shows its title and priority); a comment
+  // changes no list at all (the task's own history refetches below).
+  edited: ["queued", "escalated"],
+  commented: [],
+  dependency_added: ["queued"],
+  unblocked: ["queued"],
 };
+
+/** Events that move no task between statuses: the counts stay as they are. */
+const SAME_COUNTS = new Set(["claim_rejected", "heartbeat", "side_effect", "check_confirmed", "edited", "commented", "dependency_added"]);
 
 const touches = (event: LiveEvent) => (event.taskId ? (TOUCHES[event.type] ?? STATUSES) : []);
 
@@ -52,11 +61,16 @@ export function invalidateFor(client: QueryClient, events: LiveEvent[]): void {
       return events.some((e) => (!filter.queue || filter.queue === e.queue) && touches(e).includes(filter.status));
     },
   });
-  // The board's counts: any task event may move one (a refetch is a few capped index probes).
-  if (events.some((e) => e.taskId)) void client.invalidateQueries({ queryKey: taskKeys.counts });
-  // The inbox and queue pages: escalations, breaker trips and resets, lapsed leases. Only
-  // what is on screen refetches, and a supervisor's pages are few and small.
-  void client.invalidateQueries({ queryKey: supervisorKeys.all });
+  // The board's counts: an event that moves a task moves one (a refetch is a few capped
+  // index probes). A refetch already under way is let finish, not restarted: under a steady
+  // stream of events a restarted one would never land.
+  if (events.some((e) => e.taskId && !SAME_COUNTS.has(e.type))) {
+    void client.invalidateQueries({ queryKey: taskKeys.counts }, { cancelRefetch: false });
+  }
+  // The inbox, queue, fleet and people pages: escalations, breaker trips, lapsed leases, an
+  // agent's heartbeats (its last sign of life). Only what is on screen refetches; one under
+  // way is let finish, so a fleet heartbeating many times a second still settles.
+  void client.invalidateQueries({ queryKey: supervisorKeys.all }, { cancelRefetch: false });
   // Who may claim and the last strike, shown on the board, follow a queue's settings.
   if (events.some((e) => e.type === "settings_changed")) void client.invalidateQueries({ queryKey: ["queue-rules"] });
   if (events.some((e) => e.type === "queue_paused" || e.type === "queue_resumed")) {
