@@ -11,8 +11,8 @@ export default defineConfig({
   },
   test: {
     include: ["lib/**/*.test.ts", "app/**/*.test.ts", "db/**/*.test.ts", "scripts/**/*.test.ts", "test/**/*.test.ts"],
-    // The fault suite has its own config and cluster: `npm run test:faults`.
-    exclude: ["**/node_modules/**", "test/faults/**"],
+    // The fault suite and the scale test have their own configs: `npm run test:faults`, `npm run test:scale`.
+    exclude: ["**/node_modules/**", "test/faults/**", "test/scale/**"],
     globalSetup: ["test/global-setup.ts"],
     pool: "forks",
     maxWorkers: 2,

@@ -147,7 +147,8 @@ async function engineClaimNext(url: string): Promise<void> {
   await enableAutoExplain(client);
   await once();
   await client.end();
-  const update = notices.find((n) => n.includes("Update on tasks")) ?? "(no UPDATE plan captured)";
+  // The claim's UPDATE (its candidates CTE), not the attempt-ceiling strike that runs before it.
+  const update = notices.find((n) => n.includes("Update on tasks") && n.includes("CTE candidates")) ?? "(no UPDATE plan captured)";
   const plan = update.slice(update.indexOf("Update on tasks"));
   console.log(`\n=== (e) the engine's claimNext (lib/tasks): auto_explain of its UPDATE\n${plan}`);
   console.log(`--- median of ${RUNS} whole claimNext transactions (every statement, BEGIN..ROLLBACK): ${ms(median)}`);

@@ -39,6 +39,8 @@ export function connectDatabase(url: string, options: DatabaseOptions = {}): Dat
     connect_timeout: options.connectTimeout ?? 5,
     idle_timeout: 30,
     prepare,
+    // Behind a pooler, never a query written onto a busy connection (see transactionsForPooler).
+    ...(prepare ? {} : { max_pipeline: 0 }),
     onnotice: () => {},
     // PgBouncer refuses startup parameters it does not track (lock_timeout among them):
     // behind a pooler, lock_timeout is set in each transaction instead (below).
@@ -48,23 +50,65 @@ export function connectDatabase(url: string, options: DatabaseOptions = {}): Dat
       ...(prepare ? { lock_timeout: LOCK_TIMEOUT_MS } : {}),
     },
   });
-  if (!prepare) setLockTimeoutPerTransaction(client);
+  if (!prepare) transactionsForPooler(client);
   return { db: drizzle(client, { schema }), client };
 }
 
 /**
- * Behind a transaction-mode pooler a session setting would leak to whichever client gets
- * the server connection next, so every transaction sets its own (SET LOCAL). Sent without
- * waiting: postgres.js pipelines it ahead of the transaction's first statement on the same
- * connection, so it costs no round trip; should it fail, that statement fails with it.
+ * Transactions behind a transaction-mode pooler (prepare off), where two things differ:
+ *
+ * - **No pipelining.** postgres.js writes a query onto a connection still busy with another
+ *   (up to max_pipeline). PgBouncer 1.18 (and Supavisor) give the server connection back at
+ *   the first ReadyForQuery that says "idle", so a query pipelined behind a COMMIT has
+ *   already reached a server that is no longer this client's: its answer is dropped ("got
+ *   packet from server when not linked") and the client waits forever. Under load every
+ *   connection of an instance wedged this way (test/scale/two-instances.test.ts). Hence
+ *   max_pipeline: 0 — but then postgres.js's own begin() cannot reserve its connection (its
+ *   BEGIN is refused as UNSAFE_TRANSACTION), so a transaction runs here on a connection
+ *   reserved for it: BEGIN, the body, COMMIT (ROLLBACK on error), one statement at a time.
+ * - **lock_timeout per transaction.** A session setting would leak to whichever client gets
+ *   the server connection next, so every transaction sets its own (SET LOCAL).
+ *
+ * Nested transactions (savepoints) are not offered: the engine uses none.
  */
-function setLockTimeoutPerTransaction(client: postgres.Sql): void {
-  const begin = client.begin.bind(client) as (options: string, fn: (sql: postgres.TransactionSql) => unknown) => Promise<unknown>;
-  (client as { begin: unknown }).begin = (options: string | ((sql: postgres.TransactionSql) => unknown), fn?: (sql: postgres.TransactionSql) => unknown) => {
+function transactionsForPooler(client: postgres.Sql): void {
+  (client as { begin: unknown }).begin = async (
+    options: string | ((sql: postgres.TransactionSql) => unknown),
+    fn?: (sql: postgres.TransactionSql) => unknown,
+  ) => {
     const body = typeof options === "function" ? options : fn!;
-    return begin(typeof options === "string" ? options : "", (sql) => {
-      sql.unsafe(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`).catch(() => {});
-      return body(sql);
-    });
+    const mode = typeof options === "string" ? options.replace(/[^a-z ]/gi, "") : "";
+    const reserved = await client.reserve();
+    let broken = false;
+    const run = <T>(work: Promise<T>) =>
+      work.catch((error: unknown) => {
+        broken ||= connectionLost(error);
+        throw error;
+      });
+    try {
+      await run(reserved.unsafe(`BEGIN ${mode}`));
+      await run(reserved.unsafe(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`));
+      const transaction = Object.assign(reserved, {
+        savepoint: () => Promise.reject(new Error("nested transactions are not supported behind a pooler")),
+      }) as unknown as postgres.TransactionSql;
+      let result: unknown;
+      try {
+        result = await run(Promise.resolve(body(transaction)));
+      } catch (error) {
+        if (!broken) await reserved.unsafe("ROLLBACK").catch(() => {});
+        throw error;
+      }
+      await run(reserved.unsafe("COMMIT"));
+      return result;
+    } finally {
+      // A connection that died is postgres.js's to replace; handing it back would reopen it.
+      if (!broken) reserved.release();
+    }
   };
+}
+
+/** Whether a driver error means the connection itself is gone (not a statement's error). */
+function connectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code.startsWith("CONNECTION_") || ["ECONNRESET", "EPIPE", "ETIMEDOUT"].includes(code));
 }

@@ -43,6 +43,7 @@ export async function startPgBouncer(url: string, { poolSize = 20 } = {}): Promi
     `auth_type = ${password ? "scram-sha-256" : "trust"}`,
     `auth_file = ${path.join(dir, "userlist.txt")}`,
     "pool_mode = transaction",
+    `admin_users = ${user}`,
     `default_pool_size = ${poolSize}`,
     "max_client_conn = 1000",
     // Tests create databases as they go: a pool per database, made on first use.

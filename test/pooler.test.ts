@@ -37,6 +37,32 @@ describe.skipIf(!PGBOUNCER)("behind PgBouncer in transaction mode", () => {
     expect(behind.reason).toMatch(/PgBouncer/);
   });
 
+  test("transactions, describe-first queries and parameterless ones at once never wedge a connection (no pipelining)", async () => {
+    // postgres.js pipelines onto busy connections; PgBouncer hands the server back at a
+    // COMMIT's ReadyForQuery, so what was pipelined behind it is answered to nobody and its
+    // caller waits forever. connectDatabase turns pipelining off behind a pooler.
+    const { db, client } = connectDatabase(pooled, { max: 2, prepare: false });
+    try {
+      // Through the driver the engine's transactions use (client.begin) and drizzle's own.
+      const work = Promise.all(Array.from({ length: 90 }, (_, i) =>
+        [
+          () => client.begin((tx) => tx`SELECT ${i}::int AS n`),
+          () => client`SELECT 1 AS one`,
+          () => client`SELECT ${i}::int AS n`,
+          () => db.transaction(async (tx) => tx.execute(sql`SELECT ${i}::int AS n`)),
+          () => db.execute(sql`SELECT ${i}::int AS n`),
+        ][i % 5]!()));
+      const outcome = await Promise.race([work.then(() => "all answered"), new Promise((resolve) => setTimeout(() => resolve("hung"), 10_000))]);
+      expect(outcome).toBe("all answered");
+      expect(await db.transaction(async (tx) => (await tx.execute(sql`SHOW lock_timeout`))[0]!.lock_timeout)).toBe("5s");
+      // A failed transaction rolls back and hands its connection back in working order.
+      await expect(db.transaction(async (tx) => tx.execute(sql`SELECT 1/0`))).rejects.toThrow();
+      expect((await db.execute(sql`SELECT 2 AS two`))[0]).toEqual({ two: 2 });
+    } finally {
+      await client.end({ timeout: 1 });
+    }
+  });
+
   test("a named prepared statement made in one transaction is gone in the next; unnamed ones work", async () => {
     const attempt = async (prepare: boolean) => {
       const a = postgres(pooled, { max: 1, prepare, onnotice: () => {} });

@@ -10,6 +10,8 @@ export interface TestServer {
   /** Everything the server printed so far. */
   output(): string;
   stop(): Promise<void>;
+  /** Ends the process at once with `signal` (SIGKILL: a crash, nothing runs on the way out). */
+  kill(signal: NodeJS.Signals): Promise<void>;
 }
 
 /**
@@ -52,6 +54,10 @@ export async function startServer(databaseUrl: string, env: Record<string, strin
     output: () => output,
     async stop() {
       if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+    async kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
     },
   };

@@ -11,7 +11,7 @@ import { countText, useCounts } from "./counts";
 import { CreateTask } from "./create-task";
 import { FiltersBar } from "./filters-bar";
 import { BoardKeys } from "./keyboard";
-import { MyTasks } from "./my-tasks";
+import { MyTasksOnPhone } from "./my-tasks";
 import { PausedQueues } from "./paused-queues";
 import { useQueues } from "./queues";
 import { TaskList } from "./task-list";
@@ -67,7 +67,7 @@ export function Board({
       <div id="new-task" hidden={!creating}>
         {creating ? <CreateTask defaultQueue={claimQueue} queues={queues} onCreated={() => setCreating(false)} /> : null}
       </div>
-      {view === "columns" && !filters.mine ? <MyTasks shared={listFilterOf(filters)} /> : null}
+      {view === "columns" && !filters.mine ? <MyTasksOnPhone shared={listFilterOf(filters)} /> : null}
       {view === "list" ? (
         <TaskList columns={columns} initial={initial} counts={counts?.statuses} cap={cap} />
       ) : (

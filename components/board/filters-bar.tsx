@@ -121,7 +121,7 @@ export function FiltersBar({
       </div>
       <div className="w-40">
         <SelectField label="Sort" value={shown.sort ?? ""} onChange={(e) => set({ sort: (e.target.value || undefined) as BoardFilters["sort"] })}>
-          <option value="">Each column&apos;s own</option>
+          <option value="">Column default</option>
           {SORTS.map((sort) => (
             <option key={sort} value={sort}>
               {SORT_LABELS[sort]}
