@@ -200,8 +200,7 @@ export async function listPausedQueues(db: Executor): Promise<{ name: string; pa
   return rows.map((r) => ({ ...r, pausedAt: r.pausedAt?.toISOString() ?? null }));
 }
 
-/** Every queue's name, alphabetically (a handful: queues are made by hand or on first use). */
-/** The open queues' names, for the pickers and filter lists: archived queues are hidden there. */
+/** The open queues' names, alphabetically, for the pickers and filter lists: archived queues are hidden there. */
 export async function listQueueNames(db: Executor): Promise<string[]> {
   const rows = await db.select({ name: queues.name }).from(queues).where(isNull(queues.archivedAt)).orderBy(asc(queues.name));
   return rows.map((r) => r.name);

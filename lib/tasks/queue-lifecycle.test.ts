@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   archiveQueue, claim, claimBatch, claimNext, complete, createQueue, createTask, setQueuePaused, setQueueSettings,
-  start, taskReadiness, unarchiveQueue, type ActorRef, type Result,
+  listQueues, start, taskReadiness, unarchiveQueue, updateQueue, type ActorRef, type Result,
 } from "@/lib/tasks";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 import { failure, queueEvents, queueRow, rowCounts, taskRow } from "@/test/inspect";
@@ -114,5 +114,41 @@ describe("archive", () => {
     expect(failure(await f.run(archiveQueue, { queue: "default" }, sara), "invalid_request").message).toMatch(/cannot be archived/);
     expect(failure(await f.run(archiveQueue, { queue: "nope" }, sara), "invalid_request").message).toMatch(/does not exist/);
     expect(failure(await f.run(unarchiveQueue, { queue: "nope" }, sara), "invalid_request").message).toMatch(/does not exist/);
+  });
+});
+
+describe("updateQueue and the queue list", () => {
+  test("one call changes settings, pauses and archives, each with its own event; a refused part keeps nothing", async () => {
+    await f.must(createQueue, { name: "bundle" }, sara);
+    const queue = await f.must(updateQueue, { queue: "bundle", description: "Batches", leaseSeconds: 60, paused: true, archived: true }, sara);
+    expect(queue).toMatchObject({ description: "Batches", leaseSeconds: 60, paused: true, archivedBy: sara.id });
+    expect((await queueEvents(f.db, "bundle")).map((e) => e.type)).toEqual(["settings_changed", "settings_changed", "queue_paused", "archived"]);
+
+    const before = await rowCounts(f.db);
+    const refused = failure(await f.run(updateQueue, { queue: "default", leaseSeconds: 45, archived: true }, sara), "invalid_request");
+    expect(refused.message).toMatch(/cannot be archived/);
+    expect(await queueRow(f.db, "default")).toMatchObject({ leaseSeconds: 120 });
+    expect(await rowCounts(f.db)).toEqual(before);
+    expect(failure(await f.run(updateQueue, { queue: "nowhere", paused: true }, sara), "not_found").message).toMatch(/nowhere/);
+  });
+
+  test("listQueues: every queue with its state, counts by status and what it finished in the last hour and day", async () => {
+    await f.must(createQueue, { name: "counted" }, sara);
+    const done = await f.must(createTask, { title: "done", queue: "counted" }, amal);
+    await f.must(createTask, { title: "waiting", queue: "counted" }, amal);
+    await f.must(claim, { taskId: done.id, version: 1 }, amal);
+    await f.must(start, { taskId: done.id, version: 2 }, amal);
+    await f.must(complete, { taskId: done.id, version: 3 }, amal);
+    const now = f.clock.time;
+    const [counted] = (await listQueues(f.db, now)).filter((q) => q.name === "counted");
+    expect(counted).toMatchObject({
+      counts: { queued: 1, claimed: 0, started: 0, done: 1, escalated: 0, cancelled: 0 },
+      throughput: { lastHour: 1, last24Hours: 1 }, paused: false, archivedAt: null,
+    });
+    // Two hours on, the completion is out of the last hour but still in the day.
+    const later = (await listQueues(f.db, new Date(now.getTime() + 2 * 3600_000))).find((q) => q.name === "counted");
+    expect(later?.throughput).toEqual({ lastHour: 0, last24Hours: 1 });
+    const closing = (await listQueues(f.db, now)).find((q) => q.name === "closing");
+    expect(closing).toBeDefined(); // archived and restored above: listed like any other
   });
 });

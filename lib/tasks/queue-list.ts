@@ -41,7 +41,7 @@ type Row = Omit<QueueSummary, "counts" | "throughput"> & Record<TaskStatus | "do
  * throughput walks task_events_queue_time over the last 24 hours of the queue's events.
  */
 export async function listQueues(db: Executor, now?: Date, name?: string): Promise<QueueSummary[]> {
-  const at = now ? sql`${now}::timestamptz` : sql`now()`;
+  const at = now ? sql`${now.toISOString()}::timestamptz` : sql`now()`;
   const perStatus = sql.join(
     taskStatus.enumValues.map((status) => sql`(SELECT count(*)::int FROM (SELECT 1 FROM tasks t WHERE t.queue = q.name AND t.status = ${status} LIMIT ${COUNT_CAP + 1}) c) AS ${sql.identifier(status)}`),
     sql`, `,
