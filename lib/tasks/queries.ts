@@ -57,7 +57,11 @@ export const listTasksQuery = z
     /** The work graph's other direction: tasks that depend on this one. */
     dependsOn: taskId.optional(),
   })
-  .refine((query) => !(query.sort && query.order), { path: ["sort"], message: "cannot be combined with order (sort is order's v1.1 name: give one)" });
+  .refine((query) => !(query.sort && query.order), { path: ["sort"], message: "cannot be combined with order (sort is order's v1.1 name: give one)" })
+  // `<id>.<micros>` is a sort=updated position; any other order's cursor is a task id.
+  .refine((query) => !query.cursor?.includes(".") || query.sort === "updated", {
+    path: ["cursor"], message: "must be a nextCursor from an earlier page of the same sort",
+  });
 
 export type ListTasksQuery = z.infer<typeof listTasksQuery>;
 

@@ -130,6 +130,8 @@ test("list cursors: malformed → 400; forged or far ahead → a page of real ta
     const events = await f.api.get(`/tasks/1/events?after=${encodeURIComponent(cursor)}`, token);
     expect(events.status, cursor).toBe(400);
   }
+  // A sort=updated position (`<id>.<micros>`) is a cursor of that sort only; forged, it is a page too.
+  expect((await f.api.get(`/tasks?sort=updated&cursor=1.5`, token)).status).toBe(200);
   for (const cursor of ["1", "3", "9223372036854775807", "999999999"]) {
     const res = await f.api.get(`/tasks?cursor=${cursor}`, token);
     expect(res.status, cursor).toBe(200);
