@@ -131,6 +131,30 @@ describe("task create", () => {
   });
 });
 
+describe("task list, edit and comment", () => {
+  test("finds a task by its words, fixes its title at the version seen (a stale one refused), leaves a comment", async () => {
+    const id = (await cli("task", "create", "--title", "Inspect the boilr", "--payload", '{"site":"Harbour 4"}')).stdout.trim();
+    const found = await cli("task", "list", "--q", "harbour boil");
+    expect(found).toMatchObject({ code: 0, stderr: "" });
+    expect(found.stdout).toBe(`${id}\tqueued\tdefault\t0\tInspect the boilr\n`);
+    expect((await cli("task", "list", "--q", "nothing-like-it")).stdout).toBe("");
+
+    expect(await cli("task", "edit", id, "--version", "1", "--title", "Inspect the boiler")).toMatchObject({ code: 0, stdout: `task ${id} is at version 2\n` });
+    const before = await snapshot();
+    expectOneErrorLine(await cli("task", "edit", id, "--version", "1", "--title", "Again"), /version/);
+    expect(await snapshot()).toBe(before);
+    expect(await cli("task", "comment", id, "--body", "Called the site: back on Monday")).toMatchObject({ code: 0, stdout: `commented on task ${id}\n` });
+
+    const events = await database.client`
+      SELECT e.type, a.name AS actor, e.payload FROM task_events e JOIN actors a ON a.id = e.actor_id
+      WHERE e.task_id = ${id}::bigint ORDER BY e.id`;
+    expect(events.map((e) => [e.type, e.actor])).toEqual([["created", "cli"], ["edited", "cli"], ["commented", "cli"]]);
+    expect(events[1]!.payload).toMatchObject({ changes: { title: { from: "Inspect the boilr", to: "Inspect the boiler" } } });
+    const [row] = await database.client`SELECT title, version FROM tasks WHERE id = ${id}::bigint`;
+    expect(row).toEqual({ title: "Inspect the boiler", version: 2 });
+  });
+});
+
 describe("queue create, archive and restore", () => {
   test("a queue is made with its description and settings; a second of the same name, or a name with spaces, is refused", async () => {
     const made = await cli("queue", "create", "--name", "night", "--description", "Overnight batches", "--lease-seconds", "30", "--claimants", "agents", "--paused");
@@ -211,6 +235,13 @@ describe("bad input", () => {
     [["queue", "set", "--name", "slow", "--lease-seconds", "2"], /--lease-seconds must be at least 5/],
     [["queue", "set", "--name", "slow", "--max-failures", "many"], /--max-failures must be a whole number/],
     [["queue", "set", "--name", "Slow"], /--name must be 1 to 64 characters/],
+    [["task", "edit", "--version", "1", "--title", "x"], /task edit takes one task id/],
+    [["task", "edit", "7", "--title", "x"], /missing --version/],
+    [["task", "edit", "7", "--version", "1"], /must name at least one of title/],
+    [["task", "comment", "7"], /missing --body/],
+    [["task", "comment", "7", "--body", "x".repeat(4001)], /--body must be at most 4000 characters/],
+    [["task", "list", "--sort", "random"], /--sort must be 'priority', 'created' or 'updated'/],
+    [["task", "list", "--q", "x".repeat(10_000)], /--q must be at most/],
   ];
 
   test.each(cases)("%j is refused before any database: %s", async (args, pattern) => {

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { CliError, isUniqueViolation, oneLine, usageError } from "./errors";
 import { integer, json, list, optional, parse, required, str, type Action, type Command } from "./flags";
 import { queueCommands } from "./queues";
+import { taskCommands } from "./tasks";
 
 export type { Action };
 
@@ -112,6 +113,7 @@ const commands: Record<string, Command> = {
       };
     },
   },
+  ...taskCommands,
 };
 
 /** The command line as an action ready to run, or a CliError saying what is wrong with it. */

@@ -1,0 +1,81 @@
+import { CliError, oneLine, usageError } from "./errors";
+import { integer, json, optional, parse, required, str, type Command } from "./flags";
+
+// Tasks from a shell beyond create: find them (the board's search), fix a typo in one, leave
+// a note on one — as the one `cli` actor, through the same engine calls as the API. The CLI
+// is an operator's tool with the database's own credentials, so an edit is a supervisor's
+// (any task), never the creator-or-last-holder rule of staff and agents.
+
+const one = (positionals: string[], command: string) => {
+  if (positionals.length !== 1) throw usageError(`${command} takes one task id`);
+  return positionals[0]!;
+};
+
+export const taskCommands: Record<string, Command> = {
+  "task list": {
+    usage: "task list [--q TEXT] [--status S] [--queue Q] [--sort priority|created|updated] [--limit N]",
+    options: { q: str, status: str, queue: str, sort: str, limit: str },
+    async prepare(values) {
+      const { listTasksQuery } = await import("@/lib/tasks/queries");
+      const limit = integer(values, "limit");
+      const query = parse(listTasksQuery, {
+        q: optional(values, "q"),
+        status: optional(values, "status"),
+        queue: optional(values, "queue"),
+        sort: optional(values, "sort"),
+        limit: limit === undefined ? undefined : String(limit),
+      });
+      return async (db) => {
+        const { listTasks } = await import("@/lib/tasks/queries");
+        const { cliActor } = await import("./database");
+        const page = await listTasks(db, query, await cliActor(db));
+        const lines = page.items.map((t) => `${t.id}\t${t.status}\t${t.queue}\t${t.priority}\t${t.title}`);
+        if (page.nextCursor) lines.push(`… more: narrow the search or raise --limit (at most 100)`);
+        return lines;
+      };
+    },
+  },
+
+  "task edit": {
+    usage: "task edit ID --version V [--title T] [--description D] [--priority P] [--payload JSON]",
+    options: { version: str, title: str, description: str, priority: str, payload: str },
+    positionals: true,
+    async prepare(values, positionals) {
+      const { editTaskInput } = await import("@/lib/tasks/schemas");
+      const taskId = one(positionals, "task edit");
+      if (values.version === undefined) throw usageError("missing --version (the version you last saw: task list, or the board)");
+      const input = parse(editTaskInput, {
+        taskId,
+        version: integer(values, "version"),
+        title: optional(values, "title"),
+        description: optional(values, "description"),
+        priority: integer(values, "priority"),
+        payload: json(values, "payload"),
+      }, { taskId: "ID" });
+      return async (db) => {
+        const { editAnyTask, perform } = await import("@/lib/tasks");
+        const { cliActor } = await import("./database");
+        const result = await perform(editAnyTask, input, { db, actor: await cliActor(db) });
+        if (!result.ok) throw new CliError(oneLine(result.error.message));
+        return [`task ${result.value.id} is at version ${result.value.version}`];
+      };
+    },
+  },
+
+  "task comment": {
+    usage: "task comment ID --body TEXT",
+    options: { body: str },
+    positionals: true,
+    async prepare(values, positionals) {
+      const { commentInput } = await import("@/lib/tasks/schemas");
+      const input = parse(commentInput, { taskId: one(positionals, "task comment"), body: required(values, "body") }, { taskId: "ID" });
+      return async (db) => {
+        const { addComment, perform } = await import("@/lib/tasks");
+        const { cliActor } = await import("./database");
+        const result = await perform(addComment, input, { db, actor: await cliActor(db) });
+        if (!result.ok) throw new CliError(oneLine(result.error.message));
+        return [`commented on task ${input.taskId}`];
+      };
+    },
+  },
+};
