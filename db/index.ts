@@ -12,3 +12,14 @@ export function getDatabase(): Database {
   }
   return globalForDb.claimboardDb;
 }
+
+/**
+ * Drops the pool after a call on it did not settle in time (postgres.js 3.4.9 can leave a
+ * query waiting forever on a connection reset under it: docs/reliability.md). The next call
+ * makes a new pool; the old one's connections are ended, which fails what still waits there.
+ */
+export function replaceDatabase(stale: Database): void {
+  if (globalForDb.claimboardDb !== stale) return;
+  globalForDb.claimboardDb = undefined;
+  void stale.client.end({ timeout: 1 }).catch(() => {});
+}
