@@ -5,7 +5,7 @@ import { orderFor, type ListFilter } from "@/components/task/filters";
 import type { PageView, TaskView } from "@/components/task/wire";
 import { Button } from "@/components/ui/button";
 import { Count } from "./counts";
-import { TaskCard } from "./task-card";
+import { TaskCards } from "./task-card";
 import { STATUS_TITLES, useTaskList } from "./use-task-list";
 
 const SORT_WORDS = { priority: "claim order", created: "newest created first", updated: "recently changed first" } as const;
@@ -30,13 +30,7 @@ export function Column({ filter, initial, count, cap }: { filter: ListFilter; in
       {query.isPending ? <p className="px-1 text-sm text-slate-600">Loading…</p> : null}
       {query.isError ? <p className="px-1 text-sm text-red-700">Couldn&apos;t load these tasks.</p> : null}
       {query.isSuccess && tasks.length === 0 ? <p className="px-1 pb-1 text-sm text-slate-600">Nothing here.</p> : null}
-      <ul className="flex flex-col gap-1.5">
-        {tasks.map((task) => (
-          <li key={task.id}>
-            <TaskCard task={task} />
-          </li>
-        ))}
-      </ul>
+      <TaskCards tasks={tasks} />
       {query.hasNextPage ? (
         <Button size="sm" tone="ghost" className="mt-1.5" disabled={query.isFetchingNextPage} onClick={() => void query.fetchNextPage()}>
           {query.isFetchingNextPage ? "Loading…" : `More ${title.toLowerCase()} tasks`}

@@ -2,7 +2,7 @@
 
 import { useSyncExternalStore } from "react";
 import type { ListFilter } from "@/components/task/filters";
-import { TaskCard } from "./task-card";
+import { TaskCards } from "./task-card";
 import { useTaskList } from "./use-task-list";
 
 const PHONE = "(max-width: 639px)";
@@ -38,13 +38,7 @@ export function MyTasks({ shared }: { shared: Omit<ListFilter, "status"> }) {
       <h2 id="my-tasks" className="px-1 pb-1.5 text-sm font-semibold text-blue-950">
         Your tasks
       </h2>
-      <ul className="flex flex-col gap-1.5">
-        {tasks.map((task) => (
-          <li key={task.id}>
-            <TaskCard task={task} />
-          </li>
-        ))}
-      </ul>
+      <TaskCards tasks={tasks} />
     </section>
   );
 }

@@ -78,3 +78,16 @@ export function TaskCard({ task }: { task: TaskView }) {
     </article>
   );
 }
+
+/** A column's (or "Your tasks"') cards, one under another. */
+export function TaskCards({ tasks }: { tasks: TaskView[] }) {
+  return (
+    <ul className="flex flex-col gap-1.5">
+      {tasks.map((task) => (
+        <li key={task.id}>
+          <TaskCard task={task} />
+        </li>
+      ))}
+    </ul>
+  );
+}
