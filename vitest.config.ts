@@ -1,14 +1,17 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
-export default defineConfig({
-  resolve: {
-    alias: {
-      "@": path.resolve(import.meta.dirname),
-      // Tests run server code outside Next.js, where this marker package would throw.
-      "server-only": path.resolve(import.meta.dirname, "test/server-only.ts"),
-    },
+/** The project's import paths; the fault and scale configs use the same. */
+export const resolve = {
+  alias: {
+    "@": path.resolve(import.meta.dirname),
+    // Tests run server code outside Next.js, where this marker package would throw.
+    "server-only": path.resolve(import.meta.dirname, "test/server-only.ts"),
   },
+};
+
+export default defineConfig({
+  resolve,
   test: {
     include: ["lib/**/*.test.ts", "app/**/*.test.ts", "db/**/*.test.ts", "scripts/**/*.test.ts", "test/**/*.test.ts"],
     // The fault suite and the scale test have their own configs: `npm run test:faults`, `npm run test:scale`.

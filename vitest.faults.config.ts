@@ -1,16 +1,11 @@
-import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { resolve } from "./vitest.config";
 
 // `npm run test:faults`: faults injected from outside into real processes (docs/reliability.md).
 // One file at a time: a fault (a PostgreSQL restart, a held visibility horizon, a
 // terminated backend) reaches every database of the suite's cluster.
 export default defineConfig({
-  resolve: {
-    alias: {
-      "@": path.resolve(import.meta.dirname),
-      "server-only": path.resolve(import.meta.dirname, "test/server-only.ts"),
-    },
-  },
+  resolve,
   test: {
     include: ["test/faults/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],

@@ -1,16 +1,11 @@
-import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { resolve } from "./vitest.config";
 
 // `npm run test:scale`: a deployment's shape on one machine — two instances behind HAProxy,
 // PgBouncer in transaction mode, one PostgreSQL (docs/scaling.md). Needs the production
 // build (npm test makes it) and Debian's pgbouncer and haproxy (.ci/run installs them).
 export default defineConfig({
-  resolve: {
-    alias: {
-      "@": path.resolve(import.meta.dirname),
-      "server-only": path.resolve(import.meta.dirname, "test/server-only.ts"),
-    },
-  },
+  resolve,
   test: {
     include: ["test/scale/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],

@@ -5,7 +5,7 @@ import type { Db, Executor } from "@/db/client";
 import { actors, agentTokens, type TokenRole } from "@/db/schema";
 import type { ActorRef } from "@/lib/tasks/types";
 import { executePrepared } from "@/lib/tasks/prepared";
-import { purgeNowAndThen, takeOnConflict, waitOf, type Limit } from "@/lib/http/rate-limit";
+import { purgeNowAndThen, takeOnConflict, TOKEN_KEY_PREFIX, waitOf, type Limit } from "@/lib/http/rate-limit";
 
 /** Tokens read `cb_` + 43 base64url characters (256 random bits), so a leaked one is recognisable. */
 export const TOKEN_PREFIX = "cb_";
@@ -97,7 +97,7 @@ export async function authenticateAndCount(
       WHERE t.token_hash = ${digest} AND t.revoked_at IS NULL
     ), bucket AS (
       INSERT INTO rate_buckets AS b (key, tokens, allowed, at)
-      SELECT 'token:' || id, ${limit.capacity}::float8 - 1, true, now() FROM principal
+      SELECT ${TOKEN_KEY_PREFIX}::text || id::text, ${limit.capacity}::float8 - 1, true, now() FROM principal
       ${takeOnConflict(limit)}
       RETURNING b.tokens, b.allowed
     )

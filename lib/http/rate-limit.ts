@@ -55,7 +55,9 @@ export function limits(): { perToken: Limit; failedAuth: Limit } {
   };
 }
 
-export const tokenKey = (tokenId: string) => `token:${tokenId}`;
+/** A token's (or signed-in person's) bucket key; the token lookup builds the same key in SQL. */
+export const TOKEN_KEY_PREFIX = "token:";
+export const tokenKey = (tokenId: string) => `${TOKEN_KEY_PREFIX}${tokenId}`;
 export const addressKey = (address: string) => `auth:${address}`;
 
 const PURGE_EVERY_MS = 60_000;
