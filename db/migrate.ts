@@ -1,3 +1,5 @@
+import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
@@ -20,4 +22,18 @@ export async function migrateDatabase(url: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A copy of the migrations folder as it stood at migration `last` (the journal cut there), for
+ * a test or bench that needs a database as an older release left it. The caller removes it.
+ */
+export async function migrationsFolderUpTo(last: number): Promise<string> {
+  const folder = await mkdtemp(path.join(tmpdir(), "claimboard-migrations-"));
+  await cp(migrationsFolder, folder, { recursive: true });
+  const journalPath = path.join(folder, "meta", "_journal.json");
+  const journal = JSON.parse(await readFile(journalPath, "utf8")) as { entries: { idx: number }[] };
+  journal.entries = journal.entries.filter((e) => e.idx <= last);
+  await writeFile(journalPath, JSON.stringify(journal));
+  return folder;
 }

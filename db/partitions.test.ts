@@ -1,12 +1,10 @@
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { rm } from "node:fs/promises";
 import { getTableConfig } from "drizzle-orm/pg-core";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ensurePartitions, listPartitions, monthOf } from "@/lib/events/partitions";
 import { freshDatabase, type TestDatabase } from "@/test/db";
-import { migrateDatabase, migrationsFolder } from "./migrate";
+import { migrateDatabase, migrationsFolderUpTo } from "./migrate";
 import { taskEvents } from "./schema";
 
 // Migration 0012 turns a task_events that has rows into a partitioned one: run here on a
@@ -22,20 +20,9 @@ const monthsAgo = (n: number) => {
   return d;
 };
 
-/** The migrations folder as it was at 0011 (journal cut there). */
-async function migrationsUpTo(last: number): Promise<string> {
-  const folder = await mkdtemp(path.join(tmpdir(), "claimboard-migrations-"));
-  await cp(migrationsFolder, folder, { recursive: true });
-  const journalPath = path.join(folder, "meta", "_journal.json");
-  const journal = JSON.parse(await readFile(journalPath, "utf8")) as { entries: { idx: number }[] };
-  journal.entries = journal.entries.filter((e) => e.idx <= last);
-  await writeFile(journalPath, JSON.stringify(journal));
-  return folder;
-}
-
 beforeAll(async () => {
   database = await freshDatabase({ migrated: false });
-  const folder = await migrationsUpTo(11);
+  const folder = await migrationsFolderUpTo(11);
   await migrate(database.db, { migrationsFolder: folder });
   await rm(folder, { recursive: true });
   const sql = database.client;
