@@ -9,6 +9,7 @@ import { queueName } from "@/lib/tasks/schemas";
 import { fail, ok } from "@/lib/tasks/types";
 import { POPULATIONS, type DistributionSet, type Population, type QueueDistributions } from "./distributions";
 import { readPlannedDistributions } from "./rolled";
+import { withoutJit } from "./no-jit";
 import { planOf, type Plan } from "./rollup";
 import { recommendLease, type Evidence, type Recommendation } from "./recommend";
 import { readClaimants, readQueueFacts, readSeries, type Bucket, type Claimant, type QueueFact } from "./series";
@@ -76,7 +77,7 @@ async function readClaimCounts(db: Executor, plan: Plan, only?: string): Promise
     queue: string; changed_at: string | null;
     people_claims: number; agent_claims: number; people_expiries: number; agent_expiries: number;
   }>(sql`
-    WITH changed AS (
+    WITH changed AS MATERIALIZED (
       SELECT q.name AS queue,
         (SELECT max(created_at) FROM task_events
           WHERE queue = q.name AND task_id IS NULL AND type = 'settings_changed' AND payload -> 'changes' ? 'leaseSeconds'
@@ -99,6 +100,7 @@ async function readClaimCounts(db: Executor, plan: Plan, only?: string): Promise
         SELECT type, CASE WHEN type = 'lease_expired' THEN (payload ->> 'previousOwnerId')::uuid ELSE actor_id END AS actor_id
         FROM task_events
         WHERE queue = b.queue AND type IN ('claimed', 'lease_expired') AND created_at >= r.a AND created_at < r.z
+        OFFSET 0 -- one index range per queue and raw range: flattened, the planner scans the whole log
       ) e
       UNION ALL
       SELECT b.queue, c.type, c.actor_id, c.n
@@ -175,16 +177,19 @@ export async function readInsights(
   const span = spanOf(window, await now(db, options.clock ?? databaseClock));
   // The first reader of a closed hour rolls it up (lib/insights/rollup.ts); later ones read the rollup.
   const plan = options.rollups === false ? { ...span, h0: span.to, h1: span.to } : await planOf(db, span, { write: true });
-  const overview = await readOverview(db, plan);
-  const chosen = overview.find((o) => o.queue.name === options.queue) ?? (options.queue ? undefined : overview[0]);
-  if (!chosen) return { window, span, overview, selected: null };
-  const name = chosen.queue.name;
-  const [series, facts, claimants] = await Promise.all([
-    readSeries(db, name, plan),
-    readQueueFacts(db, name, span),
-    readClaimants(db, name, plan),
-  ]);
-  return { window, span, overview, selected: { ...chosen, series, facts: facts.facts, factBefore: facts.before, claimants } };
+  // One transaction with JIT off (no-jit.ts): the statements are small whatever the planner estimates.
+  return withoutJit(db, async (tx) => {
+    const overview = await readOverview(tx, plan);
+    const chosen = overview.find((o) => o.queue.name === options.queue) ?? (options.queue ? undefined : overview[0]);
+    if (!chosen) return { window, span, overview, selected: null };
+    const name = chosen.queue.name;
+    const [series, facts, claimants] = await Promise.all([
+      readSeries(tx, name, plan),
+      readQueueFacts(tx, name, span),
+      readClaimants(tx, name, plan),
+    ]);
+    return { window, span, overview, selected: { ...chosen, series, facts: facts.facts, factBefore: facts.before, claimants } };
+  });
 }
 
 export const applyRecommendationInput = z.strictObject({ queue: queueName, window: windowName });
@@ -200,7 +205,7 @@ export const applyRecommendedLease = defineOperation({
     // Only this queue's evidence: the charts and the other queues are not needed to decide.
     // Inside the operation's transaction: existing rollups only (a rollup written here would hold the queue's markers).
     const plan = await planOf(tx, spanOf(input.window, await now(tx, clock)), { write: false, only: input.queue });
-    const [selected] = await readOverview(tx, plan, input.queue);
+    const [selected] = await withoutJit(tx, (t) => readOverview(t, plan, input.queue));
     if (!selected) return fail({ code: "not_found", message: `There is no queue ${input.queue}` });
     const { seconds, why } = selected.recommendation;
     if (seconds === null) return fail({ code: "invalid_request", field: "queue", message: why });

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { fineBucket } from "./fine-buckets";
+import { withoutJit } from "./no-jit";
 import { pairedEvents, samplesFrom } from "./samples";
 import { COUNTED } from "./series";
 import { at, type Span } from "./window";
@@ -65,7 +66,7 @@ async function complete(db: Executor, h0: Date, h1: Date, only?: string): Promis
  * markers, inserts none, and so writes nothing. Returns how many queue-hours it rolled up.
  */
 export async function rollUp(db: Executor, a: Date, b: Date, only?: string): Promise<number> {
-  const [row] = await db.execute<{ hours: number }>(sql`
+  const [row] = await withoutJit(db, (tx) => tx.execute<{ hours: number }>(sql`
     WITH fresh AS (
       INSERT INTO insight_hours (queue, hour)
       SELECT q.name, h FROM queues q CROSS JOIN generate_series(${at(a)}, ${at(new Date(b.getTime() - HOUR_MS))}, interval '1 hour') h
@@ -91,11 +92,12 @@ export async function rollUp(db: Executor, a: Date, b: Date, only?: string): Pro
         FROM task_events
         WHERE queue = f.queue AND created_at >= f.hour AND created_at < f.hour + interval '1 hour'
           AND type IN (${sql.join(COUNTED.map((t) => sql`${t}`), sql`, `)})
+        OFFSET 0 -- one index range per queue-hour: flattened, the planner sorts the whole log
       ) e
       GROUP BY 1, 2, 3, 4
       RETURNING 1
     )
-    SELECT (SELECT count(*) FROM fresh)::int AS hours, (SELECT count(*) FROM put_samples) + (SELECT count(*) FROM put_counts) AS written`);
+    SELECT (SELECT count(*) FROM fresh)::int AS hours, (SELECT count(*) FROM put_samples) + (SELECT count(*) FROM put_counts) AS written`));
   return row!.hours;
 }
 

@@ -51,6 +51,7 @@ export async function readSeries(db: Executor, queue: string, plan: Plan): Promi
         SELECT created_at, type FROM task_events
         WHERE queue = ${queue} AND created_at >= r.a AND created_at < r.b
           AND type IN ('claimed', 'completed', 'failed', 'escalated', 'lease_expired')
+        OFFSET 0 -- one index range per raw range: flattened, the planner scans the whole log
       ) e
       UNION ALL
       SELECT hour, type, n FROM insight_hour_counts
@@ -115,6 +116,7 @@ export async function readClaimants(db: Executor, queue: string, plan: Plan): Pr
         SELECT type, actor_id, payload FROM task_events
         WHERE queue = ${queue} AND created_at >= r.a AND created_at < r.b
           AND type IN ('claimed', 'completed', 'failed', 'lease_expired')
+        OFFSET 0 -- one index range per raw range (as above)
       ) e
       UNION ALL
       SELECT actor_id, type, n FROM insight_hour_counts
