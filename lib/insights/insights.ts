@@ -9,7 +9,7 @@ import { queueName } from "@/lib/tasks/schemas";
 import { fail, ok } from "@/lib/tasks/types";
 import { POPULATIONS, type DistributionSet, type Population, type QueueDistributions } from "./distributions";
 import { readPlannedDistributions } from "./rolled";
-import { withoutJit } from "./no-jit";
+import { withReadSettings } from "./read-settings";
 import { planOf, type Plan } from "./rollup";
 import { recommendLease, type Evidence, type Recommendation } from "./recommend";
 import { readClaimants, readQueueFacts, readSeries, type Bucket, type Claimant, type QueueFact } from "./series";
@@ -177,8 +177,8 @@ export async function readInsights(
   const span = spanOf(window, await now(db, options.clock ?? databaseClock));
   // The first reader of a closed hour rolls it up (lib/insights/rollup.ts); later ones read the rollup.
   const plan = options.rollups === false ? { ...span, h0: span.to, h1: span.to } : await planOf(db, span, { write: true });
-  // One transaction with JIT off (no-jit.ts): the statements are small whatever the planner estimates.
-  return withoutJit(db, async (tx) => {
+  // One transaction with JIT off (read-settings.ts): the statements are small whatever the planner estimates.
+  return withReadSettings(db, async (tx) => {
     const overview = await readOverview(tx, plan);
     const chosen = overview.find((o) => o.queue.name === options.queue) ?? (options.queue ? undefined : overview[0]);
     if (!chosen) return { window, span, overview, selected: null };
@@ -205,7 +205,7 @@ export const applyRecommendedLease = defineOperation({
     // Only this queue's evidence: the charts and the other queues are not needed to decide.
     // Inside the operation's transaction: existing rollups only (a rollup written here would hold the queue's markers).
     const plan = await planOf(tx, spanOf(input.window, await now(tx, clock)), { write: false, only: input.queue });
-    const [selected] = await withoutJit(tx, (t) => readOverview(t, plan, input.queue));
+    const [selected] = await withReadSettings(tx, (t) => readOverview(t, plan, input.queue));
     if (!selected) return fail({ code: "not_found", message: `There is no queue ${input.queue}` });
     const { seconds, why } = selected.recommendation;
     if (seconds === null) return fail({ code: "invalid_request", field: "queue", message: why });

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { fineBucket } from "./fine-buckets";
-import { withoutJit } from "./no-jit";
+import { withReadSettings } from "./read-settings";
 import { pairedEvents, samplesFrom } from "./samples";
 import { COUNTED } from "./series";
 import { at, type Span } from "./window";
@@ -66,7 +66,7 @@ async function complete(db: Executor, h0: Date, h1: Date, only?: string): Promis
  * markers, inserts none, and so writes nothing. Returns how many queue-hours it rolled up.
  */
 export async function rollUp(db: Executor, a: Date, b: Date, only?: string): Promise<number> {
-  const [row] = await withoutJit(db, (tx) => tx.execute<{ hours: number }>(sql`
+  const [row] = await withReadSettings(db, (tx) => tx.execute<{ hours: number }>(sql`
     WITH fresh AS (
       INSERT INTO insight_hours (queue, hour)
       SELECT q.name, h FROM queues q CROSS JOIN generate_series(${at(a)}, ${at(new Date(b.getTime() - HOUR_MS))}, interval '1 hour') h
