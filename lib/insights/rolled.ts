@@ -14,7 +14,7 @@ async function rawBuckets(db: Executor, a: Date, b: Date, lookFrom: Date, only?:
   return db.execute<BucketRow>(sql`
     WITH ${pairedEvents(at(a), at(b), at(lookFrom), only)},
     samples AS (${samplesFrom(sql`paired`)}),
-    ms AS (SELECT queue, population, metric, extract(epoch FROM d)::float8 * 1000 AS ms FROM samples)
+    ms AS (SELECT queue, population, metric, (extract(epoch FROM d) * 1000)::float8 AS ms FROM samples)
     SELECT queue, population, metric, ${fineBucket(sql`ms`)} AS bucket, count(*)::int AS n, min(ms) AS min, max(ms) AS max
     FROM ms GROUP BY 1, 2, 3, 4`);
 }

@@ -76,7 +76,7 @@ export async function rollUp(db: Executor, a: Date, b: Date, only?: string): Pro
     ),
     ${pairedEvents(at(a), at(b), sql`'-infinity'::timestamptz`, only)},
     samples AS (${samplesFrom(sql`paired`)}),
-    ms AS (SELECT queue, population, metric, date_trunc('hour', created_at, 'UTC') AS hour, extract(epoch FROM d)::float8 * 1000 AS ms FROM samples),
+    ms AS (SELECT queue, population, metric, date_trunc('hour', created_at, 'UTC') AS hour, (extract(epoch FROM d) * 1000)::float8 AS ms FROM samples),
     put_samples AS (
       INSERT INTO insight_hour_samples (queue, hour, population, metric, bucket, n, min_ms, max_ms)
       SELECT ms.queue, ms.hour, ms.population, ms.metric, ${fineBucket(sql`ms.ms`)}, count(*), min(ms.ms), max(ms.ms)
