@@ -22,6 +22,7 @@ export async function seedGraph(url: string, tasks: number): Promise<void> {
   try {
     await sql.unsafe(`INSERT INTO actors (id, kind, name) VALUES ('${BENCH_AGENT.id}', 'agent', '${BENCH_AGENT.name}') ON CONFLICT DO NOTHING`);
     await sql.unsafe(`INSERT INTO queues (name) VALUES ('default') ON CONFLICT DO NOTHING`);
+    await sql.unsafe(`SELECT task_events_ensure_partitions(now() - interval '31 days')`); // the months it writes into (migration 0012)
     await sql.unsafe(`SELECT setseed(0.42)`);
     // k = i % 200 picks the kind: 0..59 blocked, 60..79 not yet due, 80..81 due, 82..91 ready,
     // 92..96 lapsed, the rest done (i ≤ 20: live leases). Every blocked task waits for task 1.

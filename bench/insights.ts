@@ -18,6 +18,8 @@ export const EVENTS_PER_TASK = 10;
 const AGENT = "11111111-1111-4111-8111-111111111111";
 
 export const insightsLoad = (tasks: number) => [
+  // A partition per month written into, as a deployment that ran through them has (migration 0012).
+  `SELECT task_events_ensure_partitions(now() - interval '31 days')`,
   `INSERT INTO actors (id, kind, name) VALUES ('${AGENT}', 'agent', 'bench-agent')`,
   `INSERT INTO queues (name) SELECT 'q' || g FROM generate_series(0, ${INSIGHTS_QUEUES - 1}) g`,
   `INSERT INTO tasks (queue, title, status, version, created_at, updated_at)

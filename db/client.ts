@@ -39,7 +39,7 @@ export function connectDatabase(url: string, options: DatabaseOptions = {}): Dat
     connect_timeout: options.connectTimeout ?? 5,
     idle_timeout: 30,
     prepare,
-    // Behind a pooler, never a query written onto a busy connection (see transactionsForPooler).
+    // Behind a pooler, never a query written onto a busy connection (see reservedTransactions).
     ...(prepare ? {} : { max_pipeline: 0 }),
     onnotice: () => {},
     // PgBouncer refuses startup parameters it does not track (lock_timeout among them):
@@ -50,12 +50,21 @@ export function connectDatabase(url: string, options: DatabaseOptions = {}): Dat
       ...(prepare ? { lock_timeout: LOCK_TIMEOUT_MS } : {}),
     },
   });
-  if (!prepare) transactionsForPooler(client);
+  reservedTransactions(client, { pooler: !prepare });
   return { db: drizzle(client, { schema }), client };
 }
 
 /**
- * Transactions behind a transaction-mode pooler (prepare off), where two things differ:
+ * Every transaction runs on a connection reserved for it: BEGIN, the body, COMMIT (ROLLBACK
+ * on error). postgres.js's own begin() waits for BEGIN's answer before the body's first
+ * statement is sent: one round trip that carries nothing. Here, on a direct connection,
+ * BEGIN is written and the body starts at once, so the first statement follows BEGIN on the
+ * same connection (postgres.js pipelines, and coalesces writes made in one tick into one):
+ * a transaction costs one round trip fewer (docs/performance.md). If BEGIN failed, the
+ * connection is gone (nothing else makes a bare BEGIN fail), and the body's statements fail
+ * with it.
+ *
+ * Behind a transaction-mode pooler (prepare off) two things differ:
  *
  * - **No pipelining.** postgres.js writes a query onto a connection still busy with another
  *   (up to max_pipeline). PgBouncer 1.18 (and Supavisor) give the server connection back at
@@ -63,15 +72,14 @@ export function connectDatabase(url: string, options: DatabaseOptions = {}): Dat
  *   already reached a server that is no longer this client's: its answer is dropped ("got
  *   packet from server when not linked") and the client waits forever. Under load every
  *   connection of an instance wedged this way (test/scale/two-instances.test.ts). Hence
- *   max_pipeline: 0 — but then postgres.js's own begin() cannot reserve its connection (its
- *   BEGIN is refused as UNSAFE_TRANSACTION), so a transaction runs here on a connection
- *   reserved for it: BEGIN, the body, COMMIT (ROLLBACK on error), one statement at a time.
+ *   max_pipeline: 0 (postgres.js's own begin() would then refuse its BEGIN as
+ *   UNSAFE_TRANSACTION), and BEGIN is answered before the body starts.
  * - **lock_timeout per transaction.** A session setting would leak to whichever client gets
  *   the server connection next, so every transaction sets its own (SET LOCAL).
  *
  * Nested transactions (savepoints) are not offered: the engine uses none.
  */
-function transactionsForPooler(client: postgres.Sql): void {
+function reservedTransactions(client: postgres.Sql, { pooler }: { pooler: boolean }): void {
   (client as { begin: unknown }).begin = async (
     options: string | ((sql: postgres.TransactionSql) => unknown),
     fn?: (sql: postgres.TransactionSql) => unknown,
@@ -86,14 +94,18 @@ function transactionsForPooler(client: postgres.Sql): void {
         throw error;
       });
     try {
-      await run(reserved.unsafe(`BEGIN ${mode}`));
-      await run(reserved.unsafe(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`));
+      const begun = run(reserved.unsafe(`BEGIN ${mode}`));
+      if (pooler) {
+        await begun;
+        await run(reserved.unsafe(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`));
+      }
       const transaction = Object.assign(reserved, {
-        savepoint: () => Promise.reject(new Error("nested transactions are not supported behind a pooler")),
+        savepoint: () => Promise.reject(new Error("nested transactions are not supported")),
       }) as unknown as postgres.TransactionSql;
       let result: unknown;
       try {
-        result = await run(Promise.resolve(body(transaction)));
+        // Promise.all also holds the body's rejection when BEGIN's comes first.
+        [, result] = await Promise.all([begun, run(Promise.resolve().then(() => body(transaction)))]);
       } catch (error) {
         if (!broken) await reserved.unsafe("ROLLBACK").catch(() => {});
         throw error;

@@ -5,6 +5,7 @@ import {
   uniqueIndex,
   boolean,
   check,
+  primaryKey,
   customType,
   doublePrecision,
   index,
@@ -63,6 +64,9 @@ export const eventType = pgEnum("event_type", [
   "commented",
   "archived",
   "unarchived",
+  // Retiring the log (docs/engine.md): whole months of events written to a file and dropped;
+  // one per task whose early events went (and one per queue), naming the file and its SHA-256.
+  "events_archived",
 ]);
 
 /** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */
@@ -225,7 +229,10 @@ export const tasks = pgTable(
 export const taskEvents = pgTable(
   "task_events",
   {
-    id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
+    // A sequence default, not an identity column: PostgreSQL 15 has no identity columns on
+    // partitioned tables (17 has). The sequence keeps the ids the old table handed out
+    // (migration 0012); nothing inserts an id by hand, so ids still rise within a transaction.
+    id: bigint("id", { mode: "bigint" }).notNull().default(sql`nextval('task_events_id_seq')`),
     /** Null for queue-level facts (breaker_tripped, breaker_reset, settings_changed). */
     taskId: bigint("task_id", { mode: "bigint" }).references(() => tasks.id),
     queue: text("queue")
@@ -241,7 +248,10 @@ export const taskEvents = pgTable(
       .notNull()
       .default(sql`pg_current_xact_id()`),
   },
+  // Partitioned by month on created_at (migration 0012, docs/engine.md "Retiring the log"):
+  // drizzle-kit knows nothing of partitions; the key must hold the partition column.
   (t) => [
+    primaryKey({ name: "task_events_pkey", columns: [t.id, t.createdAt] }),
     index("task_events_task").on(t.taskId, t.id),
     // The realtime feed walks events in (transaction id, event id) order.
     index("task_events_feed").on(t.txId, t.id),

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { ensurePartitions } from "@/lib/events/partitions";
 import { claimNext, complete, createActor, createQueue, createTask, failTask, ManualClock, perform, renew, setQueueSettings } from "@/lib/tasks";
 import { getQueue } from "@/lib/tasks/queues";
 import type { ActorRef, Result, Task } from "@/lib/tasks/types";
@@ -21,6 +22,9 @@ export async function seedHistory(db: Db, people: { amal: ActorRef; sara: ActorR
   const [row] = await db.execute<{ now: string }>(sql`SELECT now() AS now`);
   const end = new Date(row!.now).getTime() - 60_000;
   const clock = new ManualClock(new Date(end - 3 * 3_600_000));
+  // Three hours back may be last month, which a fresh database has no partition for (only
+  // this month and next): without one, those rows would sit in DEFAULT and never be archived.
+  await ensurePartitions(db, clock.time);
   let seed = 7;
   const rand = (low: number, high: number) => {
     seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;

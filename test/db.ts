@@ -11,13 +11,17 @@ export interface TestDatabase extends Database {
   close(): Promise<void>;
 }
 
-/** A fresh, migrated database of this test file's own (a copy of the run's template). */
-export async function freshDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh, migrated database of this test file's own (a copy of the run's template); with
+ * `{ migrated: false }` an empty one, for a test that runs migrations itself (db/partitions.test.ts).
+ */
+export async function freshDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = inject("adminUrl");
   const name = `${inject("databasePrefix")}_${randomBytes(4).toString("hex")}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   try {
-    await admin.unsafe(`CREATE DATABASE "${name}" TEMPLATE "${inject("templateDatabase")}"`);
+    const template = options.migrated === false ? "template0" : inject("templateDatabase");
+    await admin.unsafe(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
   } finally {
     await admin.end();
   }

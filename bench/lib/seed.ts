@@ -18,7 +18,8 @@ export async function seedQueued(url: string, count: number, queue = "default"):
 export async function eventLogBytes(url: string): Promise<number> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
-    const [row] = await sql.unsafe(`SELECT pg_total_relation_size('task_events')::bigint AS n`);
+    // Partitioned (migration 0012): the parent holds no bytes of its own; its partitions do.
+    const [row] = await sql.unsafe(`SELECT coalesce(sum(pg_total_relation_size(relid)), 0)::bigint AS n FROM pg_partition_tree('task_events')`);
     return Number(row!.n);
   } finally {
     await sql.end();
@@ -34,6 +35,8 @@ export async function seedMixed(url: string, tasks: number): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     await sql.unsafe(`INSERT INTO actors (id, kind, name) VALUES ('${BENCH_AGENT.id}', 'agent', '${BENCH_AGENT.name}') ON CONFLICT DO NOTHING`);
+    // The months the seed writes into, as a deployment that ran through them has (bench/lib/pg.ts's template has only these two).
+    await sql.unsafe(`SELECT task_events_ensure_partitions(now() - interval '31 days')`);
     await sql.unsafe(`SELECT setseed(0.42)`);
     await sql.unsafe(`INSERT INTO tasks (queue, title, priority, status, owner_id, lease_until, lease_seconds, version,
                       side_effect_recorded, created_at, updated_at)

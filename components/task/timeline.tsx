@@ -8,6 +8,7 @@ import { LocalTime } from "@/components/ui/local-time";
 import type { ReactNode } from "react";
 import type { EventView } from "./wire";
 import { editedSummary, RowNote } from "./timeline-notes";
+import { ArchivedNote } from "./archived-note";
 
 type Payload = Record<string, unknown>;
 
@@ -130,9 +131,14 @@ function AttemptGroup({ attempt }: { attempt: Attempt }) {
 /** The task's whole history, grouped by attempt, refreshed by the event stream. */
 export function Timeline({ taskId, initial }: { taskId: string; initial: EventView[] }) {
   const query = useQuery({ queryKey: taskKeys.events(taskId), queryFn: () => fetchHistory(taskId), initialData: initial });
-  const attempts = groupByAttempt(query.data);
+  // Archive facts are written after the events they replace: the page shows them first.
+  const archived = query.data.filter((e) => e.type === "events_archived");
+  const attempts = groupByAttempt(query.data.filter((e) => e.type !== "events_archived"));
   return (
     <div className="space-y-3">
+      {archived.map((fact) => (
+        <ArchivedNote key={fact.id} fact={fact} />
+      ))}
       {attempts.map((attempt) => (
         <AttemptGroup key={attempt.number} attempt={attempt} />
       ))}

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Tx } from "@/db/client";
-import { readQueueState, reclaimBudget } from "./breaker";
+import { readQueueState, reclaimBudget, type QueueState } from "./breaker";
 import { CANDIDATE_COLUMNS, claimRows } from "./claim-rows";
 import type { Clock } from "./clock";
 import { defineOperation } from "./engine";
@@ -28,9 +28,11 @@ export async function claimBest(
   input: { queue?: string; leaseSeconds?: number; start?: boolean; skipNeedsCheck?: boolean },
   limit: number,
   instance?: string,
+  /** The queue's state when the caller already asked for it (see completeAndClaimNext). */
+  queueState?: Promise<QueueState | null>,
 ): Promise<Result<Task[]>> {
   const name = input.queue ?? DEFAULT_QUEUE;
-  const state = await readQueueState(tx, name, clock);
+  const state = await (queueState ?? readQueueState(tx, name, clock));
   const closed = refuseNewWork(name, state?.queue);
   if (closed || !state) return fail(closed!);
   // Who may claim is the queue's rule: checked once here, never per candidate row.

@@ -1,12 +1,14 @@
 import { sql } from "drizzle-orm";
 import type { Tx } from "@/db/client";
+import { readQueueState } from "./breaker";
 import { claimBest } from "./claim-next";
 import type { Clock } from "./clock";
 import { explainMiss, HELD } from "./conflicts";
 import { defineOperation, Rollback } from "./engine";
 import { appendEvents, oneEventWrite } from "./events";
 import { instanceOf } from "./attempt";
-import { unblockDependents } from "./graph";
+import { dependentsUnblocked } from "./graph";
+import { DEFAULT_QUEUE } from "./queues";
 import { executePrepared } from "./prepared";
 import { completeInput, completeNextInput } from "./schemas";
 import { loadTask, rawToTaskRow, toTasks } from "./task-row";
@@ -36,7 +38,7 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
     ? sql`SELECT ${items[0]!.taskId}::bigint AS id, ${items[0]!.version}::int AS version`
     : sql`SELECT id, version FROM jsonb_to_recordset(${JSON.stringify(items.map((i) => ({ id: i.taskId, version: i.version })))}::jsonb)
           AS i(id bigint, version int)`;
-  const raws = await executePrepared<Record<string, unknown>>(tx, sql`
+  const updating = executePrepared<Record<string, unknown>>(tx, sql`
     WITH item AS (${item}), locked AS MATERIALIZED (
       SELECT t.id FROM tasks t JOIN item ON item.id = t.id
       ORDER BY t.id
@@ -48,6 +50,11 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
     WHERE t.id = l.id AND item.id = t.id
       AND t.status = 'started' AND t.owner_id = ${actor.id}::uuid AND t.version = item.version
     RETURNING t.*`);
+  // Sent behind the UPDATE in the same round trip, it unblocks only what the UPDATE made done
+  // (claimable when this commits).
+  const unblocking = dependentsUnblocked(tx, clock, actor, items.map((i) => BigInt(i.taskId)));
+  unblocking.catch(() => {}); // awaited below; an error of either is the transaction's
+  const raws = await updating;
   const done = new Map(raws.map((raw) => rawToTaskRow(raw)).map((row) => [row.id.toString(), row]));
   const doneTasks = new Map((await toTasks(tx, [...done.values()], actor)).map((task) => [task.id, task]));
 
@@ -59,7 +66,7 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
       payload: { version: row.version, status: row.status, ...(item.result !== undefined ? { result: item.result } : {}), ...instanceOf(instance) },
     }];
   }));
-  await unblockDependents(tx, clock, actor, [...done.values()].map((row) => row.id)); // claimable when this commits
+  await appendEvents(tx, clock, await unblocking);
 
   const results: Completed[] = [];
   for (const item of items) {
@@ -103,12 +110,16 @@ export const completeAndClaimNext = defineOperation({
   input: completeNextInput,
   async run(tx, { next, ...item }, { actor, clock, instance }): Promise<Result<{ task: Task; next?: Task | null }>> {
     return oneEventWrite(tx, clock, async () => {
+      // The next queue's settings do not depend on the completion: asked for now, the read
+      // travels in one round trip with the completion's UPDATE.
+      const queueState = next ? readQueueState(tx, next.queue ?? DEFAULT_QUEUE, clock) : undefined;
+      queueState?.catch(() => {}); // a refused completion returns without it; its error is the transaction's
       const [completed] = await completeTasks(tx, clock, actor, [item], instance);
       if (!completed!.ok) return completed!;
       if (!next) return ok({ task: completed!.value });
       // A retry whose first answer was lost gets the same next task, not a second one.
       if (completed!.replayed) return ok({ task: completed!.value, next: await claimedWith(tx, item.taskId, actor) });
-      const claimed = await claimBest(tx, clock, actor, next, 1, instance);
+      const claimed = await claimBest(tx, clock, actor, next, 1, instance, queueState);
       if (!claimed.ok) throw new Rollback(claimed);
       return ok({ task: completed!.value, next: claimed.value[0] ?? null });
     });

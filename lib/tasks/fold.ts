@@ -11,11 +11,11 @@ export type FoldedTask = Omit<TaskRow, "id" | "blockedBy">;
 
 /** Facts about a task that change none of status, owner, needs_check or failure_count: no version. */
 const NOT_TRANSITIONS: TaskEventRow["type"][] = [
-  "claim_rejected", "heartbeat", "side_effect", "attempt_limit_reached", "unblocked", "commented",
+  "claim_rejected", "heartbeat", "side_effect", "attempt_limit_reached", "unblocked", "commented", "events_archived",
 ];
 
 /** Facts appended without the task's row lock, which change nothing of the row (not even updated_at). */
-const ASIDES: TaskEventRow["type"][] = ["claim_rejected", "commented"];
+const ASIDES: TaskEventRow["type"][] = ["claim_rejected", "commented", "events_archived"];
 
 // Events that complete the transition of the event before them, so they add no version.
 const COMPANIONS: Partial<Record<TaskEventRow["type"], TaskEventRow["type"]>> = {
@@ -32,6 +32,14 @@ const COMPANIONS: Partial<Record<TaskEventRow["type"], TaskEventRow["type"]>> = 
  * wrong thing or forgot its event.
  */
 export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payload" | "createdAt" | "queue">[]): FoldedTask {
+  // A history whose beginning was archived (`events archive`) replays from the archive's
+  // fact: it holds the row as it was then, which every event before it (by id) had made.
+  let checkpoint = -1;
+  for (let i = events.length - 1; i >= 0 && checkpoint < 0; i--) if (events[i]!.type === "events_archived") checkpoint = i;
+  if (checkpoint >= 0) {
+    const fact = events[checkpoint]!;
+    return replay(fromCheckpoint((fact.payload as Record<string, unknown>).task), events.slice(checkpoint + 1), fact.type, undefined);
+  }
   const [first, ...rest] = events;
   if (!first || first.type !== "created") throw new Error("a task's history starts with its created event");
   const p = first.payload as Record<string, unknown>;
@@ -62,6 +70,32 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
     updatedAt: first.createdAt,
   };
 
+  return replay(task, rest, first.type, p.version);
+}
+
+const DATES = ["leaseUntil", "notBefore", "claimedAt", "progressAt", "handoffAt", "createdAt", "updatedAt"] as const;
+
+/** The row as the archive's fact keeps it (JSON: dates as ISO strings, ids as strings). */
+export function taskCheckpoint(row: TaskRow): Record<string, unknown> {
+  const { id: _id, blockedBy: _blockedBy, ...state } = row;
+  return { ...state, dependsOn: state.dependsOn.map(String) };
+}
+
+function fromCheckpoint(value: unknown): FoldedTask {
+  if (!value || typeof value !== "object") throw new Error("an events_archived fact without the task's state");
+  const state = { ...(value as Record<string, unknown>) };
+  for (const key of DATES) state[key] = state[key] == null ? null : new Date(state[key] as string);
+  state.dependsOn = ((state.dependsOn as string[] | undefined) ?? []).map((id) => BigInt(id));
+  return state as unknown as FoldedTask;
+}
+
+/** Applies events (oldest first) to a task's state; `previous*` are of the event before them. */
+function replay(
+  task: FoldedTask,
+  rest: Pick<TaskEventRow, "type" | "actorId" | "payload" | "createdAt" | "queue">[],
+  previousTypeAtStart: TaskEventRow["type"],
+  previousVersionAtStart: unknown,
+): FoldedTask {
   const endAttempt = () => {
     task.status = "queued";
     task.ownerId = null;
@@ -80,8 +114,8 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
     task.handoffAt = event.createdAt;
   };
 
-  let previousType: TaskEventRow["type"] = first.type;
-  let previousVersion: unknown = p.version;
+  let previousType = previousTypeAtStart;
+  let previousVersion = previousVersionAtStart;
   for (const event of rest) {
     const payload = event.payload as Record<string, unknown>;
     const transition = !NOT_TRANSITIONS.includes(event.type);
@@ -175,6 +209,7 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
       }
       case "claim_rejected":
       case "commented":
+      case "events_archived": // only the last one is in `rest`'s past: see foldEvents
         break;
       default:
         throw new Error(`unexpected event ${event.type} in a task's history`);

@@ -80,26 +80,41 @@ export async function closesCycle(tx: Executor, task: bigint, ids: bigint[]): Pr
  * updated_at moves only then: a dependent still blocked has no event, so its row keeps it.
  */
 export async function unblockDependents(tx: Executor, clock: Clock, actor: ActorRef, doneIds: bigint[]): Promise<void> {
-  if (doneIds.length === 0) return;
-  const done = idArray(doneIds);
-  const rows = await executePrepared<{ id: string; queue: string; version: number; status: TaskStatus; unblocked: boolean }>(tx, sql`
-    WITH dependents AS MATERIALIZED (
-      SELECT id FROM tasks WHERE blocked_by && ${done} ORDER BY id FOR UPDATE
+  await appendEvents(tx, clock, await dependentsUnblocked(tx, clock, actor, doneIds));
+}
+
+/**
+ * unblockDependents' statement, for tasks that may have been made done by a statement sent
+ * just before it on the same connection (completeTasks sends both in one round trip): only
+ * those of `ids` that are done by now count. One already done before this transaction
+ * counts for nothing: no dependent still waits for it (a dependency is added to blocked_by
+ * only while not done, under a FOR SHARE lock the completion waits for).
+ * Returns the `unblocked` events for the caller to append.
+ */
+export async function dependentsUnblocked(tx: Executor, clock: Clock, actor: ActorRef, ids: bigint[]): Promise<NewEvent[]> {
+  if (ids.length === 0) return [];
+  const candidates = idArray(ids);
+  const rows = await executePrepared<{ id: string; queue: string; version: number; status: TaskStatus; unblocked: boolean; done: string[] }>(tx, sql`
+    WITH done AS MATERIALIZED (
+      SELECT coalesce(array_agg(id ORDER BY id), '{}') AS ids FROM tasks WHERE id = ANY(${candidates}) AND status = 'done'
+    ), dependents AS MATERIALIZED (
+      -- The candidates as a value too: estimated from it, the walk stays a few rows joined by
+      -- id (estimated from the subquery alone, the planner merge-joins along the whole table).
+      SELECT id FROM tasks WHERE blocked_by && ${candidates} AND blocked_by && (SELECT ids FROM done) ORDER BY id FOR UPDATE
     )
     UPDATE tasks t SET
-      blocked_by = coalesce((SELECT array_agg(b ORDER BY b) FROM unnest(t.blocked_by) b WHERE NOT b = ANY(${done})), '{}'),
-      updated_at = CASE WHEN t.blocked_by <@ ${done} THEN ${clock.now()} ELSE t.updated_at END
+      blocked_by = coalesce((SELECT array_agg(b ORDER BY b) FROM unnest(t.blocked_by) b WHERE NOT b = ANY((SELECT ids FROM done)::bigint[])), '{}'),
+      updated_at = CASE WHEN t.blocked_by <@ (SELECT ids FROM done) THEN ${clock.now()} ELSE t.updated_at END
     FROM dependents d
     WHERE t.id = d.id
-    RETURNING t.id::text AS id, t.queue, t.version, t.status, t.blocked_by = '{}'::bigint[] AS unblocked`);
-  const events: NewEvent[] = rows
+    RETURNING t.id::text AS id, t.queue, t.version, t.status, t.blocked_by = '{}'::bigint[] AS unblocked, (SELECT ids FROM done)::text[] AS done`);
+  return rows
     .filter((r) => r.unblocked)
     .sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)))
     .map((r) => ({
       taskId: BigInt(r.id), queue: r.queue, type: "unblocked", actorId: actor.id,
-      payload: { version: Number(r.version), status: r.status, dependencies: doneIds.map(String) },
+      payload: { version: Number(r.version), status: r.status, dependencies: r.done },
     }));
-  await appendEvents(tx, clock, events);
 }
 
 /**

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { CliError, isUniqueViolation, oneLine, usageError } from "./errors";
 import { integer, json, list, optional, parse, required, str, type Action, type Command } from "./flags";
+import { eventCommands } from "./events";
 import { queueCommands } from "./queues";
 import { taskCommands } from "./tasks";
 
@@ -114,6 +115,7 @@ const commands: Record<string, Command> = {
     },
   },
   ...taskCommands,
+  ...eventCommands,
 };
 
 /** The command line as an action ready to run, or a CliError saying what is wrong with it. */
@@ -146,4 +148,5 @@ export const usage = [
   "",
   "token create prints the new token alone on the last line of stdout; it is shown only once.",
   "task create prints the new task's id.",
+  "events archive writes whole months of finished tasks' events to a gzip'd JSON Lines file, then drops them.",
 ].join("\n");
