@@ -17,6 +17,7 @@ import { claimP50 } from "./claim-scale";
 import { completeAndClaimP50, seedFanout, seedGraph } from "./graph";
 import { engineDrain } from "./engine-drain";
 import { agentTokens, bareRouteCpu, httpDrain, type HttpCycleResult } from "./http-cycle";
+import { insightsRow } from "./insights";
 import { captureCycle, type CapturedCycle } from "./lib/capture";
 import { startBenchServer, type BenchServer } from "./lib/pg";
 import { paired, ratioRow, table, writeResults, type Row } from "./lib/report";
@@ -33,8 +34,8 @@ const quick = process.argv.includes("--quick");
 const onlyArg = process.argv.find((a, i, all) => all[i - 1] === "--only");
 const only = onlyArg ? new Set(onlyArg.split(",")) : null;
 const SIZES = quick
-  ? { jobs: 600, jobsOneWorker: 200, reps: 3, repsSide: 2, httpCycles: 250, httpReps: 2, bigClaim: 100_000, claims: 150, claimReps: 3, subscribers: 1000, sseEvents: 300, boardBig: 100_000, boardRequests: 8, boardReps: 3 }
-  : { jobs: 1500, jobsOneWorker: 400, reps: 5, repsSide: 3, httpCycles: 600, httpReps: 3, bigClaim: 1_000_000, claims: 300, claimReps: 5, subscribers: 1000, sseEvents: 1000, boardBig: 100_000, boardRequests: 15, boardReps: 5 };
+  ? { jobs: 600, jobsOneWorker: 200, reps: 3, repsSide: 2, httpCycles: 250, httpReps: 2, bigClaim: 100_000, claims: 150, claimReps: 3, insightsTasks: 25_000, subscribers: 1000, sseEvents: 300, boardBig: 100_000, boardRequests: 8, boardReps: 3 }
+  : { jobs: 1500, jobsOneWorker: 400, reps: 5, repsSide: 3, httpCycles: 600, httpReps: 3, bigClaim: 1_000_000, claims: 300, claimReps: 5, insightsTasks: 100_000, subscribers: 1000, sseEvents: 1000, boardBig: 100_000, boardRequests: 15, boardReps: 5 };
 
 const rows: Row[] = [];
 const log = (s: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
@@ -57,13 +58,17 @@ async function main() {
   const started = performance.now();
   const server = await startBenchServer();
   log(`database: ${server.description}`);
-  const pgbench = ensurePgbench();
-  const baselines = ensureBaselines();
+  // pgbench, the baselines and the captured cycle serve only the queue rows: --only without them skips their setup.
+  const queues = !only || [...only].some((name) => QUEUE_ROWS.includes(name));
+  const pgbench = queues ? ensurePgbench() : "";
+  const baselines = queues ? ensureBaselines() : null;
   if (baselines) log(`baselines: ${baselines.versions} on Node ${baselines.nodeVersion} (${path.relative(process.cwd(), baselines.node)}); Claimboard on Node ${process.version}`);
   let cycle: CapturedCycle | null = null;
   try {
-    cycle = await captureCycle(await db(server, "capture"));
-    await queueRows(server, pgbench, cycle, baselines);
+    if (queues) {
+      cycle = await captureCycle(await db(server, "capture"));
+      await queueRows(server, pgbench, cycle, baselines);
+    }
     await section("engine-pgbouncer-vs-direct", async () => {
       if (!PGBOUNCER) throw new Error("pgbouncer is not installed (apt-get install pgbouncer)");
       rows.push(...(await poolerRows(server, SIZES.repsSide, SIZES.jobs, () => db(server, "pooler"))));
@@ -71,6 +76,11 @@ async function main() {
     await section("claim-p50-1m-vs-1k", () => claimScale(server));
     await section("claim-p50-graph-1m-vs-1k", () => graphClaimScale(server));
     await section("unblock-1000", () => unblockFanout(server));
+    await section("insights-30d-1m", async () => {
+      const url = await db(server, "insights");
+      rows.push(await insightsRow(url, SIZES.insightsTasks, SIZES.claimReps, quick));
+      await server.drop(url.split("/").at(-1)!);
+    });
     if (!only || [...only].some((name) => SERVER_ROWS.includes(name))) await serverRows(server);
   } finally {
     await server.stop();
@@ -90,6 +100,9 @@ async function main() {
   console.log(`\n${table(rows)}\n`);
   console.log(`${meta.mode} run: ${meta.seconds} s; load average at the end ${meta.loadAverage}; written to ${path.relative(process.cwd(), file)}`);
 }
+
+/** The sections queueRows runs (names as in the table). */
+const QUEUE_ROWS = ["engine-vs-pgboss", "engine-vs-raw-sql", "batch-vs-graphile"];
 
 async function queueRows(server: BenchServer, pgbench: string, cycle: CapturedCycle, baselines: Baselines | null) {
   const engine = async (workers: number, jobs: number, batch?: number) => {

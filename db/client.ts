@@ -76,8 +76,6 @@ export function connectDatabase(url: string, options: DatabaseOptions = {}): Dat
  *   UNSAFE_TRANSACTION), and BEGIN is answered before the body starts.
  * - **lock_timeout per transaction.** A session setting would leak to whichever client gets
  *   the server connection next, so every transaction sets its own (SET LOCAL).
- *
- * Nested transactions (savepoints) are not offered: the engine uses none.
  */
 function reservedTransactions(client: postgres.Sql, { pooler }: { pooler: boolean }): void {
   (client as { begin: unknown }).begin = async (
@@ -99,8 +97,21 @@ function reservedTransactions(client: postgres.Sql, { pooler }: { pooler: boolea
         await begun;
         await run(reserved.unsafe(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`));
       }
+      let savepoints = 0;
       const transaction = Object.assign(reserved, {
-        savepoint: () => Promise.reject(new Error("nested transactions are not supported")),
+        // drizzle's nested transaction (tx.transaction): a savepoint, rolled back to on error.
+        async savepoint(inner: (sql: postgres.TransactionSql) => unknown) {
+          const name = `s${++savepoints}`;
+          await run(reserved.unsafe(`SAVEPOINT ${name}`));
+          try {
+            const value = await inner(transaction);
+            await run(reserved.unsafe(`RELEASE SAVEPOINT ${name}`));
+            return value;
+          } catch (error) {
+            if (!broken) await reserved.unsafe(`ROLLBACK TO SAVEPOINT ${name}`).catch(() => {});
+            throw error;
+          }
+        },
       }) as unknown as postgres.TransactionSql;
       let result: unknown;
       try {

@@ -5,6 +5,7 @@ import type { UserRole } from "@/db/schema";
 import type { Db } from "@/db/client";
 import { classifyDatabaseError, perform, safeParse, validationError, type Operation } from "@/lib/tasks/engine";
 import type { EngineError, Result } from "@/lib/tasks/types";
+import { withinDeadline } from "@/lib/deadline";
 import { currentUser, hasRole } from "./session";
 import type { UserAccount } from "./users";
 
@@ -28,8 +29,14 @@ export function guardedAction<S extends z.ZodType, T>(
   role: UserRole,
   schema: S,
   body: (input: z.infer<S>, ctx: ActionContext) => Promise<Result<T>>,
+  /** For the log, when the action does not answer in time. */
+  name = body.name || "a server action",
 ): (input: z.input<S>) => Promise<ActionResult<T>> {
-  return async (raw) => {
+  return (raw) => withinDeadline(`[action] ${name}`, run(raw), () => ({
+    ok: false, error: { code: "unavailable", message: "The database did not answer in time; try again shortly" },
+  }));
+
+  async function run(raw: z.input<S>): Promise<ActionResult<T>> {
     try {
       const user = await currentUser();
       if (!user) return { ok: false, error: { code: "unauthorized", message: "Please sign in again" } };
@@ -45,10 +52,10 @@ export function guardedAction<S extends z.ZodType, T>(
       console.error("[action] failed", error);
       return { ok: false, error: { code: "unavailable", message: "Something went wrong; try again" } };
     }
-  };
+  }
 }
 
 /** The common case: one engine operation, its own schema, as the signed-in person. */
 export function operationAction<S extends z.ZodType, O>(role: UserRole, op: Operation<S, O>) {
-  return guardedAction(role, op.input, (input, { run }) => run(op, input));
+  return guardedAction(role, op.input, (input, { run }) => run(op, input), op.name);
 }

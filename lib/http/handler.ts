@@ -1,7 +1,8 @@
 import "server-only";
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import { getDatabase, replaceDatabase } from "@/db";
+import { getDatabase } from "@/db";
+import { withinDeadline } from "@/lib/deadline";
 import { currentUser } from "@/lib/auth/session";
 import { authenticateAndCount, bearerToken, type TokenPrincipal } from "@/lib/auth/tokens";
 import { classifyDatabaseError, perform, safeParse, validationError, type Operation } from "@/lib/tasks/engine";
@@ -92,32 +93,8 @@ export async function authorize(endpoint: Endpoint, request: Request): Promise<{
  */
 export function handle<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Promise<Response>) {
   return async (request: Request, context: RouteContext): Promise<Response> =>
-    withTransportSecurity(request, await withinDeadline(endpoint, answer(endpoint, fn, request, context)));
-}
-
-/** Far past any engine call's own bound (lock_timeout 5 s, connect 5 s): only a call that never settles meets it. */
-const deadlineMs = () => Number(process.env.REQUEST_DEADLINE_SECONDS ?? 20) * 1000;
-
-/**
- * Every API call answers. A database call the driver never settles (docs/reliability.md:
- * postgres.js after a connection reset under load) would hold its request open forever; past
- * the deadline the caller gets 503 `unavailable` — retry — and the pool it waited on is
- * replaced, so the next calls do not queue behind the same wedged connections.
- */
-async function withinDeadline(endpoint: Endpoint, work: Promise<Response>): Promise<Response> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<Response>((resolve) => {
-    timer = setTimeout(() => {
-      console.error(`[api] ${endpoint.operationId}: no answer from the database in ${deadlineMs() / 1000} s; its pool is replaced`);
-      if (process.env.DATABASE_URL) replaceDatabase(getDatabase());
-      resolve(errorResponse({ code: "unavailable", message: "The database did not answer in time; retry shortly" }));
-    }, deadlineMs());
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+    withTransportSecurity(request, await withinDeadline(`[api] ${endpoint.operationId}`, answer(endpoint, fn, request, context), () =>
+      errorResponse({ code: "unavailable", message: "The database did not answer in time; retry shortly" })));
 }
 
 async function answer<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Promise<Response>, request: Request, context: RouteContext) {

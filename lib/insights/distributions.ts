@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
+import { samplesFrom } from "./samples";
 import { at, type Span } from "./window";
 
 /** What we measure between events of one task (docs/insights.md defines each). */
@@ -76,20 +77,7 @@ export async function readDistributions(db: Executor, span: Span, only?: string)
       WHERE ${only === undefined ? sql`true` : sql`q.name = ${only}`}
       WINDOW w AS (PARTITION BY e.task_id ORDER BY e.id)
     ),
-    samples AS (
-      SELECT queue, population, 'claim_to_start' AS metric, created_at - claimed_at AS d FROM ev
-        WHERE type = 'started' AND claimed_at IS NOT NULL
-      UNION ALL
-      SELECT queue, population, 'start_to_complete', created_at - started_at FROM ev
-        WHERE type = 'completed' AND started_at IS NOT NULL
-      UNION ALL
-      SELECT queue, population, 'heartbeat_interval', created_at - prev_at FROM ev
-        WHERE prev_type IN ('claimed', 'started', 'check_confirmed', 'heartbeat', 'side_effect')
-          AND type IN ('started', 'check_confirmed', 'heartbeat', 'side_effect', 'completed', 'failed', 'released')
-          AND tx_id <> prev_tx
-      UNION ALL
-      SELECT queue, population, 'time_in_queue', created_at - prev_at FROM ev
-        WHERE type = 'claimed' AND prev_type IN ('created', 'released', 'requeued')
+    samples AS (${samplesFrom(sql`ev`)}
     ),
     ms AS (
       SELECT queue, population, metric, extract(epoch FROM d) * 1000 AS ms FROM samples

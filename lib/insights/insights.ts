@@ -7,7 +7,10 @@ import { defineOperation } from "@/lib/tasks/engine";
 import { changeQueueSettings } from "@/lib/tasks/queues";
 import { queueName } from "@/lib/tasks/schemas";
 import { fail, ok } from "@/lib/tasks/types";
-import { POPULATIONS, readDistributions, type DistributionSet, type Population, type QueueDistributions } from "./distributions";
+import { POPULATIONS, type DistributionSet, type Population, type QueueDistributions } from "./distributions";
+import { readPlannedDistributions } from "./rolled";
+import { withReadSettings } from "./read-settings";
+import { planOf, type Plan } from "./rollup";
 import { recommendLease, type Evidence, type Recommendation } from "./recommend";
 import { readClaimants, readQueueFacts, readSeries, type Bucket, type Claimant, type QueueFact } from "./series";
 import { at, DEFAULT_WINDOW, spanOf, windowName, type Span, type WindowName } from "./window";
@@ -69,32 +72,49 @@ interface ClaimCounts {
  * expiries under the old lease say nothing about the new one (and counting them would
  * have the recommendation double a lease that was just doubled).
  */
-async function readClaimCounts(db: Executor, span: Span, only?: string): Promise<Map<string, ClaimCounts>> {
+async function readClaimCounts(db: Executor, plan: Plan, only?: string): Promise<Map<string, ClaimCounts>> {
   const rows = await db.execute<{
     queue: string; changed_at: string | null;
     people_claims: number; agent_claims: number; people_expiries: number; agent_expiries: number;
   }>(sql`
-    WITH changed AS (
+    WITH changed AS MATERIALIZED (
       SELECT q.name AS queue,
         (SELECT max(created_at) FROM task_events
           WHERE queue = q.name AND task_id IS NULL AND type = 'settings_changed' AND payload -> 'changes' ? 'leaseSeconds'
-            AND created_at >= ${at(span.from)} AND created_at < ${at(span.to)}) AS changed_at
+            AND created_at >= ${at(plan.from)} AND created_at < ${at(plan.to)}) AS changed_at
       FROM queues q
       WHERE ${only === undefined ? sql`true` : sql`q.name = ${only}`}
+    ),
+    -- Counted from lo: the rolled-up hours from r0 (the first whole hour at or after lo)
+    -- to h1, raw before r0 (the hour of the lease change among them) and from h1 on.
+    bounds AS (
+      SELECT queue, changed_at, lo, least(${at(plan.h1)}::timestamptz, greatest(${at(plan.h0)}::timestamptz,
+               date_trunc('hour', lo, 'UTC') + CASE WHEN date_trunc('hour', lo, 'UTC') = lo THEN interval '0' ELSE interval '1 hour' END)) AS r0
+      FROM (SELECT queue, changed_at, greatest(${at(plan.from)}, changed_at) AS lo FROM changed) c
+    ),
+    counted AS (
+      SELECT b.queue, e.type, e.actor_id, 1 AS n
+      FROM bounds b
+      CROSS JOIN LATERAL (VALUES (b.lo, b.r0), (greatest(${at(plan.h1)}, b.lo), ${at(plan.to)})) r(a, z)
+      CROSS JOIN LATERAL (
+        SELECT type, CASE WHEN type = 'lease_expired' THEN (payload ->> 'previousOwnerId')::uuid ELSE actor_id END AS actor_id
+        FROM task_events
+        WHERE queue = b.queue AND type IN ('claimed', 'lease_expired') AND created_at >= r.a AND created_at < r.z
+        OFFSET 0 -- one index range per queue and raw range: flattened, the planner scans the whole log
+      ) e
+      UNION ALL
+      SELECT b.queue, c.type, c.actor_id, c.n
+      FROM bounds b JOIN insight_hour_counts c
+        ON c.queue = b.queue AND c.hour >= b.r0 AND c.hour < ${at(plan.h1)} AND c.type IN ('claimed', 'lease_expired')
     )
-    SELECT c.queue, c.changed_at, k.*, x.*
-    FROM changed c
-    CROSS JOIN LATERAL (
-      SELECT count(*) FILTER (WHERE a.kind = 'user')::int AS people_claims, count(*) FILTER (WHERE a.kind <> 'user')::int AS agent_claims
-      FROM task_events e JOIN actors a ON a.id = e.actor_id
-      WHERE e.queue = c.queue AND e.type = 'claimed'
-        AND e.created_at >= greatest(${at(span.from)}, c.changed_at) AND e.created_at < ${at(span.to)}) k
-    CROSS JOIN LATERAL (
-      -- A lapse counts against the population of the owner whose lease lapsed.
-      SELECT count(*) FILTER (WHERE a.kind = 'user')::int AS people_expiries, count(*) FILTER (WHERE a.kind IS DISTINCT FROM 'user')::int AS agent_expiries
-      FROM task_events e LEFT JOIN actors a ON a.id = (e.payload ->> 'previousOwnerId')::uuid
-      WHERE e.queue = c.queue AND e.type = 'lease_expired'
-        AND e.created_at >= greatest(${at(span.from)}, c.changed_at) AND e.created_at < ${at(span.to)}) x`);
+    -- A claim counts for the claimer's population; a lapse against that of the owner whose lease lapsed.
+    SELECT b.queue, b.changed_at,
+           coalesce(sum(x.n) FILTER (WHERE x.type = 'claimed' AND a.kind = 'user'), 0)::int AS people_claims,
+           coalesce(sum(x.n) FILTER (WHERE x.type = 'claimed' AND a.kind IS DISTINCT FROM 'user'), 0)::int AS agent_claims,
+           coalesce(sum(x.n) FILTER (WHERE x.type = 'lease_expired' AND a.kind = 'user'), 0)::int AS people_expiries,
+           coalesce(sum(x.n) FILTER (WHERE x.type = 'lease_expired' AND a.kind IS DISTINCT FROM 'user'), 0)::int AS agent_expiries
+    FROM bounds b LEFT JOIN counted x ON x.queue = b.queue LEFT JOIN actors a ON a.id = x.actor_id
+    GROUP BY b.queue, b.changed_at`);
   return new Map(rows.map((r) => [r.queue, {
     claims: r.people_claims + r.agent_claims,
     expiries: r.people_expiries + r.agent_expiries,
@@ -138,11 +158,11 @@ function overviewOf(queue: Queue, set: DistributionSet | undefined, counts: Clai
 }
 
 /** Every queue at a glance over the span (or only `only`): its distributions, evidence and recommendation. */
-async function readOverview(db: Executor, span: Span, only?: string): Promise<QueueOverview[]> {
+async function readOverview(db: Executor, plan: Plan, only?: string): Promise<QueueOverview[]> {
   const [all, distributions, counts] = await Promise.all([
     db.select().from(queues).where(only === undefined ? undefined : eq(queues.name, only)).orderBy(asc(queues.name)),
-    readDistributions(db, span, only),
-    readClaimCounts(db, span, only),
+    readPlannedDistributions(db, plan, only),
+    readClaimCounts(db, plan, only),
   ]);
   return all.map((q) => overviewOf(q, distributions.get(q.name), counts.get(q.name)));
 }
@@ -150,20 +170,26 @@ async function readOverview(db: Executor, span: Span, only?: string): Promise<Qu
 /** Every queue at a glance (for the span), and the chosen one in detail. */
 export async function readInsights(
   db: Executor,
-  options: { queue?: string; window?: WindowName; clock?: Clock },
+  /** rollups: false reads the whole window raw, exactly (the bench's baseline, the tests' oracle). */
+  options: { queue?: string; window?: WindowName; clock?: Clock; rollups?: boolean },
 ): Promise<Insights> {
   const window = options.window ?? DEFAULT_WINDOW;
   const span = spanOf(window, await now(db, options.clock ?? databaseClock));
-  const overview = await readOverview(db, span);
-  const chosen = overview.find((o) => o.queue.name === options.queue) ?? (options.queue ? undefined : overview[0]);
-  if (!chosen) return { window, span, overview, selected: null };
-  const name = chosen.queue.name;
-  const [series, facts, claimants] = await Promise.all([
-    readSeries(db, name, span),
-    readQueueFacts(db, name, span),
-    readClaimants(db, name, span),
-  ]);
-  return { window, span, overview, selected: { ...chosen, series, facts: facts.facts, factBefore: facts.before, claimants } };
+  // The first reader of a closed hour rolls it up (lib/insights/rollup.ts); later ones read the rollup.
+  const plan = options.rollups === false ? { ...span, h0: span.to, h1: span.to } : await planOf(db, span, { write: true });
+  // One transaction with JIT off (read-settings.ts): the statements are small whatever the planner estimates.
+  return withReadSettings(db, async (tx) => {
+    const overview = await readOverview(tx, plan);
+    const chosen = overview.find((o) => o.queue.name === options.queue) ?? (options.queue ? undefined : overview[0]);
+    if (!chosen) return { window, span, overview, selected: null };
+    const name = chosen.queue.name;
+    const [series, facts, claimants] = await Promise.all([
+      readSeries(tx, name, plan),
+      readQueueFacts(tx, name, span),
+      readClaimants(tx, name, plan),
+    ]);
+    return { window, span, overview, selected: { ...chosen, series, facts: facts.facts, factBefore: facts.before, claimants } };
+  });
 }
 
 export const applyRecommendationInput = z.strictObject({ queue: queueName, window: windowName });
@@ -177,7 +203,9 @@ export const applyRecommendedLease = defineOperation({
   input: applyRecommendationInput,
   async run(tx, input, { actor, clock }) {
     // Only this queue's evidence: the charts and the other queues are not needed to decide.
-    const [selected] = await readOverview(tx, spanOf(input.window, await now(tx, clock)), input.queue);
+    // Inside the operation's transaction: existing rollups only (a rollup written here would hold the queue's markers).
+    const plan = await planOf(tx, spanOf(input.window, await now(tx, clock)), { write: false, only: input.queue });
+    const [selected] = await withReadSettings(tx, (t) => readOverview(t, plan, input.queue));
     if (!selected) return fail({ code: "not_found", message: `There is no queue ${input.queue}` });
     const { seconds, why } = selected.recommendation;
     if (seconds === null) return fail({ code: "invalid_request", field: "queue", message: why });

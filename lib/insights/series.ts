@@ -1,7 +1,10 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import type { EventType } from "@/db/schema";
-import { at, type Span } from "./window";
+import type { Plan } from "./rollup";
+import { at, rangesOf, type Span } from "./window";
+
+const HOUR_MS = 3_600_000;
 
 /** The events counted per bar of the charts. */
 export const COUNTED = ["claimed", "completed", "failed", "escalated", "lease_expired"] as const satisfies EventType[];
@@ -20,26 +23,49 @@ export interface QueueFact {
   payload: Record<string, unknown>;
 }
 
+/** The hours of [h0, h1) that straddle a bar's edge: their events are read raw, to land in their own bars. */
+function straddlers(plan: Plan): Date[] {
+  const step = plan.bucketSeconds * 1000;
+  const bar = (t: number) => Math.floor((t - plan.from.getTime()) / step);
+  const hours: Date[] = [];
+  for (let t = plan.h0.getTime(); t < plan.h1.getTime(); t += HOUR_MS) if (bar(t) !== bar(t + HOUR_MS - 1)) hours.push(new Date(t));
+  return hours;
+}
+
 /**
  * Counts per bar (date_bin from the span's start) of the queue's claims, completions,
- * failures, escalations and lapsed leases: one range of task_events_queue_time. Empty bars
- * are filled in, so a quiet hour shows as a gap, not as nothing.
+ * failures, escalations and lapsed leases. Empty bars are filled in, so a quiet hour shows
+ * as a gap, not as nothing. Bars of an hour or more take the rolled-up hours that lie
+ * inside one bar from insight_hour_counts; the rest is read raw, each range one range of
+ * task_events_queue_time.
  */
-export async function readSeries(db: Executor, queue: string, span: Span): Promise<Bucket[]> {
+export async function readSeries(db: Executor, queue: string, plan: Plan): Promise<Bucket[]> {
+  const rolled = plan.bucketSeconds % 3600 === 0 ? plan : { ...plan, h0: plan.to, h1: plan.to };
+  const split = straddlers(rolled);
+  const ranges: [Date, Date][] = [[rolled.from, rolled.h0], [rolled.h1, rolled.to], ...split.map((h): [Date, Date] => [h, new Date(h.getTime() + HOUR_MS)])];
   const rows = await db.execute<{ at: string; type: Counted; n: number }>(sql`
-    SELECT date_bin(make_interval(secs => ${span.bucketSeconds}), created_at, ${at(span.from)}) AS at,
-           type, count(*)::int AS n
-    FROM task_events
-    WHERE queue = ${queue} AND created_at >= ${at(span.from)} AND created_at < ${at(span.to)}
-      AND type IN ('claimed', 'completed', 'failed', 'escalated', 'lease_expired')
+    SELECT date_bin(make_interval(secs => ${plan.bucketSeconds}), x.at, ${at(plan.from)}) AS at, x.type, sum(x.n)::int AS n
+    FROM (
+      SELECT e.created_at AS at, e.type, 1 AS n
+      FROM ${rangesOf(ranges)} CROSS JOIN LATERAL (
+        SELECT created_at, type FROM task_events
+        WHERE queue = ${queue} AND created_at >= r.a AND created_at < r.b
+          AND type IN ('claimed', 'completed', 'failed', 'escalated', 'lease_expired')
+        OFFSET 0 -- one index range per raw range: flattened, the planner scans the whole log
+      ) e
+      UNION ALL
+      SELECT hour, type, n FROM insight_hour_counts
+      WHERE queue = ${queue} AND hour >= ${at(rolled.h0)} AND hour < ${at(rolled.h1)}
+        AND hour <> ALL (${`{${split.map((h) => h.toISOString()).join(",")}}`}::timestamptz[])
+    ) x
     GROUP BY 1, 2`);
   const buckets: Bucket[] = [];
-  const step = span.bucketSeconds * 1000;
-  for (let t = span.from.getTime(); t < span.to.getTime(); t += step) {
+  const step = plan.bucketSeconds * 1000;
+  for (let t = plan.from.getTime(); t < plan.to.getTime(); t += step) {
     buckets.push({ at: new Date(t), counts: { claimed: 0, completed: 0, failed: 0, escalated: 0, lease_expired: 0 } });
   }
   for (const row of rows) {
-    const index = Math.floor((new Date(row.at).getTime() - span.from.getTime()) / step);
+    const index = Math.floor((new Date(row.at).getTime() - plan.from.getTime()) / step);
     const bucket = buckets[index];
     if (bucket) bucket.counts[row.type] = row.n;
   }
@@ -81,23 +107,34 @@ export interface Claimant {
   expiries: number;
 }
 
-/** Per person or agent in the span: claims, tasks done, failures, lapsed leases. */
-export async function readClaimants(db: Executor, queue: string, span: Span): Promise<Claimant[]> {
+/** Per person or agent in the span: claims, tasks done, failures, lapsed leases (rolled-up hours, plus the raw edges). */
+export async function readClaimants(db: Executor, queue: string, plan: Plan): Promise<Claimant[]> {
   const rows = await db.execute<{ id: string; name: string; kind: string; claims: number; completed: number; failed: number; expiries: number }>(sql`
-    WITH per_actor AS (
-      SELECT CASE WHEN type = 'lease_expired' THEN (payload ->> 'previousOwnerId')::uuid ELSE actor_id END AS actor_id,
-             count(*) FILTER (WHERE type = 'claimed')::int AS claims,
-             count(*) FILTER (WHERE type = 'completed')::int AS completed,
-             count(*) FILTER (WHERE type = 'failed')::int AS failed,
-             count(*) FILTER (WHERE type = 'lease_expired')::int AS expiries
-      FROM task_events
-      WHERE queue = ${queue} AND created_at >= ${at(span.from)} AND created_at < ${at(span.to)}
+    WITH counted AS (
+      SELECT CASE WHEN e.type = 'lease_expired' THEN (e.payload ->> 'previousOwnerId')::uuid ELSE e.actor_id END AS actor_id, e.type, 1 AS n
+      FROM ${rangesOf([[plan.from, plan.h0], [plan.h1, plan.to]])} CROSS JOIN LATERAL (
+        SELECT type, actor_id, payload FROM task_events
+        WHERE queue = ${queue} AND created_at >= r.a AND created_at < r.b
+          AND type IN ('claimed', 'completed', 'failed', 'lease_expired')
+        OFFSET 0 -- one index range per raw range (as above)
+      ) e
+      UNION ALL
+      SELECT actor_id, type, n FROM insight_hour_counts
+      WHERE queue = ${queue} AND hour >= ${at(plan.h0)} AND hour < ${at(plan.h1)}
         AND type IN ('claimed', 'completed', 'failed', 'lease_expired')
-      GROUP BY 1
+    ),
+    per_actor AS (
+      SELECT actor_id,
+             sum(n) FILTER (WHERE type = 'claimed')::int AS claims,
+             sum(n) FILTER (WHERE type = 'completed')::int AS completed,
+             sum(n) FILTER (WHERE type = 'failed')::int AS failed,
+             sum(n) FILTER (WHERE type = 'lease_expired')::int AS expiries
+      FROM counted GROUP BY 1
     )
-    SELECT a.id, a.name, a.kind, p.claims, p.completed, p.failed, p.expiries
+    SELECT a.id, a.name, a.kind, coalesce(p.claims, 0) AS claims, coalesce(p.completed, 0) AS completed,
+           coalesce(p.failed, 0) AS failed, coalesce(p.expiries, 0) AS expiries
     FROM per_actor p JOIN actors a ON a.id = p.actor_id
-    ORDER BY p.completed DESC, p.claims DESC, a.name
+    ORDER BY 5 DESC, 4 DESC, a.name
     LIMIT 50`);
   return rows.map((r) => ({
     actor: { id: r.id, name: r.name, kind: r.kind },

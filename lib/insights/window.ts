@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 
 /** The windows a supervisor may look back over, each with the width of one chart bar. */
 export const WINDOWS = {
@@ -28,3 +28,10 @@ export function spanOf(name: WindowName, to: Date): Span {
 
 /** A bound instant for SQL (postgres.js, through Drizzle, does not bind Date objects). */
 export const at = (d: Date) => sql`${d.toISOString()}::timestamptz`;
+
+/** `(VALUES (a, b), …) r(a, b)`: the raw ranges of a plan, each one range of task_events_queue_time. */
+export function rangesOf(ranges: [Date, Date][]): SQL {
+  const kept = ranges.filter(([a, b]) => a < b);
+  const rows = kept.length > 0 ? kept : [[new Date(0), new Date(0)] as [Date, Date]];
+  return sql`(VALUES ${sql.join(rows.map(([a, b]) => sql`(${at(a)}, ${at(b)})`), sql`, `)}) r(a, b)`;
+}

@@ -7,6 +7,7 @@ import { makeQueue } from "@/test/queues";
 import { collect, createAndClaim, createTasks, lastTableCursor, openTransaction, tableCursors, until, hubFixture, type HubFixture } from "@/test/realtime/helpers";
 import { formatCursor } from "./cursor";
 import { currentPosition } from "./feed";
+import { connectDatabase } from "@/db/client";
 import { Hub } from "./hub";
 
 let fixture: HubFixture;
@@ -149,11 +150,31 @@ test("a subscriber with more than maxPending events waiting is dropped, and resu
 });
 
 test("stop() closes every subscriber", async () => {
-  const other = new Hub({ db: database.db, url: database.url });
+  const other = new Hub({ db: () => database.db, url: database.url });
   await other.start();
   const subs = [collect(other), collect(other)];
   expect(other.stats.subscribers).toBe(2);
   await other.stop();
   await Promise.all(subs.map((s) => s.subscriber.closed));
   expect(other.stats.subscribers).toBe(0);
+});
+
+test("a hub whose pool was replaced reads on from the new one", async () => {
+  let pool = connectDatabase(database.url, { max: 2 });
+  const other = new Hub({ db: () => pool.db, url: database.url });
+  await other.start();
+  try {
+    await pool.client.end(); // what replaceDatabase does to a pool whose call did not settle in time
+    pool = connectDatabase(database.url, { max: 2 });
+    // The stream's client reconnects (its reads on the ended pool closed it): the hub must
+    // serve it from the new pool, not fail it again on the old one.
+    const live = collect(other);
+    await createTasks(database.db, actor, 2, { title: "after the new pool" });
+    const last = await lastTableCursor(database);
+    await until(() => live.last() === last, "the events written after the pool was replaced");
+    live.subscriber.close();
+  } finally {
+    await other.stop();
+    await pool.client.end();
+  }
 });

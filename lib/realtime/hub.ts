@@ -49,10 +49,15 @@ export class Hub {
     subscribers: 0, listenConnects: 0, listenLosses: 0, lastListenLossAt: null, lastListenAt: null, reads: 0,
   };
 
-  constructor(private readonly options: { db: Db; url: string }) {}
+  /**
+   * `db` is asked for on every read: the server replaces its pool when a call on it does not
+   * settle in time (lib/deadline.ts), and a hub holding the old one would read from an ended
+   * pool forever.
+   */
+  constructor(private readonly options: { db: () => Db; url: string }) {}
 
   get db(): Db {
-    return this.options.db;
+    return this.options.db();
   }
 
   async start(): Promise<void> {

@@ -15,7 +15,7 @@ export function getHub(): Promise<Hub> {
   if (!globalForHub.claimboardHub) {
     const url = process.env.LISTEN_DATABASE_URL || process.env.DATABASE_URL;
     if (!url) return Promise.reject(new Error("DATABASE_URL is not set"));
-    const hub = new Hub({ db: getDatabase().db, url });
+    const hub = new Hub({ db: () => getDatabase().db, url });
     hub.tap(observeEvents);
     globalForHub.claimboardHub = hub.start().then(
       () => {

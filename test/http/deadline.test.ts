@@ -1,16 +1,18 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { expectError, httpFixture, type HttpFixture } from "./helpers";
+import { attackFixture, callAction, manifestActions, mustSignIn, type AttackFixture } from "@/test/attacks/helpers";
+import { expectError } from "./helpers";
 
-// Every API call answers: one whose database call does not settle by the deadline gets 503
-// `unavailable` (retry), and the pool it waited on is replaced, so the server carries on.
+// Every API call and server action answers: one whose database call does not settle by the
+// deadline gets `unavailable` (retry), and the pool it waited on is replaced, so the server
+// carries on.
 // The deadline is short here and a table lock stands in for a call the driver never settles
 // (the real case, postgres.js after a reset under load, cannot be made on purpose).
 
-let f: HttpFixture;
+let f: AttackFixture;
 let token: string;
 
 beforeAll(async () => {
-  f = await httpFixture({ REQUEST_DEADLINE_SECONDS: "2" });
+  f = await attackFixture({ REQUEST_DEADLINE_SECONDS: "2" });
   token = await f.token("patient");
 });
 afterAll(async () => {
@@ -34,4 +36,24 @@ test("a call with no answer from the database in time is 503 unavailable; the ne
   }
   expect((await f.api.get("/tasks", token)).status).toBe(200);
   expect(f.server.output()).toMatch(/listTasks: no answer from the database in 2 s; its pool is replaced/);
+});
+
+test("a server action with no answer from the database in time answers unavailable; the next one works", async () => {
+  const person = await f.person("deadline@example.com", "staff");
+  const cookie = await mustSignIn(f, person.email, person.password);
+  const action = manifestActions().find((a) => a.exportedName === "claimNextAction")!;
+  const holder = await f.database.client.reserve();
+  try {
+    await holder`BEGIN`;
+    await holder`LOCK TABLE tasks IN ACCESS EXCLUSIVE MODE`;
+    const started = Date.now();
+    const answer = await callAction(f.server.url, action, [{}], { cookie });
+    expect(Date.now() - started).toBeLessThan(4_500);
+    expect(answer.result).toMatchObject({ ok: false, error: { code: "unavailable", message: expect.stringMatching(/did not answer in time/) } });
+  } finally {
+    await holder`ROLLBACK`;
+    holder.release();
+  }
+  expect((await callAction(f.server.url, action, [{}], { cookie })).result).toMatchObject({ ok: true });
+  expect(f.server.output()).toMatch(/\[action\] claimNext: no answer from the database in 2 s; its pool is replaced/);
 });

@@ -24,7 +24,7 @@ export interface HubFixture {
 /** A fresh database with a started hub on it: the hub-level suites' fixture. */
 export async function hubFixture(actorName: string): Promise<HubFixture> {
   const database = await freshDatabase();
-  const hub = new Hub({ db: database.db, url: database.url });
+  const hub = new Hub({ db: () => database.db, url: database.url });
   await hub.start();
   const actor = await createActor(database.db, "user", actorName);
   return {
