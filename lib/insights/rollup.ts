@@ -74,7 +74,8 @@ export async function rollUp(db: Executor, a: Date, b: Date, only?: string): Pro
       ON CONFLICT DO NOTHING
       RETURNING queue, hour
     ),
-    ${pairedEvents(at(a), at(b), sql`'-infinity'::timestamptz`, only)},
+    -- Only the queues with fresh markers: a queue made today must not recompute the others' month.
+    ${pairedEvents(at(a), at(b), sql`'-infinity'::timestamptz`, sql`q.name IN (SELECT queue FROM fresh)`)},
     samples AS (${samplesFrom(sql`paired`)}),
     ms AS (SELECT queue, population, metric, date_trunc('hour', created_at, 'UTC') AS hour, (extract(epoch FROM d) * 1000)::float8 AS ms FROM samples),
     put_samples AS (
