@@ -3,6 +3,8 @@ import { getTableConfig } from "drizzle-orm/pg-core";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ensurePartitions, listPartitions, monthOf } from "@/lib/events/partitions";
+import { databaseClock } from "@/lib/tasks/clock";
+import { appendEvents } from "@/lib/tasks/events";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { migrateDatabase, migrationsFolderUpTo } from "./migrate";
 import { taskEvents } from "./schema";
@@ -73,6 +75,16 @@ describe("migration 0012 on a task_events with rows", () => {
       SELECT pg_get_serial_sequence('task_events', 'id') AS seq, nextval('task_events_id_seq')::text AS next`;
     expect(seq!.seq).toBe("public.task_events_id_seq");
     expect(BigInt(seq!.next)).toBe(BigInt(last) + 2n);
+  });
+
+  test("a transaction's events still take rising ids in the order written (the feed's (tx_id, id) order)", async () => {
+    const events = (["claimed", "started", "heartbeat"] as const).map((type) => ({ taskId: null, queue: "default", type, actorId: SYSTEM, payload: {} }));
+    const ids = await database.db.transaction((tx) => appendEvents(tx, databaseClock, events));
+    expect(ids.map((id) => id - ids[0]!)).toEqual([0n, 1n, 2n]);
+    const rows = await database.client<{ type: string; tx: string }[]>`
+      SELECT type::text, tx_id::text AS tx FROM task_events WHERE id >= ${ids[0]!.toString()}::bigint ORDER BY tx_id, id`;
+    expect(rows.map((r) => r.type)).toEqual(["claimed", "started", "heartbeat"]);
+    expect(new Set(rows.map((r) => r.tx)).size).toBe(1);
   });
 
   test("every index schema.ts names is on the parent, and on each partition", async () => {

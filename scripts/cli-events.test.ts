@@ -109,7 +109,8 @@ describe("archiving the month before last", () => {
 
   beforeAll(async () => {
     archived = (await f.db.query.taskEvents.findMany({ orderBy: (e, { asc }) => asc(e.id) })).filter((e) => e.createdAt < month(1));
-    run = await cli("--before", last, "--out", out());
+    // A relative --out is where the person typed it (npm's INIT_CWD), not the project's folder.
+    run = await runCli(["events", "archive", "--before", last, "--out", "archive.jsonl.gz"], f.database.url, { INIT_CWD: dir });
   });
 
   test("says what it did", () => {
@@ -140,7 +141,7 @@ describe("archiving the month before last", () => {
     for (const id of [ids.done, ids.open, ids.spans]) {
       const facts = (await eventsOf(f.db, id)).filter((e) => e.type === "events_archived");
       expect(facts.map((e) => e.payload)).toEqual([expect.objectContaining({
-        by: "cli", before: last, months: [older], events: perTask(id), total: archived.length, file: "archive.jsonl.gz", sha256: sha,
+        by: "cli", before: last, months: [older], events: perTask(id), total: archived.length, file: "archive.jsonl.gz", path: out(), sha256: sha,
       })]);
     }
     expect((await taskHistory(f.db, ids.done)).map((e) => e.type)).toEqual(["events_archived"]);

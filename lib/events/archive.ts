@@ -133,7 +133,7 @@ async function dropAndRecord(tx: Tx, request: ArchiveRequest, partitions: MonthP
 
   const common = {
     by: request.actor.name, ...(request.operator ? { operator: request.operator } : {}),
-    before: request.before, months: result.months, total: result.events, file: result.file, sha256: result.sha256,
+    before: request.before, months: result.months, total: result.events, file: result.file, path: path.resolve(request.out), sha256: result.sha256,
   };
   const perQueue = new Map<string, { events: number; tasks: number }>();
   const facts: NewEvent[] = [];

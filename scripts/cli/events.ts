@@ -1,4 +1,5 @@
 import { userInfo } from "node:os";
+import path from "node:path";
 import { CliError, usageError } from "./errors";
 import { optional, required, str, type Command } from "./flags";
 
@@ -13,7 +14,8 @@ export const eventCommands: Record<string, Command> = {
       const { isMonth } = await import("@/lib/events/archive");
       const before = required(values, "before");
       if (!isMonth(before)) throw usageError(`--before must be a month as YYYY-MM, not ${JSON.stringify(before)}`);
-      const out = optional(values, "out") ?? `task-events-before-${before}.jsonl.gz`;
+      // Relative to where the person typed it: `npm run` moves to the project's folder (INIT_CWD is theirs).
+      const out = path.resolve(process.env.INIT_CWD ?? process.cwd(), optional(values, "out") ?? `task-events-before-${before}.jsonl.gz`);
       return async (db) => {
         const { archiveEvents, ArchiveRefused } = await import("@/lib/events/archive");
         const { cliActor } = await import("./database");
