@@ -103,6 +103,19 @@ export async function rollUp(db: Executor, a: Date, b: Date, only?: string): Pro
 }
 
 /**
+ * Drops a queue's rollups, for a writer of backdated history (lib/demo-history.ts, tests):
+ * its events may land in hours a reader rolled up meanwhile (another e2e worker's /insights
+ * while the insights spec seeds). The next reader rolls the queue's hours up again. One
+ * statement: a reader sees all of the queue's rollups or none.
+ */
+export async function forgetRollups(db: Executor, queue: string): Promise<void> {
+  await db.execute(sql`
+    WITH samples AS (DELETE FROM insight_hour_samples WHERE queue = ${queue}),
+         counts AS (DELETE FROM insight_hour_counts WHERE queue = ${queue})
+    DELETE FROM insight_hours WHERE queue = ${queue}`);
+}
+
+/**
  * The plan of a read: the span's closed whole hours, rolled up first where they are not
  * yet (`write`: the reader may write rollups; false inside another operation's transaction,
  * where only complete existing rollups are used). A failed rollup (e.g. lock_timeout while
