@@ -12,7 +12,7 @@ type BucketRow = { queue: string; population: Population; metric: Metric; bucket
 async function rawBuckets(db: Executor, a: Date, b: Date, lookFrom: Date, only?: string): Promise<BucketRow[]> {
   if (a >= b) return [];
   return db.execute<BucketRow>(sql`
-    WITH ${pairedEvents(at(a), at(b), at(lookFrom), only)},
+    WITH ${pairedEvents(at(a), at(b), at(lookFrom), only === undefined ? sql`true` : sql`q.name = ${only}`)},
     samples AS (${samplesFrom(sql`paired`)}),
     ms AS (SELECT queue, population, metric, (extract(epoch FROM d) * 1000)::float8 AS ms FROM samples)
     SELECT queue, population, metric, ${fineBucket(sql`ms`)} AS bucket, count(*)::int AS n, min(ms) AS min, max(ms) AS max

@@ -74,7 +74,8 @@ export async function rollUp(db: Executor, a: Date, b: Date, only?: string): Pro
       ON CONFLICT DO NOTHING
       RETURNING queue, hour
     ),
-    ${pairedEvents(at(a), at(b), sql`'-infinity'::timestamptz`, only)},
+    -- Only the queues with fresh markers: a queue made today must not recompute the others' month.
+    ${pairedEvents(at(a), at(b), sql`'-infinity'::timestamptz`, sql`q.name IN (SELECT queue FROM fresh)`)},
     samples AS (${samplesFrom(sql`paired`)}),
     ms AS (SELECT queue, population, metric, date_trunc('hour', created_at, 'UTC') AS hour, (extract(epoch FROM d) * 1000)::float8 AS ms FROM samples),
     put_samples AS (
@@ -99,6 +100,19 @@ export async function rollUp(db: Executor, a: Date, b: Date, only?: string): Pro
     )
     SELECT (SELECT count(*) FROM fresh)::int AS hours, (SELECT count(*) FROM put_samples) + (SELECT count(*) FROM put_counts) AS written`));
   return row!.hours;
+}
+
+/**
+ * Drops a queue's rollups, for a writer of backdated history (lib/demo-history.ts, tests):
+ * its events may land in hours a reader rolled up meanwhile (another e2e worker's /insights
+ * while the insights spec seeds). The next reader rolls the queue's hours up again. One
+ * statement: a reader sees all of the queue's rollups or none.
+ */
+export async function forgetRollups(db: Executor, queue: string): Promise<void> {
+  await db.execute(sql`
+    WITH samples AS (DELETE FROM insight_hour_samples WHERE queue = ${queue}),
+         counts AS (DELETE FROM insight_hour_counts WHERE queue = ${queue})
+    DELETE FROM insight_hours WHERE queue = ${queue}`);
 }
 
 /**

@@ -29,9 +29,10 @@ export function samplesFrom(source: SQL): SQL {
  * range by window functions (the exact read's way), and — for a task's first event in the
  * range — by a short walk back along task_events_task to its events since `lookFrom`
  * (an hour's samples whose earlier event lies in an earlier hour; '-infinity' for a rollup).
- * A CTE list ending in `paired`, ready for samplesFrom(sql`paired`).
+ * `queues`: a condition on q.name (the queues to read). A CTE list ending in `paired`,
+ * ready for samplesFrom(sql`paired`).
  */
-export function pairedEvents(a: SQL, b: SQL, lookFrom: SQL, only?: string): SQL {
+export function pairedEvents(a: SQL, b: SQL, lookFrom: SQL, queues: SQL): SQL {
   return sql`
     ev AS MATERIALIZED (
       SELECT e.task_id, e.id, e.queue, e.type, e.created_at, e.tx_id,
@@ -49,7 +50,7 @@ export function pairedEvents(a: SQL, b: SQL, lookFrom: SQL, only?: string): SQL 
         OFFSET 0 -- a per-queue range of task_events_queue_time (see distributions.ts)
       ) e
       JOIN actors a ON a.id = e.actor_id
-      WHERE ${only === undefined ? sql`true` : sql`q.name = ${only}`}
+      WHERE ${queues}
       WINDOW w AS (PARTITION BY e.task_id ORDER BY e.id)
     ),
     paired AS (
