@@ -106,15 +106,22 @@ describe("migration 0012 on a task_events with rows", () => {
     expect((await listPartitions(database.db)).length).toBe(6);
   });
 
-  test("a month whose rows already sit in DEFAULT gets no partition (it could not be attached); the others do", async () => {
+  test("rows in DEFAULT (their month had no partition) move into a partition of their own, unchanged (migration 0014)", async () => {
     const sql = database.client;
     const old = monthsAgo(8);
     await sql`INSERT INTO task_events (task_id, queue, type, actor_id, created_at) VALUES (NULL, 'default', 'breaker_reset', ${SYSTEM}, ${old.toISOString()}::timestamptz)`;
-    const [placed] = await sql<{ partition: string }[]>`SELECT tableoid::regclass::text AS partition FROM task_events WHERE created_at = ${old.toISOString()}::timestamptz`;
-    expect(placed!.partition).toBe("task_events_default");
-    expect(await ensurePartitions(database.db, old)).toBe(3); // 7, 6 and 5 months ago
-    const months = (await listPartitions(database.db)).map((p) => p.month);
-    expect(months).not.toContain(monthOf(old));
-    expect(months[0]).toBe(monthOf(monthsAgo(7)));
+    const where = () => sql<{ partition: string }[]>`SELECT tableoid::regclass::text AS partition FROM task_events WHERE created_at = ${old.toISOString()}::timestamptz`;
+    expect((await where())[0]!.partition).toBe("task_events_default");
+    const rows = await sql<{ row: string }[]>`SELECT e::text AS row FROM task_events e ORDER BY id`;
+
+    expect(await ensurePartitions(database.db)).toBe(1);
+    const name = `task_events_${monthOf(old).replace("-", "_")}`;
+    expect((await where())[0]!.partition).toBe(name);
+    expect(await sql<{ row: string }[]>`SELECT e::text AS row FROM task_events e ORDER BY id`).toEqual(rows);
+    expect((await listPartitions(database.db)).map((p) => p.month)).toContain(monthOf(old));
+    // The month it made and the new DEFAULT carry the guard like every other partition.
+    for (const table of [name, "task_events_default"]) await expect(sql.unsafe(`TRUNCATE ${table}`)).rejects.toThrow(/append-only/);
+    await expect(sql.unsafe(`DELETE FROM ${name}`)).rejects.toThrow(/append-only/);
+    expect(await ensurePartitions(database.db)).toBe(0);
   });
 });

@@ -30,8 +30,9 @@ const nextMonth = (month: string) => {
 };
 
 /**
- * Rows in the DEFAULT partition (written in a month that had no partition yet) cannot be
- * dropped by month: the archive refuses rather than leave part of a month behind.
+ * Rows in the DEFAULT partition cannot be dropped by month. The archive's ensurePartitions
+ * moves them into their months' partitions first (migration 0014), so this only meets rows
+ * written there since: it refuses rather than leave part of a month behind.
  */
 export async function refuseDefaultRows(db: Executor, before: Date, beforeMonth: string): Promise<void> {
   const [row] = await db.execute<{ n: number; first: string | null }>(sql`
@@ -39,8 +40,8 @@ export async function refuseDefaultRows(db: Executor, before: Date, beforeMonth:
       FROM task_events_default WHERE created_at < ${before.toISOString()}::timestamptz`);
   if (row && row.n > 0) {
     throw new ArchiveRefused(
-      `${row.n} events before ${beforeMonth} (from ${row.first}) are in task_events_default, written while their month had no ` +
-        `partition; they cannot be archived by month (see docs/engine.md, "Retiring the log")`,
+      `${row.n} events before ${beforeMonth} (from ${row.first}) were just written to task_events_default (their month has no ` +
+        `partition): run it again, which gives them one first`,
     );
   }
 }
