@@ -6,6 +6,7 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ensurePartitions, listPartitions, monthOf } from "@/lib/events/partitions";
+import { readInsights } from "@/lib/insights";
 import { cancel, claim, complete, setQueueSettings, start, taskHistory, type ActorRef } from "@/lib/tasks";
 import { runCli, type Finished } from "@/test/cli";
 import { engineFixture, type EngineFixture } from "@/test/engine";
@@ -107,8 +108,18 @@ describe("archiving the month before last", () => {
   let run: Finished;
   let archived: { id: bigint; taskId: bigint | null; type: string; txId: string; createdAt: Date; payload: unknown }[];
 
+  let chartsBefore: unknown;
+  /** The 30-day bars of the default queue as of last month's first day: the archived month's claims, starts, completions. */
+  const charts = async (rollups: boolean) => {
+    f.clock.set(at(1, 0));
+    const read = await readInsights(f.db, { queue: "default", window: "30d", clock: f.clock, rollups });
+    f.clock.set(new Date());
+    return read.selected?.series;
+  };
+
   beforeAll(async () => {
     archived = (await f.db.query.taskEvents.findMany({ orderBy: (e, { asc }) => asc(e.id) })).filter((e) => e.createdAt < month(1));
+    chartsBefore = await charts(false); // read raw: it writes no rollup
     // A relative --out is where the person typed it (npm's INIT_CWD), not the project's folder.
     run = await runCli(["events", "archive", "--before", last, "--out", "archive.jsonl.gz"], f.database.url, { INIT_CWD: dir });
   });
@@ -150,6 +161,11 @@ describe("archiving the month before last", () => {
       SELECT payload FROM task_events WHERE task_id IS NULL AND type = 'events_archived'`;
     expect(queueFact!.payload).toMatchObject({ events: archived.length, tasks: 3, sha256: sha });
     expect((await taskRow(f.db, ids.spans)).status).toBe("done"); // the tasks themselves stay
+  });
+
+  test("/insights over the archived month still shows it: its hours were rolled up before its events went", async () => {
+    expect(JSON.stringify(chartsBefore)).toMatch(/"completed":1/);
+    expect(await charts(true)).toEqual(chartsBefore);
   });
 
   test("archiving again finds nothing; events that sat in DEFAULT get their month's partition first, then count", async () => {

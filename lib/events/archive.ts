@@ -7,6 +7,7 @@ import { databaseClock } from "@/lib/tasks/clock";
 import { appendEvents, type NewEvent } from "@/lib/tasks/events";
 import { taskCheckpoint } from "@/lib/tasks/fold";
 import type { ActorRef } from "@/lib/tasks/types";
+import { rollUpMissing } from "@/lib/insights/rollup";
 import { ArchiveRefused, refuseDefaultRows, refuseUnendedMonths, refuseUnfinishedTasks } from "./archive-checks";
 import { verifyArchiveFile, writeArchiveFile } from "./archive-file";
 import { ensurePartitions, listPartitions, monthStart, type MonthPartition } from "./partitions";
@@ -51,6 +52,10 @@ export async function archiveEvents(db: Db, request: ArchiveRequest): Promise<Ar
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
   if (total === 0) throw new ArchiveRefused(`nothing to archive before ${request.before}: no events are older`);
   await refuseUnfinishedTasks(db, before);
+  // /insights reads ended hours from their rollups: made now, while the events are still
+  // here, they keep the archived months' charts and figures (an hour first rolled up after
+  // its events went would read as empty). Ended months are closed hours (rollup.ts).
+  if (partitions.length > 0) await rollUpMissing(db, partitions[0]!.from, before);
 
   const file = await open(request.out, "wx").catch((error: NodeJS.ErrnoException) => {
     throw new ArchiveRefused(`cannot write ${request.out}: ${error.code === "EEXIST" ? "it already exists" : error.message}`);

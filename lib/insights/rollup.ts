@@ -128,17 +128,25 @@ export async function planOf(db: Executor, span: Span, options: { write: boolean
   if (await complete(db, h0, h1, options.only)) return { ...span, h0, h1 };
   if (!options.write) return noRollup(span);
   try {
-    const missing = await missingHours(db, h0, h1, options.only);
-    for (let i = 0; i < missing.length; ) {
-      // A run of consecutive missing hours, at most CHUNK_HOURS long, is one statement.
-      let j = i + 1;
-      while (j < missing.length && j - i < CHUNK_HOURS && missing[j]!.getTime() - missing[j - 1]!.getTime() === HOUR_MS) j++;
-      await rollUp(db, missing[i]!, new Date(missing[j - 1]!.getTime() + HOUR_MS), options.only);
-      i = j;
-    }
+    await rollUpMissing(db, h0, h1, options.only);
   } catch (error) {
     console.error("insights: rollup failed, reading raw", error);
     return noRollup(span);
   }
   return { ...span, h0, h1 };
+}
+
+/**
+ * Rolls up every queue-hour of [h0, h1) not rolled up yet, which the caller knows to be
+ * closed (planOf; the event archive, before it drops months whose insights must outlive
+ * their events). A run of consecutive missing hours, at most CHUNK_HOURS long, is one statement.
+ */
+export async function rollUpMissing(db: Executor, h0: Date, h1: Date, only?: string): Promise<void> {
+  const missing = await missingHours(db, h0, h1, only);
+  for (let i = 0; i < missing.length; ) {
+    let j = i + 1;
+    while (j < missing.length && j - i < CHUNK_HOURS && missing[j]!.getTime() - missing[j - 1]!.getTime() === HOUR_MS) j++;
+    await rollUp(db, missing[i]!, new Date(missing[j - 1]!.getTime() + HOUR_MS), only);
+    i = j;
+  }
 }
