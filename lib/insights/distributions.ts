@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { samplesFrom } from "./samples";
+import { eventsInRange, samplesFrom } from "./samples";
 import { at, type Span } from "./window";
 
 /** What we measure between events of one task (docs/insights.md defines each). */
@@ -59,24 +59,7 @@ type Row = {
  */
 export async function readDistributions(db: Executor, span: Span, only?: string): Promise<Map<string, DistributionSet>> {
   const rows = await db.execute<Row>(sql`
-    WITH ev AS MATERIALIZED (
-      SELECT e.queue, e.type, e.created_at, e.tx_id,
-             CASE WHEN a.kind = 'user' THEN 'people' ELSE 'agents' END AS population,
-             lag(e.type) OVER w AS prev_type,
-             lag(e.created_at) OVER w AS prev_at,
-             lag(e.tx_id) OVER w AS prev_tx,
-             max(e.created_at) FILTER (WHERE e.type = 'claimed') OVER w AS claimed_at,
-             max(e.created_at) FILTER (WHERE e.type = 'started') OVER w AS started_at
-      FROM queues q
-      CROSS JOIN LATERAL (
-        SELECT task_id, id, queue, type, created_at, tx_id, actor_id FROM task_events
-        WHERE queue = q.name AND created_at >= ${at(span.from)} AND created_at < ${at(span.to)} AND task_id IS NOT NULL
-        OFFSET 0 -- keeps this a per-queue range of the index: flattened, the planner may scan the whole log
-      ) e
-      JOIN actors a ON a.id = e.actor_id
-      WHERE ${only === undefined ? sql`true` : sql`q.name = ${only}`}
-      WINDOW w AS (PARTITION BY e.task_id ORDER BY e.id)
-    ),
+    WITH ${eventsInRange(at(span.from), at(span.to), only === undefined ? sql`true` : sql`q.name = ${only}`)},
     samples AS (${samplesFrom(sql`ev`)}
     ),
     ms AS (

@@ -25,14 +25,13 @@ export function samplesFrom(source: SQL): SQL {
 }
 
 /**
- * Each queue's task events in [a, b), paired with the task's earlier events: within the
- * range by window functions (the exact read's way), and — for a task's first event in the
- * range — by a short walk back along task_events_task to its events since `lookFrom`
- * (an hour's samples whose earlier event lies in an earlier hour; '-infinity' for a rollup).
- * `queues`: a condition on q.name (the queues to read). A CTE list ending in `paired`,
- * ready for samplesFrom(sql`paired`).
+ * `ev`: each queue's task events in [a, b) with their partners within the range (window
+ * functions over the task's events): one range of task_events_queue_time per queue, LATERAL
+ * with OFFSET 0 — flattened, the planner may scan the whole log. `queues`: a condition on
+ * q.name. The exact read (distributions.ts) takes its samples from it; pairedEvents adds
+ * the partners before the range.
  */
-export function pairedEvents(a: SQL, b: SQL, lookFrom: SQL, queues: SQL): SQL {
+export function eventsInRange(a: SQL, b: SQL, queues: SQL): SQL {
   return sql`
     ev AS MATERIALIZED (
       SELECT e.task_id, e.id, e.queue, e.type, e.created_at, e.tx_id,
@@ -47,12 +46,25 @@ export function pairedEvents(a: SQL, b: SQL, lookFrom: SQL, queues: SQL): SQL {
       CROSS JOIN LATERAL (
         SELECT task_id, id, queue, type, created_at, tx_id, actor_id FROM task_events
         WHERE queue = q.name AND created_at >= ${a} AND created_at < ${b} AND task_id IS NOT NULL
-        OFFSET 0 -- a per-queue range of task_events_queue_time (see distributions.ts)
+        OFFSET 0
       ) e
       JOIN actors a ON a.id = e.actor_id
       WHERE ${queues}
       WINDOW w AS (PARTITION BY e.task_id ORDER BY e.id)
-    ),
+    )`;
+}
+
+/**
+ * Each queue's task events in [a, b), paired with the task's earlier events: within the
+ * range by window functions (the exact read's way), and — for a task's first event in the
+ * range — by a short walk back along task_events_task to its events since `lookFrom`
+ * (an hour's samples whose earlier event lies in an earlier hour; '-infinity' for a rollup).
+ * `queues`: a condition on q.name (the queues to read). A CTE list ending in `paired`,
+ * ready for samplesFrom(sql`paired`).
+ */
+export function pairedEvents(a: SQL, b: SQL, lookFrom: SQL, queues: SQL): SQL {
+  return sql`
+    ${eventsInRange(a, b, queues)},
     paired AS (
       SELECT ev.queue, ev.population, ev.type, ev.created_at, ev.tx_id,
              coalesce(ev.prev_type, p.type) AS prev_type,
