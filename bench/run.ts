@@ -29,13 +29,14 @@ import { poolerRows } from "./pooler";
 import { PGBOUNCER } from "@/test/pgbouncer";
 import { searchMedian, seedSearchable } from "./search";
 import { sseBurst } from "./sse";
+import { limitsRow } from "./limits";
 
 const quick = process.argv.includes("--quick");
 const onlyArg = process.argv.find((a, i, all) => all[i - 1] === "--only");
 const only = onlyArg ? new Set(onlyArg.split(",")) : null;
 const SIZES = quick
-  ? { jobs: 600, jobsOneWorker: 200, reps: 3, repsSide: 2, httpCycles: 250, httpReps: 2, bigClaim: 100_000, claims: 150, claimReps: 3, insightsTasks: 25_000, subscribers: 1000, sseEvents: 300, boardBig: 100_000, boardRequests: 8, boardReps: 3 }
-  : { jobs: 1500, jobsOneWorker: 400, reps: 5, repsSide: 3, httpCycles: 600, httpReps: 3, bigClaim: 1_000_000, claims: 300, claimReps: 5, insightsTasks: 100_000, subscribers: 1000, sseEvents: 1000, boardBig: 100_000, boardRequests: 15, boardReps: 5 };
+  ? { jobs: 600, jobsOneWorker: 200, reps: 3, repsSide: 2, httpCycles: 250, httpReps: 2, bigClaim: 100_000, claims: 150, claimReps: 3, insightsTasks: 25_000, subscribers: 1000, sseEvents: 300, boardBig: 100_000, boardRequests: 8, boardReps: 3, limitLookups: 100 }
+  : { jobs: 1500, jobsOneWorker: 400, reps: 5, repsSide: 3, httpCycles: 600, httpReps: 3, bigClaim: 1_000_000, claims: 300, claimReps: 5, insightsTasks: 100_000, subscribers: 1000, sseEvents: 1000, boardBig: 100_000, boardRequests: 15, boardReps: 5, limitLookups: 300 };
 
 const rows: Row[] = [];
 const log = (s: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
@@ -76,6 +77,9 @@ async function main() {
     await section("claim-p50-1m-vs-1k", () => claimScale(server));
     await section("claim-p50-graph-1m-vs-1k", () => graphClaimScale(server));
     await section("unblock-1000", () => unblockFanout(server));
+    await section("limits-cost", async () => {
+      rows.push(await limitsRow(await db(server, "limits"), 16, SIZES.limitLookups, SIZES.reps));
+    });
     await section("insights-30d-1m", async () => {
       const url = await db(server, "insights");
       rows.push(await insightsRow(url, SIZES.insightsTasks, SIZES.claimReps, quick));
