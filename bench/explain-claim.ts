@@ -17,7 +17,8 @@ import { enableAutoExplain } from "./lib/auto-explain";
 import { seedGraph } from "./graph";
 
 const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const SCRATCH = "claimboard_explain";
+// Its own per run (pid): two runs on one server must not drop each other's scratch database.
+const SCRATCH = `claimboard_explain_${process.pid}`;
 const TASKS = 1_000_000;
 const RUNS = 7;
 const GRAPH = process.argv.includes("--graph");

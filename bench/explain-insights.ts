@@ -17,7 +17,8 @@ import { INSIGHTS_QUEUES, medianMs, seedInsightsLog } from "./insights";
 import { enableAutoExplain } from "./lib/auto-explain";
 
 const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const SCRATCH = "claimboard_explain_insights";
+// Its own per run (pid): two runs on one server must not drop each other's scratch database.
+const SCRATCH = `claimboard_explain_insights_${process.pid}`;
 const TASKS = 100_000;
 const RUNS = 5;
 

@@ -49,7 +49,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main(): Promise<void> {
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
   const urlOf = (name: string) => Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
-  const names = { flat: "claimboard_bench_events_flat", partitioned: "claimboard_bench_events_partitioned" };
+  // Per run (pid): two runs on one server must not drop each other's databases.
+  const names = { flat: `claimboard_bench_events_flat_${process.pid}`, partitioned: `claimboard_bench_events_partitioned_${process.pid}` };
   const clients: Record<string, Sql> = {};
   try {
     for (const name of Object.values(names)) {
