@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { appendEvents } from "@/lib/tasks/events";
 import { claimNext, createTask, databaseClock, perform, type ActorRef } from "@/lib/tasks";
 import { independentClients } from "@/test/clients";
@@ -176,5 +176,31 @@ test("a hub whose pool was replaced reads on from the new one", async () => {
   } finally {
     await other.stop();
     await pool.client.end();
+  }
+});
+
+test("a hub read with no answer in time is given up and tried again; the stream carries on", async () => {
+  const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+  process.env.REQUEST_DEADLINE_SECONDS = "1";
+  const other = new Hub({ db: () => database.db, url: database.url });
+  await other.start();
+  const holder = await database.client.reserve();
+  try {
+    const live = collect(other);
+    await holder`BEGIN`;
+    await holder`LOCK TABLE task_events IN ACCESS EXCLUSIVE MODE`; // shorter than lock_timeout's 5 s
+    other.wake();
+    await until(() => errors.mock.calls.some(([m]) => String(m).includes("[realtime] reading events: no answer from the database in 1 s")),
+      "the deadline to give the read up");
+    await holder`ROLLBACK`;
+    await createTasks(database.db, actor, 2, { title: "after the wedged read" });
+    const last = await lastTableCursor(database);
+    await until(() => live.last() === last, "the events written after it");
+    live.subscriber.close();
+  } finally {
+    delete process.env.REQUEST_DEADLINE_SECONDS;
+    errors.mockRestore();
+    holder.release();
+    await other.stop();
   }
 });

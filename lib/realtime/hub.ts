@@ -1,5 +1,6 @@
 import postgres from "postgres";
 import type { Db } from "@/db/client";
+import { withinDeadline } from "@/lib/deadline";
 import { NOTIFY_CHANNEL } from "@/lib/tasks/events";
 import type { Cursor } from "./cursor";
 import { currentPosition, readFeed, type FeedEvent } from "./feed";
@@ -128,7 +129,13 @@ export class Hub {
     for (;;) {
       this.stats.reads++;
       const from = this.cursor!;
-      const page = await readFeed(this.db, from);
+      // A read the driver never settles would stop this instance's streams for good (every
+      // wake-up waits for it): past the deadline the pool is replaced and the read tried again.
+      const page = await withinDeadline("[realtime] reading events", readFeed(this.db, from), () => null);
+      if (!page) {
+        this.later(HELD_BACK_RETRY_MS);
+        return;
+      }
       if (page.events.length > 0) {
         this.cursor = page.events.at(-1)!.cursor;
         const batch: Batch = { from, events: page.events };
