@@ -1,7 +1,5 @@
-import { sql } from "drizzle-orm";
 import { connectDatabase } from "@/db/client";
-import { authenticateAndCount, createAgentToken, hashToken } from "@/lib/auth/tokens";
-import { executePrepared } from "@/lib/tasks/prepared";
+import { authenticateAndCount, authenticateToken, createAgentToken } from "@/lib/auth/tokens";
 import { TOKEN_KEY_PREFIX, type Limit } from "@/lib/http/rate-limit";
 import { paired, ratioRow, type Row } from "./lib/report";
 import { seconds } from "./lib/stats";
@@ -12,9 +10,10 @@ const GENEROUS: Limit = { capacity: 1e9, perSecond: 1e9 };
 /**
  * `limits-cost`: what the shared rate limit adds to every API request. A request's token is
  * looked up by one prepared statement that also takes from the token's bucket in
- * rate_buckets (lib/auth/tokens.ts, `authenticateAndCount`); the baseline is that statement
- * without its bucket — the lookup every request needs anyway. `clients` concurrent callers,
- * each with its own token (as agents have), alternated in one run; lookups per second.
+ * rate_buckets (lib/auth/tokens.ts, `authenticateAndCount`); the baseline is the lookup
+ * without its bucket (`authenticateToken`), which every request needs anyway. `clients`
+ * concurrent callers, each with its own token (as agents have), alternated in one run;
+ * lookups per second.
  */
 export async function limitsRow(url: string, clients: number, perClient: number, reps: number): Promise<Row> {
   const { db, client } = connectDatabase(url, { max: clients, applicationName: "bench-limits" });
@@ -22,11 +21,7 @@ export async function limitsRow(url: string, clients: number, perClient: number,
     const tokens: string[] = [];
     for (let i = 0; i < clients; i++) tokens.push((await createAgentToken(db, { name: `bench-limits-${i}` })).token);
     const lookupOnly = async (token: string) => {
-      const [row] = await executePrepared(db, sql`
-        SELECT t.id, t.role, t.token_hash, a.id AS actor_id, a.name AS actor_name, a.kind AS actor_kind
-        FROM agent_tokens t JOIN actors a ON a.id = t.actor_id
-        WHERE t.token_hash = ${hashToken(token)} AND t.revoked_at IS NULL`);
-      if (!row) throw new Error("lookup found no token");
+      if (!(await authenticateToken(db, token))) throw new Error("lookup found no token");
     };
     const withBucket = async (token: string) => {
       const found = await authenticateAndCount(db, token, GENEROUS);
