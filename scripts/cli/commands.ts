@@ -83,11 +83,10 @@ const commands: Record<string, Command> = {
         idempotencyKey: optional(values, "key"),
       }, { idempotencyKey: "--key" });
       return async (db) => {
-        const { createTaskOnce, perform } = await import("@/lib/tasks");
-        const { cliActor } = await import("./database");
-        const result = await perform(createTaskOnce, input, { db, actor: await cliActor(db) });
-        if (!result.ok) throw new CliError(oneLine(result.error.message.replace(/^dependsOn:/, "--depends-on:")));
-        return [result.value.task.id];
+        const { createTaskOnce } = await import("@/lib/tasks");
+        const { performAsCli } = await import("./database");
+        const created = await performAsCli(db, createTaskOnce, input, (text) => text.replace(/^dependsOn:/, "--depends-on:"));
+        return [created.task.id];
       };
     },
   },
@@ -103,11 +102,9 @@ const commands: Record<string, Command> = {
       if (positionals.length !== 1) throw usageError("task readiness takes one task id");
       const id = parse(taskId, positionals[0], {});
       return async (db) => {
-        const { perform, taskReadiness } = await import("@/lib/tasks");
-        const { cliActor } = await import("./database");
-        const result = await perform(taskReadiness, { taskId: id }, { db, actor: await cliActor(db) });
-        if (!result.ok) throw new CliError(result.error.message);
-        const r = result.value;
+        const { taskReadiness } = await import("@/lib/tasks");
+        const { performAsCli } = await import("./database");
+        const r = await performAsCli(db, taskReadiness, { taskId: id });
         const head = r.claimable ? `task ${id} is claimable` : `task ${id} is not claimable`;
         const when = r.claimableAt ? ` (claimable at ${r.claimableAt.toISOString()})` : "";
         return [`${head}${when}`, ...r.reasons.map((reason) => `  ${reason.code}: ${reason.message}`)];

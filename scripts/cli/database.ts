@@ -4,9 +4,10 @@ import { migrateDatabase } from "@/db/migrate";
 import { settlePrepare } from "@/db/pooler";
 import { openProjectDatabase } from "@/db/project-database";
 import { actors, users } from "@/db/schema";
-import { classifyDatabaseError } from "@/lib/tasks/engine";
+import type { z } from "zod";
+import { classifyDatabaseError, perform, type Operation } from "@/lib/tasks/engine";
 import { createActor, type ActorRef } from "@/lib/tasks";
-import { CliError, describe } from "./errors";
+import { CliError, describe, oneLine } from "./errors";
 
 /**
  * Runs `fn` against the configured database: DATABASE_URL, or the project's embedded
@@ -51,4 +52,19 @@ export async function cliActor(db: Db): Promise<ActorRef> {
       .limit(1);
     return found ?? createActor(tx, "user", "cli");
   });
+}
+
+/**
+ * Runs an engine operation as the CLI's actor and returns its value; a refusal is the
+ * command's one-line error (`message` may reword it in the CLI's terms, e.g. flag names).
+ */
+export async function performAsCli<S extends z.ZodType, O>(
+  db: Db,
+  op: Operation<S, O>,
+  input: unknown,
+  message: (text: string) => string = (text) => text,
+): Promise<O> {
+  const result = await perform(op, input, { db, actor: await cliActor(db) });
+  if (!result.ok) throw new CliError(oneLine(message(result.error.message)));
+  return result.value;
 }

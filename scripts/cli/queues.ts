@@ -54,10 +54,9 @@ function archiving(archive: boolean): Command {
       const { queueInput } = await import("@/lib/tasks/schemas");
       const input = parse(queueInput, { queue: required(values, "name") }, { queue: "--name" });
       return async (db) => {
-        const { archiveQueue, perform, unarchiveQueue } = await import("@/lib/tasks");
-        const { cliActor } = await import("./database");
-        const result = await perform(archive ? archiveQueue : unarchiveQueue, input, { db, actor: await cliActor(db) });
-        if (!result.ok) throw new CliError(result.error.message);
+        const { archiveQueue, unarchiveQueue } = await import("@/lib/tasks");
+        const { performAsCli } = await import("./database");
+        await performAsCli(db, archive ? archiveQueue : unarchiveQueue, input);
         return [archive ? `archived queue ${input.queue}: no new tasks or claims; its history stays` : `restored queue ${input.queue}`];
       };
     },
@@ -72,11 +71,9 @@ export const queueCommands: Record<string, Command> = {
       const { createQueueInput } = await import("@/lib/tasks/schemas");
       const input = parse(createQueueInput, { name: required(values, "name"), ...settings(values), paused: values.paused ? true : undefined }, FLAGS);
       return async (db) => {
-        const { createQueue, perform } = await import("@/lib/tasks");
-        const { cliActor } = await import("./database");
-        const result = await perform(createQueue, input, { db, actor: await cliActor(db) });
-        if (!result.ok) throw new CliError(result.error.message);
-        return [summary(result.value)];
+        const { createQueue } = await import("@/lib/tasks");
+        const { performAsCli } = await import("./database");
+        return [summary(await performAsCli(db, createQueue, input))];
       };
     },
   },

@@ -1,4 +1,4 @@
-import { CliError, oneLine, usageError } from "./errors";
+import { usageError } from "./errors";
 import { integer, json, optional, parse, required, str, type Command } from "./flags";
 
 // Tasks from a shell beyond create: find them (the board's search), fix a typo in one, leave
@@ -53,11 +53,10 @@ export const taskCommands: Record<string, Command> = {
         payload: json(values, "payload"),
       }, { taskId: "ID" });
       return async (db) => {
-        const { editAnyTask, perform } = await import("@/lib/tasks");
-        const { cliActor } = await import("./database");
-        const result = await perform(editAnyTask, input, { db, actor: await cliActor(db) });
-        if (!result.ok) throw new CliError(oneLine(result.error.message));
-        return [`task ${result.value.id} is at version ${result.value.version}`];
+        const { editAnyTask } = await import("@/lib/tasks");
+        const { performAsCli } = await import("./database");
+        const task = await performAsCli(db, editAnyTask, input);
+        return [`task ${task.id} is at version ${task.version}`];
       };
     },
   },
@@ -70,10 +69,9 @@ export const taskCommands: Record<string, Command> = {
       const { commentInput } = await import("@/lib/tasks/schemas");
       const input = parse(commentInput, { taskId: one(positionals, "task comment"), body: required(values, "body") }, { taskId: "ID" });
       return async (db) => {
-        const { addComment, perform } = await import("@/lib/tasks");
-        const { cliActor } = await import("./database");
-        const result = await perform(addComment, input, { db, actor: await cliActor(db) });
-        if (!result.ok) throw new CliError(oneLine(result.error.message));
+        const { addComment } = await import("@/lib/tasks");
+        const { performAsCli } = await import("./database");
+        await performAsCli(db, addComment, input);
         return [`commented on task ${input.taskId}`];
       };
     },
