@@ -11,7 +11,7 @@ import { fail, ok, type ActorRef, type Result, type Task } from "./types";
 import { claimantRefusal } from "./claimants";
 import { strikeCappedLapses } from "./ceiling";
 
-// The partial indexes' predicates (db/schema.ts), which a query must repeat to use them.
+// The partial indexes' predicates (db/schema/tasks.ts), which a query must repeat to use them.
 const READY_QUEUED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NULL`);
 const READY_SCHEDULED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NOT NULL`);
 

@@ -5,7 +5,7 @@ import { taskSearchDocument, tasks } from "@/db/schema";
 /**
  * The board's search (`GET /tasks?q=`), on PostgreSQL full-text search.
  *
- * - The document is `taskSearchDocument(title, description, payload)` from db/schema.ts, the
+ * - The document is `taskSearchDocument(title, description, payload)` from db/schema/tasks.ts, the
  *   very expression the `tasks_search` GIN index is built on: the planner only uses an
  *   expression index for the same expression.
  * - People's text is never handed to to_tsquery as syntax. It is cut at white space into

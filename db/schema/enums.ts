@@ -1,0 +1,58 @@
+import { pgEnum } from "drizzle-orm/pg-core";
+
+export const taskStatus = pgEnum("task_status", [
+  "queued",
+  "claimed",
+  "started",
+  "done",
+  "escalated",
+  "cancelled",
+]);
+
+export const actorKind = pgEnum("actor_kind", ["user", "agent", "system"]);
+
+export const eventType = pgEnum("event_type", [
+  "created",
+  "claimed",
+  "claim_rejected",
+  "started",
+  "check_confirmed",
+  "heartbeat",
+  "side_effect",
+  "released",
+  "lease_expired",
+  "failed",
+  "escalated",
+  "requeued",
+  "resolved",
+  "completed",
+  "cancelled",
+  "breaker_tripped",
+  "breaker_reset",
+  // A supervisor changed a queue's settings (lease length, max failures, breaker bounds).
+  "settings_changed",
+  // A heartbeat met the queue's attempt ceiling (maxAttemptSeconds): the lease was not extended.
+  "attempt_limit_reached",
+  // The work graph (docs/engine.md): dependencies added to a queued task; its last one done.
+  "dependency_added",
+  "unblocked",
+  // A supervisor paused or resumed claiming in a queue (queue-level facts, like the breaker's).
+  "queue_paused",
+  "queue_resumed",
+  // Contract v1.1, team scale (docs/board.md): a task's fields edited (the changes in the
+  // payload); a comment on a task (no status, no version); a queue archived or restored.
+  "edited",
+  "commented",
+  "archived",
+  "unarchived",
+  // Retiring the log (docs/engine.md): whole months of events written to a file and dropped;
+  // one per task whose early events went (and one per queue), naming the file and its SHA-256.
+  "events_archived",
+]);
+
+/** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */
+export const claimants = pgEnum("claimants", ["anyone", "people", "agents"]);
+
+export const userRole = pgEnum("user_role", ["staff", "supervisor"]);
+// observer: read-only (dashboards, monitors); agent: the agent API; supervisor: that and more.
+export const tokenRole = pgEnum("token_role", ["agent", "observer", "supervisor"]);

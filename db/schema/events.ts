@@ -1,0 +1,65 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  primaryKey,
+  customType,
+  index,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { actors, queues, tasks } from "./tasks";
+import { eventType } from "./enums";
+
+/** PostgreSQL's 64-bit transaction id; the realtime replay orders by it. */
+const xid8 = customType<{ data: string; driverData: string }>({
+  dataType: () => "xid8",
+});
+
+/** Append-only: a trigger (see the hand-written migration) refuses UPDATE, DELETE and TRUNCATE. */
+export const taskEvents = pgTable(
+  "task_events",
+  {
+    // A sequence default, not an identity column: PostgreSQL 15 has no identity columns on
+    // partitioned tables (17 has). The sequence keeps the ids the old table handed out
+    // (migration 0012); nothing inserts an id by hand, so ids still rise within a transaction.
+    id: bigint("id", { mode: "bigint" }).notNull().default(sql`nextval('task_events_id_seq')`),
+    /** Null for queue-level facts (breaker_tripped, breaker_reset, settings_changed). */
+    taskId: bigint("task_id", { mode: "bigint" }).references(() => tasks.id),
+    queue: text("queue")
+      .notNull()
+      .references(() => queues.name),
+    type: eventType("type").notNull(),
+    actorId: uuid("actor_id")
+      .notNull()
+      .references(() => actors.id),
+    payload: jsonb("payload").notNull().default({}),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    txId: xid8("tx_id")
+      .notNull()
+      .default(sql`pg_current_xact_id()`),
+  },
+  // Partitioned by month on created_at (migration 0012, docs/engine.md "Retiring the log"):
+  // drizzle-kit knows nothing of partitions; the key must hold the partition column.
+  (t) => [
+    primaryKey({ name: "task_events_pkey", columns: [t.id, t.createdAt] }),
+    index("task_events_task").on(t.taskId, t.id),
+    // The realtime feed walks events in (transaction id, event id) order.
+    index("task_events_feed").on(t.txId, t.id),
+    index("task_events_queue_time").on(t.queue, t.createdAt),
+    index("task_events_expiries").on(t.queue, t.createdAt).where(sql`${t.type} = 'lease_expired'`),
+    // Queue-level facts are few: the breaker's and the settings' history is a short walk here.
+    index("task_events_queue_facts").on(t.queue, t.createdAt).where(sql`${t.taskId} IS NULL`),
+    // The fleet page (lib/fleet.ts): an agent's newest event (its last sign of life) and its
+    // recent instances are a short backward walk here, whatever the log's size.
+    index("task_events_actor_time").on(t.actorId, t.createdAt),
+    // Its done and failed over 24 h count only those two types.
+    index("task_events_actor_outcomes").on(t.actorId, t.type, t.createdAt).where(sql`${t.type} IN ('completed', 'failed')`),
+    // Its lapses: lease_expired is written by the system, the lapsed owner is in the payload.
+    index("task_events_lapsed_owner")
+      .on(sql`(${t.payload}->>'previousOwnerId')`, t.createdAt)
+      .where(sql`${t.type} = 'lease_expired'`),
+  ],
+);

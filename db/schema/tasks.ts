@@ -1,0 +1,164 @@
+import { sql, type SQL } from "drizzle-orm";
+import {
+  type AnyPgColumn,
+  bigint,
+  uniqueIndex,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { actorKind, claimants, taskStatus } from "./enums";
+
+/**
+ * The words a task is found by. The query side (lib/tasks/search.ts) must use this same
+ * expression for the planner to use tasks_search; 'simple': no stemming, so codes, ids and
+ * names in payloads match as written, and prefix queries serve search-as-you-type.
+ */
+export const taskSearchDocument = (title: AnyPgColumn | SQL, description: AnyPgColumn | SQL, payload: AnyPgColumn | SQL) =>
+  sql`to_tsvector('simple'::regconfig, ${title} || ' ' || ${description} || ' ' || ${payload}::text)`;
+
+export const timestamps = {
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+};
+
+/** Whoever acts on the board: a person, an agent (one per token), or the system itself. */
+export const actors = pgTable("actors", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  kind: actorKind("kind").notNull(),
+  name: text("name").notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const queues = pgTable(
+  "queues",
+  {
+    name: text("name").primaryKey(),
+    leaseSeconds: integer("lease_seconds").notNull().default(120),
+    maxFailures: integer("max_failures").notNull().default(3),
+    expiryThreshold: integer("expiry_threshold").notNull().default(100),
+    expiryWindowSeconds: integer("expiry_window_seconds").notNull().default(300),
+    breakerTrippedAt: timestamp("breaker_tripped_at", { withTimezone: true }),
+    breakerReason: text("breaker_reason"),
+    /** Events up to this id are ignored by the breaker's checks: a reset starts a fresh window. */
+    breakerResetEventId: bigint("breaker_reset_event_id", { mode: "bigint" }).notNull().default(sql`0`),
+    /** The retry backoff's base: a failure that requeues waits this × 2^(failure_count − 1). */
+    retryDelaySeconds: integer("retry_delay_seconds").notNull().default(0),
+    /** Claims hand out nothing while paused; owners finish what they hold. */
+    paused: boolean("paused").notNull().default(false),
+    pausedBy: uuid("paused_by").references(() => actors.id),
+    pausedAt: timestamp("paused_at", { withTimezone: true }),
+    claimants: claimants("claimants").notNull().default("anyone"),
+    /** The ceiling of one attempt from its claim: heartbeats cannot carry a lease past it. */
+    maxAttemptSeconds: integer("max_attempt_seconds"),
+    /** What the queue is for, in a supervisor's words (the /queues page, the pickers' hints). */
+    description: text("description").notNull().default(""),
+    /** Archived: hidden from the pickers and refused to new work; its tasks and history stay. */
+    archivedAt: timestamp("archived_at", { withTimezone: true }),
+    archivedBy: uuid("archived_by").references(() => actors.id),
+    ...timestamps,
+  },
+  (t) => [
+    check("queues_name_format", sql`${t.name} ~ '^[a-z0-9._-]{1,64}$'`),
+    check("queues_lease_seconds_range", sql`${t.leaseSeconds} BETWEEN 5 AND 3600`),
+    check("queues_max_failures_range", sql`${t.maxFailures} BETWEEN 1 AND 100`),
+    check("queues_expiry_threshold_range", sql`${t.expiryThreshold} BETWEEN 1 AND 1000000`),
+    check("queues_expiry_window_range", sql`${t.expiryWindowSeconds} BETWEEN 1 AND 86400`),
+    check("queues_retry_delay_range", sql`${t.retryDelaySeconds} BETWEEN 0 AND 86400`),
+    check("queues_max_attempt_seconds_range", sql`${t.maxAttemptSeconds} IS NULL OR ${t.maxAttemptSeconds} BETWEEN 60 AND 604800`),
+  ],
+);
+
+export const tasks = pgTable(
+  "tasks",
+  {
+    id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
+    queue: text("queue")
+      .notNull()
+      .references(() => queues.name),
+    title: text("title").notNull(),
+    description: text("description").notNull().default(""),
+    payload: jsonb("payload").notNull().default({}),
+    priority: integer("priority").notNull().default(0),
+    status: taskStatus("status").notNull().default("queued"),
+    ownerId: uuid("owner_id").references(() => actors.id),
+    leaseUntil: timestamp("lease_until", { withTimezone: true }),
+    /** The lease length of the current claim; heartbeats renew by this much. */
+    leaseSeconds: integer("lease_seconds"),
+    version: integer("version").notNull().default(1),
+    failureCount: integer("failure_count").notNull().default(0),
+    needsCheck: boolean("needs_check").notNull().default(false),
+    /** True once the current attempt recorded an external side effect; cleared when the attempt ends. */
+    sideEffectRecorded: boolean("side_effect_recorded").notNull().default(false),
+    // The work graph (docs/engine.md). depends_on: this task's dependencies, sorted;
+    // blocked_by: those not done yet, kept by the transactions that finish a dependency,
+    // so "is it blocked?" is a column of the row, never a join per claim candidate.
+    dependsOn: bigint("depends_on", { mode: "bigint" }).array().notNull().default(sql`'{}'::bigint[]`),
+    blockedBy: bigint("blocked_by", { mode: "bigint" }).array().notNull().default(sql`'{}'::bigint[]`),
+    /** Not claimable before this time (scheduled work, the retry backoff); cleared by a claim. */
+    notBefore: timestamp("not_before", { withTimezone: true }),
+    /** Unique per queue: a retried create with the same key finds the task it made. */
+    idempotencyKey: text("idempotency_key"),
+    /** When the current attempt was claimed: the attempt ceiling counts from here. */
+    claimedAt: timestamp("claimed_at", { withTimezone: true }),
+    /** A heartbeat of the current attempt met the ceiling: its lapse is a strike. */
+    attemptLimited: boolean("attempt_limited").notNull().default(false),
+    /** The current attempt's last heartbeat progress (any JSON) and when it came; null without one. */
+    progress: jsonb("progress"),
+    progressAt: timestamp("progress_at", { withTimezone: true }),
+    /** The latest hand-off note {summary, next, artifacts, by} and when it was written. */
+    handoff: jsonb("handoff"),
+    handoffAt: timestamp("handoff_at", { withTimezone: true }),
+    ...timestamps,
+  },
+  (t) => [
+    // Claim-next walks these in order and stops after LIMIT rows, at any table size. Blocked
+    // and scheduled tasks are not in tasks_queued_order at all; due scheduled tasks are read
+    // in not_before order from tasks_scheduled, so no walk ever steps over a not-yet-due row.
+    index("tasks_queued_order")
+      .on(t.queue, t.priority.desc().nullsFirst(), t.createdAt, t.id)
+      .where(sql`${t.status} = 'queued' AND ${t.blockedBy} = '{}'::bigint[] AND ${t.notBefore} IS NULL`),
+    index("tasks_scheduled")
+      .on(t.queue, t.notBefore)
+      .where(sql`${t.status} = 'queued' AND ${t.blockedBy} = '{}'::bigint[] AND ${t.notBefore} IS NOT NULL`),
+    // The completing transaction finds the dependents it unblocks here: only blocked tasks are in it.
+    index("tasks_blocked_by").using("gin", t.blockedBy).where(sql`${t.blockedBy} <> '{}'::bigint[]`),
+    // The task page's "needed by" direction.
+    index("tasks_depends_on").using("gin", t.dependsOn).where(sql`${t.dependsOn} <> '{}'::bigint[]`),
+    uniqueIndex("tasks_idempotency_key").on(t.queue, t.idempotencyKey).where(sql`${t.idempotencyKey} IS NOT NULL`),
+    index("tasks_held_order")
+      .on(t.queue, t.priority.desc().nullsFirst(), t.createdAt, t.id)
+      .where(sql`${t.status} IN ('claimed', 'started')`),
+    // "Has any lease in this queue lapsed?" is one probe here, however many tasks are held.
+    index("tasks_held_lease")
+      .on(t.queue, t.leaseUntil)
+      .where(sql`${t.status} IN ('claimed', 'started')`),
+    // The board's columns across all queues: one status in claim order.
+    index("tasks_status_order").on(t.status, t.priority.desc().nullsFirst(), t.createdAt, t.id),
+    index("tasks_owner").on(t.ownerId).where(sql`${t.ownerId} IS NOT NULL`),
+    index("tasks_queue_status").on(t.queue, t.status, t.id),
+    // The few attempts that met their ceiling: a claim strikes their lapse before walking the queue.
+    index("tasks_attempt_limited")
+      .on(t.queue, t.leaseUntil)
+      .where(sql`${t.attemptLimited} AND ${t.status} IN ('claimed', 'started')`),
+    check(
+      "tasks_held_has_owner_and_lease",
+      sql`(${t.status} IN ('claimed', 'started')) = (${t.leaseUntil} IS NOT NULL AND ${t.leaseSeconds} IS NOT NULL)
+          AND (${t.status} NOT IN ('claimed', 'started') OR ${t.ownerId} IS NOT NULL)`,
+    ),
+    check("tasks_queued_has_no_owner", sql`${t.status} <> 'queued' OR ${t.ownerId} IS NULL`),
+    // The board's search (GET /tasks?q=): one GIN index over the words of title, description
+    // and payload. An expression index, not a stored column: a claim or heartbeat changes none
+    // of the three, so it stays a HOT update and never recomputes the document.
+    index("tasks_search").using("gin", taskSearchDocument(t.title, t.description, t.payload)),
+    check("tasks_version_positive", sql`${t.version} >= 1`),
+    check("tasks_failure_count_nonnegative", sql`${t.failureCount} >= 0`),
+    check("tasks_dependencies_bound", sql`cardinality(${t.dependsOn}) <= 1000 AND ${t.blockedBy} <@ ${t.dependsOn}`),
+  ],
+);
