@@ -6,6 +6,7 @@ import { hostname } from "node:os";
 import { setTimeout as delay } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { ClaimboardApiError, ClaimboardClient, type ClaimOptions, type Task } from "../lib/client";
+import { renewAfterMs } from "../lib/cadence";
 
 const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [options]
 
@@ -284,13 +285,13 @@ class Agent {
    */
   private async heartbeat(task: Task, lost: AbortController): Promise<Task> {
     let latest = task;
-    let waitMs = leaseLeftMs(task) / 3;
+    let waitMs = renewAfterMs(leaseLeftMs(task));
     for (;;) {
       await sleep(Math.max(waitMs, 200), lost.signal);
       if (lost.signal.aborted) return latest;
       try {
         latest = await this.client.heartbeat(latest);
-        waitMs = leaseLeftMs(latest) / 3;
+        waitMs = renewAfterMs(leaseLeftMs(latest));
         log(`heartbeat ${latest.id} lease until ${latest.leaseUntil}`);
       } catch (error) {
         if (lost.signal.aborted) return latest; // the work ended meanwhile; its outcome decides

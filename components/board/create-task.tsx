@@ -10,6 +10,7 @@ import { toWire, type TaskView } from "@/components/task/wire";
 import { Button } from "@/components/ui/button";
 import { SelectField, TextArea, TextField } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toaster";
+import { LIMITS } from "@/lib/limits";
 
 interface Draft {
   title: string;
@@ -75,10 +76,10 @@ export function CreateTask({ defaultQueue, queues, onCreated }: { defaultQueue: 
     <form onSubmit={submit} aria-label="New task" className="grid gap-3 rounded-lg border border-slate-200 bg-white p-4 sm:grid-cols-2">
       <div className="sm:col-span-2">
         {/* The form mounts when "New task" opens it: focus goes straight to what is typed first. */}
-        <TextField label="Title" required autoFocus maxLength={200} value={draft.title} onChange={(e) => setDraft({ ...draft, title: e.target.value })} />
+        <TextField label="Title" required autoFocus maxLength={LIMITS.title} value={draft.title} onChange={(e) => setDraft({ ...draft, title: e.target.value })} />
       </div>
       <div className="sm:col-span-2">
-        <TextArea label="Description" maxLength={10_000} value={draft.description} onChange={(e) => setDraft({ ...draft, description: e.target.value })} />
+        <TextArea label="Description" maxLength={LIMITS.description} value={draft.description} onChange={(e) => setDraft({ ...draft, description: e.target.value })} />
       </div>
       <SelectField label="Queue" value={draft.queue} onChange={(e) => setDraft({ ...draft, queue: e.target.value })}>
         {queues.map((queue) => (
@@ -90,8 +91,8 @@ export function CreateTask({ defaultQueue, queues, onCreated }: { defaultQueue: 
       <TextField
         label="Priority"
         type="number"
-        min={-1000}
-        max={1000}
+        min={LIMITS.priority.min}
+        max={LIMITS.priority.max}
         step={1}
         hint="Higher is claimed first"
         value={draft.priority}

@@ -3,6 +3,7 @@
 import { useEffect, useState } from "react";
 import { controlClass } from "@/components/ui/field";
 import { SEARCH_ID } from "./keyboard";
+import { LIMITS } from "@/lib/limits";
 
 /**
  * The board's search box: the API's `q` (title, description and payload; the last word a
@@ -38,7 +39,7 @@ export function SearchBox({ value, onSearch }: { value: string; onSearch: (q: st
         id={SEARCH_ID}
         type="search"
         value={text}
-        maxLength={200}
+        maxLength={LIMITS.search}
         placeholder="Title, description or payload"
         aria-keyshortcuts="/"
         onChange={(e) => setText(e.target.value)}

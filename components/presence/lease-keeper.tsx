@@ -13,6 +13,7 @@ import type { HeldLease } from "@/lib/tasks/held";
 import { isActive, markActive, watchActivity } from "./activity";
 import { explainLoss, type Loss } from "./loss";
 import { LeaseNotices, StillOnIt } from "./notices";
+import { renewAfterMs } from "@/lib/cadence";
 
 export type HeldView = Wire<HeldLease>;
 
@@ -102,7 +103,7 @@ export function LeaseKeeper() {
       if (woke) return void sync(active && leases.length > 0);
       if (!active || leases.length === 0) return;
       // Asked twice a third: the server renews each lease once a third of it has passed.
-      const every = Math.max(1000, (Math.min(...leases.map((h) => h.leaseSeconds)) * 1000) / 6);
+      const every = Math.max(1000, renewAfterMs(Math.min(...leases.map((h) => h.leaseSeconds)) * 1000) / 2);
       if (now - lastRenew.current >= every) void sync(true);
     }, 1000);
     // Woken from sleep or a frozen state, back online or shown again: catch up now.

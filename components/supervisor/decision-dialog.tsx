@@ -8,6 +8,7 @@ import { decisions } from "./decisions";
 import type { InboxDecision } from "./escalated-task";
 import { plural } from "./inbox-view";
 import type { InboxTaskView } from "./types";
+import { LIMITS } from "@/lib/limits";
 
 export interface PendingDecision {
   decision: InboxDecision;
@@ -46,7 +47,7 @@ export function DecisionDialog({ pending, onClose, onConfirm }: { pending: Pendi
               {plural(count)} {pending.scope}. Tasks someone changes meanwhile are left alone and listed afterwards.
             </p>
           ) : null}
-          <TextArea label="Note (optional)" hint="Why: kept in each task's history." value={note} maxLength={2000} onChange={(e) => setNote(e.target.value)} />
+          <TextArea label="Note (optional)" hint="Why: kept in each task's history." value={note} maxLength={LIMITS.reason} onChange={(e) => setNote(e.target.value)} />
           <div className="flex flex-wrap justify-end gap-2">
             <Button type="button" onClick={close}>
               {count === 1 ? "Keep it" : "Keep them"}

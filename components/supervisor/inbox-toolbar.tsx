@@ -6,6 +6,7 @@ import { SelectField, TextField } from "@/components/ui/field";
 import { decisions, DECISIONS } from "./decisions";
 import type { InboxDecision } from "./escalated-task";
 import { INBOX_SORTS, type InboxSort } from "./inbox-view";
+import { LIMITS } from "@/lib/limits";
 
 /**
  * Search, queue, sort, the select-all box and the decisions for the selection — or, with
@@ -39,7 +40,7 @@ export function InboxToolbar(props: {
           label="Search escalated tasks"
           hint="Title, description, payload or failure reason"
           value={props.search}
-          maxLength={200}
+          maxLength={LIMITS.search}
           onChange={(e) => props.onSearch(e.target.value)}
         />
         <SelectField label="Queue" value={props.queue ?? ""} onChange={(e) => props.onQueue(e.target.value || null)}>

@@ -8,6 +8,7 @@ import { SelectField, TextArea, TextField } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toaster";
 import { CLAIMANT_CHOICES } from "./claim-rule-fields";
 import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
+import { LIMITS } from "@/lib/limits";
 
 /** The create's refusals in words, by field; the server's sentence names the rest. */
 const SENTENCES: Record<string, string> = {
@@ -65,7 +66,7 @@ export function NewQueue() {
     <form key={formKey} noValidate onSubmit={onSubmit} aria-label="New queue" className="rounded-lg border border-slate-200 bg-white p-3 shadow-sm">
       <h2 className="font-semibold">New queue</h2>
       <div className="mt-3 grid grid-cols-1 gap-3 sm:grid-cols-2">
-        <TextField name="name" label="Name" required maxLength={64} hint="a-z, 0-9, '.', '_' or '-'" autoComplete="off" {...invalid("name")} />
+        <TextField name="name" label="Name" required maxLength={LIMITS.queueName} hint="a-z, 0-9, '.', '_' or '-'" autoComplete="off" {...invalid("name")} />
         <SelectField name="claimants" label="Who may claim" defaultValue="anyone">
           {CLAIMANT_CHOICES.map((c) => (
             <option key={c.value} value={c.value}>
@@ -74,7 +75,7 @@ export function NewQueue() {
           ))}
         </SelectField>
         <div className="sm:col-span-2">
-          <TextArea name="description" label="Description" maxLength={500} hint="What the queue is for (optional)" {...invalid("description")} />
+          <TextArea name="description" label="Description" maxLength={LIMITS.queueDescription} hint="What the queue is for (optional)" {...invalid("description")} />
         </div>
         <TextField name="leaseSeconds" label="Lease length (seconds)" type="number" inputMode="numeric" placeholder="120" hint="5 to 3,600; blank: 120" {...invalid("leaseSeconds")} />
         <TextField name="maxFailures" label="Max failures" type="number" inputMode="numeric" placeholder="3" hint="1 to 100; blank: 3" {...invalid("maxFailures")} />

@@ -17,6 +17,7 @@ import { ArchiveControl } from "./queue-archive";
 import { QueueCounts } from "./queue-counts";
 import type { QueueSettingsView } from "./types";
 import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
+import { LIMITS } from "@/lib/limits";
 
 type SettingField = "leaseSeconds" | "maxFailures" | "expiryThreshold" | "expiryWindowSeconds" | "retryDelaySeconds";
 
@@ -103,7 +104,7 @@ function QueueForm({ queue }: { queue: QueueSettingsView }) {
       {/* Keyed by the saved values: a change (here or elsewhere) resets the inputs to them. */}
       <div key={[...FIELDS.map((f) => queue[f.name]), queue.claimants, queue.maxAttemptSeconds, queue.description].join(":")} className="mt-3 grid grid-cols-1 gap-3 sm:grid-cols-2">
         <div className="sm:col-span-2">
-          <TextArea name="description" label="Description" maxLength={500} defaultValue={queue.description} onChange={() => setSaved(false)}
+          <TextArea name="description" label="Description" maxLength={LIMITS.queueDescription} defaultValue={queue.description} onChange={() => setSaved(false)}
             aria-invalid={problem?.field === "description" ? true : undefined} aria-describedby={problem?.field === "description" ? errorId : undefined} />
         </div>
         {FIELDS.map((f) => (

@@ -9,9 +9,10 @@ import { TextArea } from "@/components/ui/field";
 import { taskKeys } from "./api";
 import { errorSentence, unwrap } from "./mutations";
 import { toWire, type EventView, type TaskView } from "./wire";
+import { LIMITS } from "@/lib/limits";
 
-/** The API's limit (lib/tasks/schemas.ts COMMENT_MAX), said in words before the server does. */
-const COMMENT_MAX = 4000;
+/** The API's limit, said in words before the server does. */
+const COMMENT_MAX = LIMITS.comment;
 
 export function commentProblem(body: string): string | null {
   if (!body.trim()) return "Write something first: the comment is empty.";

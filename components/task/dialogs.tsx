@@ -10,6 +10,7 @@ import { ActorName } from "./badges";
 import { LocalTime } from "@/components/ui/local-time";
 import { uncheckedSideEffects } from "./side-effects";
 import type { TaskView } from "./wire";
+import { LIMITS } from "@/lib/limits";
 
 /**
  * Starting a needs_check task: an earlier attempt began something outside (an email, a
@@ -82,7 +83,7 @@ export function TextDialog({
   return (
     <Dialog open={open} onClose={onClose} title={title}>
       <form onSubmit={send} className="space-y-4">
-        <TextArea label={label} hint={hint} value={text} onChange={(e) => setText(e.target.value)} required maxLength={2000} autoFocus />
+        <TextArea label={label} hint={hint} value={text} onChange={(e) => setText(e.target.value)} required maxLength={LIMITS.reason} autoFocus />
         <div className="flex flex-wrap justify-end gap-2">
           <Button onClick={onClose}>Cancel</Button>
           <Button type="submit" tone={tone} disabled={!text.trim()}>

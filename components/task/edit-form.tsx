@@ -13,6 +13,7 @@ import { putTask } from "./cache";
 import { conflictSentence, draftOf, lastChangedBy, readEdit, type EditDraft } from "./editing";
 import { ActionFailure, errorSentence, restore, snapshot, unwrap } from "./mutations";
 import { toWire, type TaskView } from "./wire";
+import { LIMITS } from "@/lib/limits";
 
 /**
  * The edit mutation: the new values shown at once (heading, board cards), put back if the
@@ -88,11 +89,11 @@ export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () =>
     <section aria-labelledby="edit-heading" className="rounded-lg border border-blue-200 bg-white p-3" data-testid="edit-task">
       <h2 id="edit-heading" className="mb-2 text-sm font-semibold">Edit task</h2>
       <form onSubmit={save} noValidate className="space-y-3">
-        <TextField label="Title" value={draft.title} onChange={set("title")} maxLength={200} required autoFocus />
+        <TextField label="Title" value={draft.title} onChange={set("title")} maxLength={LIMITS.title} required autoFocus />
         <TextArea label="Description" value={draft.description} onChange={set("description")} rows={4} />
         <TextField
           label="Priority"
-          hint="Higher is claimed first: -1000 (last) to 1000 (first); 0 is the default."
+          hint={`Higher is claimed first: ${LIMITS.priority.min} (last) to ${LIMITS.priority.max} (first); 0 is the default.`}
           value={draft.priority}
           onChange={set("priority")}
           inputMode="numeric"

@@ -5,11 +5,12 @@ import type { HandoffNote } from "@/lib/client";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { TextArea } from "@/components/ui/field";
+import { LIMITS } from "@/lib/limits";
 
-/** The API's limits (lib/tasks/schemas.ts handoffInput), checked here to say it in words first. */
-const SUMMARY_MAX = 2000;
-const LINKS_MAX = 20;
-const LINK_MAX = 500;
+/** The API's limits, checked here to say it in words first. */
+const SUMMARY_MAX = LIMITS.handoffSummary;
+const LINKS_MAX = LIMITS.artifacts;
+const LINK_MAX = LIMITS.artifact;
 
 /** The note from the form, or a sentence saying what to fix; null note = none given. */
 export function readHandoff(summary: string, next: string, links: string): { note: HandoffNote | null } | { problem: string } {
@@ -64,7 +65,7 @@ export function HandoffDialog({
             {warning}
           </p>
         ) : null}
-        {reason ? <TextArea label="Reason" value={why} onChange={(e) => setWhy(e.target.value)} required maxLength={2000} autoFocus /> : null}
+        {reason ? <TextArea label="Reason" value={why} onChange={(e) => setWhy(e.target.value)} required maxLength={LIMITS.reason} autoFocus /> : null}
         <fieldset className="space-y-3 rounded-md border border-slate-200 p-2">
           <legend className="px-1 text-sm font-medium text-slate-700">Hand-off for the next person (optional)</legend>
           <TextArea label="What you did" value={summary} onChange={(e) => setSummary(e.target.value)} rows={2} autoFocus={!reason} />

@@ -1,4 +1,5 @@
 import { ClaimboardApiError, type ClaimboardClient, type Task } from "@/lib/client";
+import { renewAfterMs } from "@/lib/cadence";
 
 // Over stdio the MCP server lives exactly as long as its client's connection, so it keeps
 // the leases of the tasks its caller holds alive — a model need not babysit them. It
@@ -43,7 +44,7 @@ export class LeaseKeeper {
       current.task = task; // same lease (e.g. a side effect recorded): the renewal stays as planned
       return;
     }
-    this.schedule(task, Math.max(200, leaseLeftMs(task) / 3));
+    this.schedule(task, Math.max(200, renewAfterMs(leaseLeftMs(task))));
   }
 
   stop() {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LIMITS } from "@/lib/limits";
 
 // One schema per input, shared by the engine, the server actions and the API routes
 // (and the OpenAPI document is generated from them). Bad input stops here, before SQL.
@@ -58,18 +59,18 @@ export const queueName = z
   .string()
   .regex(/^[a-z0-9._-]{1,64}$/, "must be 1 to 64 characters of a-z, 0-9, '.', '_' or '-' (no spaces or capitals)");
 
-export const priority = z.number().int("must be a whole number").min(-1000).max(1000);
-export const leaseSeconds = z.number().int("must be a whole number").min(5).max(3600);
+export const priority = z.number().int("must be a whole number").min(LIMITS.priority.min).max(LIMITS.priority.max);
+export const leaseSeconds = z.number().int("must be a whole number").min(LIMITS.leaseSeconds.min).max(LIMITS.leaseSeconds.max);
 
 /** The work graph's inputs (docs/engine.md). */
-export const MAX_DEPENDENCIES = 50;
+export const MAX_DEPENDENCIES = LIMITS.dependencies;
 export const dependsOn = z.array(taskId).max(MAX_DEPENDENCIES, `must list at most ${MAX_DEPENDENCIES} task ids`);
 export const notBefore = z.iso.datetime({ offset: true, message: "must be an ISO 8601 time, e.g. 2026-12-01T14:30:00Z" });
-export const idempotencyKey = text(200, 1);
+export const idempotencyKey = text(LIMITS.idempotencyKey, 1);
 
 export const createTaskInput = z.strictObject({
-  title: text(200, 1),
-  description: text(10_000).optional(),
+  title: text(LIMITS.title, 1),
+  description: text(LIMITS.description).optional(),
   queue: queueName.optional(),
   priority: priority.optional(),
   payload: jsonObject.optional(),
@@ -87,20 +88,20 @@ export const claimNextInput = z.strictObject({
 });
 
 export const claimBatchInput = claimNextInput.extend({
-  limit: z.number().int("must be a whole number").min(1).max(100),
+  limit: z.number().int("must be a whole number").min(1).max(LIMITS.batch),
 });
 
 /** A hand-off note on release or fail: what was done, what comes next, links to what was made. */
 export const handoffInput = z.strictObject({
-  summary: text(2000, 1),
-  next: text(2000).optional(),
-  artifacts: z.array(text(500)).max(20, "must have at most 20 items").optional(),
+  summary: text(LIMITS.handoffSummary, 1),
+  next: text(LIMITS.handoffNext).optional(),
+  artifacts: z.array(text(LIMITS.artifact)).max(LIMITS.artifacts, `must have at most ${LIMITS.artifacts} items`).optional(),
 });
 
 export const claimBody = z.strictObject({ version });
 export const startBody = z.strictObject({ version, confirmCheck: z.boolean().optional() });
 export const heartbeatBody = z.strictObject({ version, progress: jsonValue.optional() });
-export const sideEffectBody = z.strictObject({ version, description: text(2000, 1) });
+export const sideEffectBody = z.strictObject({ version, description: text(LIMITS.reason, 1) });
 export const releaseBody = z.strictObject({ version, handoff: handoffInput.optional() });
 export const completeBody = z.strictObject({
   version,
@@ -113,7 +114,7 @@ export const completionsInput = z.strictObject({
   tasks: z
     .array(z.strictObject({ id: taskId, version, result: jsonValue.optional() }))
     .min(1, "must list at least one task")
-    .max(100, "must list at most 100 tasks")
+    .max(LIMITS.batch, `must list at most ${LIMITS.batch} tasks`)
     .superRefine((items, ctx) => {
       const seen = new Set<string>();
       items.forEach((item, index) => {
@@ -122,8 +123,8 @@ export const completionsInput = z.strictObject({
       });
     }),
 });
-export const failBody = z.strictObject({ version, reason: text(2000, 1), handoff: handoffInput.optional() });
-export const superviseBody = z.strictObject({ version, reason: text(2000).optional() });
+export const failBody = z.strictObject({ version, reason: text(LIMITS.reason, 1), handoff: handoffInput.optional() });
+export const superviseBody = z.strictObject({ version, reason: text(LIMITS.reason).optional() });
 
 export const dependenciesBody = z.strictObject({
   version,
@@ -134,8 +135,8 @@ export const dependenciesBody = z.strictObject({
 /** PATCH /tasks/{id}: the fields an edit may change (docs/api.md); at least one must be named. */
 const editFields = {
   version,
-  title: text(200, 1).optional(),
-  description: text(10_000).optional(),
+  title: text(LIMITS.title, 1).optional(),
+  description: text(LIMITS.description).optional(),
   priority: priority.optional(),
   payload: jsonObject.optional(),
 };
@@ -148,8 +149,8 @@ export const requireAnEdit = <T extends z.ZodType<Partial<Record<(typeof EDITABL
 export const editTaskFields = z.strictObject(editFields);
 export const editTaskBody = requireAnEdit(editTaskFields);
 
-/** A comment: 1..4000 characters, not only blanks. */
-export const COMMENT_MAX = 4000;
+/** A comment: 1..LIMITS.comment characters, not only blanks. */
+export const COMMENT_MAX = LIMITS.comment;
 export const commentBody = z.strictObject({
   body: text(COMMENT_MAX, 1).refine((value) => value.trim().length > 0, "must not be only blanks"),
 });
@@ -183,9 +184,9 @@ const queueSettingsFields = {
   retryDelaySeconds: z.number().int("must be a whole number").min(0).max(86_400).optional(),
   claimants: z.enum(["anyone", "people", "agents"], "must be anyone, people or agents").optional(),
   /** null lifts the ceiling. */
-  maxAttemptSeconds: z.number().int("must be a whole number").min(60).max(604_800).nullable().optional(),
+  maxAttemptSeconds: z.number().int("must be a whole number").min(LIMITS.maxAttemptSeconds.min).max(LIMITS.maxAttemptSeconds.max).nullable().optional(),
   /** What the queue is for, in a supervisor's words. */
-  description: text(500).optional(),
+  description: text(LIMITS.queueDescription).optional(),
 };
 
 export const queueSettingsInput = z.strictObject({ queue: queueName, ...queueSettingsFields });

@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
+import { LIMITS } from "@/lib/limits";
 import { taskSearchDocument, tasks } from "@/db/schema";
 
 /**
@@ -21,7 +22,7 @@ import { taskSearchDocument, tasks } from "@/db/schema";
  * - The 'simple' configuration: no stemming and no stop words, so ids, codes and names in
  *   a payload are found as typed, in any language.
  */
-export const MAX_QUERY_CHARS = 200;
+export const MAX_QUERY_CHARS = LIMITS.search;
 
 export const searchText = z
   .string()

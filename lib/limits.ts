@@ -1,0 +1,30 @@
+// The input limits of the contract, once. The engine's schemas (lib/tasks/schemas.ts) enforce
+// them; the forms (maxLength, counters, sentences) and the MCP tools' descriptions read them
+// here, so a limit changed in one place is changed everywhere it is said. Pure: safe in the
+// browser.
+
+export const LIMITS = {
+  title: 200,
+  description: 10_000,
+  /** A failure's reason, a supervisor's note, a side effect's description. */
+  reason: 2000,
+  handoffSummary: 2000,
+  handoffNext: 2000,
+  artifact: 500,
+  artifacts: 20,
+  comment: 4000,
+  idempotencyKey: 200,
+  /** Dependencies one request may add (and a create may name). */
+  dependencies: 50,
+  /** Tasks in one batch claim or one batch completion. */
+  batch: 100,
+  queueName: 64,
+  queueDescription: 500,
+  search: 200,
+  priority: { min: -1000, max: 1000 },
+  leaseSeconds: { min: 5, max: 3600 },
+  maxAttemptSeconds: { min: 60, max: 604_800 },
+} as const;
+
+/** "4,000": how a limit is written in a sentence. */
+export const limitText = (n: number) => n.toLocaleString("en");
