@@ -4,7 +4,7 @@ import { z } from "zod";
 import { guardedAction } from "@/lib/auth/action";
 import { queueName } from "@/lib/tasks/schemas";
 import { ok } from "@/lib/tasks/types";
-import { countEscalated, readInbox } from "./data";
+import { countEscalated, readInbox } from "@/lib/tasks/inbox";
 
 // The inbox's read, behind the same guard as its writes, for the browser to refetch on events.
 export const inboxAction = guardedAction("supervisor", z.strictObject({ queue: queueName.nullable() }), async (input, { db, user }) =>

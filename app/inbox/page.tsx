@@ -6,7 +6,7 @@ import { Inbox } from "@/components/supervisor/inbox";
 import { inboxSort } from "@/components/supervisor/inbox-view";
 import { toWire } from "@/components/task/wire";
 import { requireSupervisor, streamPosition } from "../_lib/session";
-import { readInbox } from "./data";
+import { readInbox } from "@/lib/tasks/inbox";
 
 export const metadata: Metadata = { title: "Inbox · Claimboard" };
 

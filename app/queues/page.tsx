@@ -3,14 +3,14 @@ import { getDatabase } from "@/db";
 import { QueueSettings } from "@/components/supervisor/queue-settings";
 import { toWire } from "@/components/task/wire";
 import { requireSupervisor, streamPosition } from "../_lib/session";
-import { listQueueSettings } from "./data";
+import { listQueues } from "@/lib/tasks/queue-list";
 
 export const metadata: Metadata = { title: "Queues · Claimboard" };
 
 export default async function QueuesPage() {
   await requireSupervisor("/queues", "queues");
   await streamPosition(); // before any read: the browser's stream resumes from there
-  const queues = await listQueueSettings(getDatabase().db);
+  const queues = await listQueues(getDatabase().db);
   return (
     <main className="mx-auto max-w-screen-md px-4 py-4">
       <h1 className="mb-4 text-xl font-semibold">Queues</h1>

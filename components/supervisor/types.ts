@@ -1,5 +1,5 @@
-import type { Inbox, InboxTask, TrippedQueue } from "@/app/inbox/data";
-import type { QueueSettingsRow } from "@/app/queues/data";
+import type { Inbox, InboxTask, TrippedQueue } from "@/lib/tasks/inbox";
+import type { QueueSummary } from "@/lib/tasks/queue-list";
 import type { AgentTokenRow } from "@/lib/auth/token-list";
 import type { Wire } from "@/components/task/wire";
 
@@ -7,5 +7,5 @@ import type { Wire } from "@/components/task/wire";
 export type InboxView = Wire<Inbox>;
 export type InboxTaskView = Wire<InboxTask>;
 export type TrippedQueueView = Wire<TrippedQueue>;
-export type QueueSettingsView = Wire<QueueSettingsRow>;
+export type QueueSettingsView = Wire<QueueSummary>;
 export type AgentTokenView = Wire<AgentTokenRow>;

@@ -5,7 +5,7 @@ import { taskId, text, version } from "./schemas";
 import { cancel, requeue, resolve } from "./supervise";
 import { ok, type EngineError, type Task } from "./types";
 
-/** The inbox's bulk cap: the most escalated tasks it lists for one filter (app/inbox/data.ts). */
+/** The inbox's bulk cap: the most escalated tasks it lists for one filter (lib/tasks/inbox.ts). */
 export const SUPERVISE_MANY_LIMIT = 500;
 
 const decisions = { requeue, resolve, cancel } as const;

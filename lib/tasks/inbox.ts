@@ -2,9 +2,9 @@ import "server-only";
 import { and, asc, eq, inArray, isNotNull, lt, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { actors, queues, taskEvents, tasks } from "@/db/schema";
-import { listTasks } from "@/lib/tasks/queries";
-import { toTask } from "@/lib/tasks/task-row";
-import type { ActorRef, Task } from "@/lib/tasks/types";
+import { listTasks } from "./queries";
+import { toTask } from "./task-row";
+import type { ActorRef, Task } from "./types";
 
 /** Most escalated tasks the inbox shows (and acts on in bulk) for one filter: the bulk action's cap. */
 export const INBOX_LIMIT = 500;
