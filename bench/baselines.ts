@@ -49,10 +49,22 @@ export type BaselineMode = "pgboss" | "pgboss-batch" | "graphile" | "graphile-ba
 
 /** One drain of `jobs` jobs by `workers` workers; jobs per second. */
 export async function runBaseline(b: Baselines, mode: BaselineMode, url: string, workers: number, jobs: number): Promise<number> {
+  return (await baselineDrain(b, mode, url, workers, jobs)).jobsPerSecond;
+}
+
+export interface BaselineResult {
+  jobsPerSecond: number;
+  /** With `walWindow` (pgboss mode): the WAL positions right before the workers start and right after the queue is dry (a CHECKPOINT first). */
+  wal?: { from: string; to: string };
+}
+
+/** runBaseline with the child's whole answer. */
+export async function baselineDrain(b: Baselines, mode: BaselineMode, url: string, workers: number, jobs: number, walWindow = false): Promise<BaselineResult> {
   const script = path.join(PREFIX, "queue-baseline.mjs");
   fs.copyFileSync(path.join(HERE, "baselines/queue-baseline.mjs"), script);
+  const env = { ...process.env, ...(walWindow ? { BENCH_WAL_WINDOW: "1" } : {}) };
   const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn(b.node, [script, mode, url, String(workers), String(jobs)], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(b.node, [script, mode, url, String(workers), String(jobs)], { stdio: ["ignore", "pipe", "pipe"], env });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -60,5 +72,5 @@ export async function runBaseline(b: Baselines, mode: BaselineMode, url: string,
     child.on("exit", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${mode} exited ${code}:\n${stderr}${stdout}`))));
   });
   const line = out.trim().split("\n").at(-1)!;
-  return (JSON.parse(line) as { jobsPerSecond: number }).jobsPerSecond;
+  return JSON.parse(line) as BaselineResult;
 }
