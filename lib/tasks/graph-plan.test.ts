@@ -1,0 +1,79 @@
+import { sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import * as schema from "@/db/schema";
+import { cancel, claim, complete, start, type ActorRef } from "@/lib/tasks";
+import { engineFixture, type EngineFixture } from "@/test/engine";
+import { taskRow } from "@/test/inspect";
+
+// The graph's probes (who waits for this task?) run on every completion and cancel. Only a
+// few tasks have dependencies, so they must go through the partial index tasks_blocked_by
+// (WHERE blocked_by <> '{}'); a statement that does not repeat that predicate cannot use it
+// and reads the whole table. The plans are the code's own statements' (auto_explain on the
+// connection that runs them), custom and generic.
+const TASKS = 20_000;
+const QUEUE = "plan";
+
+let f: EngineFixture;
+let client: postgres.Sql;
+let plans: string[];
+let amal: ActorRef;
+let sara: ActorRef;
+beforeAll(async () => {
+  f = await engineFixture();
+  amal = await f.actor("Amal");
+  sara = await f.actor("Sara");
+  await f.queue(QUEUE);
+  await f.db.execute(sql`INSERT INTO tasks (queue, title) SELECT ${QUEUE}, 'bulk ' || i FROM generate_series(1, ${TASKS}::int) i`);
+  await f.db.execute(sql`ANALYZE tasks`);
+  plans = [];
+  client = postgres(f.database.url, {
+    max: 1, // LOAD and SET hold for this one session
+    onnotice: (notice) => void plans.push(String(notice.message)),
+    connection: { TimeZone: "UTC" },
+  });
+  await client.unsafe(`LOAD 'auto_explain'`);
+  await client.unsafe(`SET auto_explain.log_min_duration = 0; SET auto_explain.log_level = notice; SET auto_explain.log_nested_statements = on`);
+}, 60_000);
+afterAll(async () => {
+  await client?.end();
+  await f?.close();
+});
+
+/** The plan auto_explain reported for the statement containing `marker`, from what `fn` ran. */
+async function planOf(marker: string, fn: () => Promise<unknown>): Promise<string> {
+  plans.length = 0;
+  await fn();
+  const found = plans.filter((p) => p.includes(marker));
+  expect(found, `a plan for "${marker}" among ${plans.length}`).toHaveLength(1);
+  return found[0]!;
+}
+
+describe.each(["auto", "force_generic_plan"])("the graph's probes use tasks_blocked_by (plan_cache_mode %s)", (mode) => {
+  beforeAll(async () => {
+    await client.unsafe(`SET plan_cache_mode = ${mode}`);
+  });
+
+  test(`completing a task: the unblocking statement, ${TASKS} tasks`, async () => {
+    const db = drizzle(client, { schema });
+    const parent = await f.task("parent", { queue: QUEUE });
+    const child = await f.task("child", { queue: QUEUE, dependsOn: [parent.id] });
+    const claimed = await f.must(claim, { taskId: parent.id, version: parent.version }, amal);
+    const started = await f.must(start, { taskId: parent.id, version: claimed.version }, amal);
+    const plan = await planOf("blocked_by &&", () => f.must(complete, { taskId: parent.id, version: started.version }, amal, db));
+    expect(plan).toContain("tasks_blocked_by");
+    expect(plan).not.toMatch(/Seq Scan on tasks/);
+    expect((await taskRow(f.db, child.id)).blockedBy).toEqual([]);
+  });
+
+  test(`cancelling a task: the escalation probe, ${TASKS} tasks`, async () => {
+    const db = drizzle(client, { schema });
+    const parent = await f.task("parent", { queue: QUEUE });
+    const child = await f.task("child", { queue: QUEUE, dependsOn: [parent.id] });
+    const plan = await planOf("blocked_by &&", () => f.must(cancel, { taskId: parent.id, version: parent.version }, sara, db));
+    expect(plan).toContain("tasks_blocked_by");
+    expect(plan).not.toMatch(/Seq Scan on tasks/);
+    expect((await taskRow(f.db, child.id)).status).toBe("escalated");
+  });
+});
