@@ -1,6 +1,7 @@
-// A typed client for Claimboard's agent API (API.md). It runs anywhere `fetch` does: it
-// imports the API's contract only (lib/http/endpoints.ts and wire.ts, zod schemas), never
-// server code. Its routes, the types it takes and answers are the registry's (lib/client/).
+// A typed client for Claimboard's agent API (API.md). It runs anywhere `fetch` does: of the
+// server it imports only the API's contract (lib/http/endpoints.ts, wire.ts: zod schemas),
+// never server-only code or the database. Its routes, and the types it takes and answers,
+// are the registry's (lib/client/routes.ts, types.ts).
 
 import { INSTANCE_HEADER } from "@/lib/http/endpoints";
 import { ClaimboardApiError, toApiError } from "./client/errors";

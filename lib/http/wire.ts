@@ -3,7 +3,8 @@ import { taskStatus } from "@/db/schema";
 
 // What the API answers with, once: the zod schemas the OpenAPI document and the MCP tools'
 // output schemas are made from, and the wire types inferred from them, which the typed
-// client and the browser use. Pure (zod only): no server code, no database.
+// client and the browser use. Pure: zod and db/schema's status enum, no server-only code
+// and no database connection.
 
 export const actorRef = z.object({ id: z.string(), name: z.string(), kind: z.enum(["user", "agent", "system"]) });
 
