@@ -1,6 +1,5 @@
 import type { TaskStatus } from "@/db/schema";
-import type { TaskEvent } from "@/lib/tasks/queries";
-import type { ActorRef, Task } from "@/lib/tasks/types";
+import type { ActorRef, Task, TaskEvent } from "@/lib/http/wire";
 
 /** A value as it crosses the wire as JSON: Dates become ISO 8601 strings. */
 export type Wire<T> = T extends Date
@@ -11,9 +10,9 @@ export type Wire<T> = T extends Date
       ? { [K in keyof T]: Wire<T[K]> }
       : T;
 
-/** A task as the browser holds it; `pending` marks an optimistic guess not yet confirmed. */
-export type TaskView = Wire<Task> & { pending?: string };
-export type EventView = Wire<TaskEvent>;
+/** A task as the browser holds it: the API's task object; `pending` marks an optimistic guess not yet confirmed. */
+export type TaskView = Task & { pending?: string };
+export type EventView = TaskEvent;
 export type { ActorRef, TaskStatus };
 
 export interface PageView<T> {

@@ -1,129 +1,19 @@
 import { z } from "zod";
-import { taskStatus, type TokenRole } from "@/db/schema";
-import { countTasksQuery } from "@/lib/tasks/counts";
-import { listEventsQuery, listTasksQuery } from "@/lib/tasks/queries";
+import type { TokenRole } from "@/db/schema";
+import { countTasksQuery, listEventsQuery, listTasksQuery } from "@/lib/tasks/query-schemas";
 import { eventStreamQuery } from "@/lib/realtime/query";
 import * as input from "@/lib/tasks/schemas";
+import { errorObject, eventObject, healthBody, queueObject, queueResponse, readinessObject, taskCountsObject, taskObject, taskResponse } from "./wire";
 
-// Every endpoint of the agent API, once. The route handlers are built from these entries
-// and the OpenAPI document is generated from them, so the two cannot drift apart.
+export { errorObject, eventObject, queueObject, readinessObject, taskCountsObject, taskObject };
 
-const actorRef = z.object({ id: z.string(), name: z.string(), kind: z.enum(["user", "agent", "system"]) });
+// Every endpoint of the agent API, once: the only list of them. The route files, the MCP
+// endpoint's in-process calls (lib/http/handlers joins each entry with its handler), the
+// typed client (lib/client) and the OpenAPI document are all made from these entries.
+// Pure (zod schemas only), so the typed client can import it.
 
 /** The request header naming the calling process of an agent (host:pid, …); see the handler. */
 export const INSTANCE_HEADER = "Claimboard-Instance";
-
-const handoffObject = z
-  .object({
-    summary: z.string(),
-    next: z.string().nullable(),
-    artifacts: z.array(z.string()),
-    by: actorRef,
-    at: z.iso.datetime(),
-  })
-  .meta({ id: "Handoff", description: "The latest hand-off note: from a release or fail, or by the system when a lease lapsed after progress" });
-
-const progressObject = z
-  .object({ value: z.json(), at: z.iso.datetime() })
-  .meta({ id: "Progress", description: "The current attempt's last heartbeat progress" });
-
-export const taskObject = z
-  .object({
-    id: z.string(),
-    queue: z.string(),
-    title: z.string(),
-    description: z.string(),
-    payload: z.json(),
-    priority: z.number().int(),
-    status: z.enum(taskStatus.enumValues),
-    owner: actorRef.nullable(),
-    leaseUntil: z.iso.datetime().nullable(),
-    version: z.number().int(),
-    failureCount: z.number().int(),
-    needsCheck: z.boolean(),
-    dependsOn: z.array(z.string()).meta({ description: "Ids of the tasks this one waits for (the work graph)" }),
-    blockedBy: z.array(z.string()).meta({ description: "The dependencies not done yet; claimable only when empty" }),
-    notBefore: z.iso.datetime().nullable().meta({ description: "Not claimable before this time (scheduled, or the retry backoff)" }),
-    createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime(),
-    handoff: handoffObject.nullable(),
-    progress: progressObject.nullable(),
-  })
-  .meta({ id: "Task" });
-
-const statusCounts = z.object(Object.fromEntries(taskStatus.enumValues.map((s) => [s, z.number().int()])) as Record<(typeof taskStatus.enumValues)[number], z.ZodNumber>);
-
-export const taskCountsObject = z
-  .object({
-    statuses: statusCounts.meta({ description: "The filter's tasks in each status" }),
-    queues: z.array(z.object({ queue: z.string(), statuses: statusCounts })).meta({ description: "Every queue that is not archived, unfiltered" }),
-    cap: z.number().int().meta({ description: "A count of cap + 1 means more than cap" }),
-  })
-  .meta({ id: "TaskCounts" });
-
-export const readinessObject = z
-  .object({
-    claimable: z.boolean(),
-    reasons: z.array(z.object({
-      code: z.enum(["status", "held", "breaker_tripped", "queue_archived", "queue_paused", "claimants", "blocked", "not_before", "needs_check"]),
-      message: z.string(),
-    })),
-    claimableAt: z.iso.datetime().nullable(),
-  })
-  .meta({ id: "Readiness" });
-
-export const eventObject = z
-  .object({
-    id: z.string(),
-    taskId: z.string().nullable(),
-    queue: z.string(),
-    type: z.string(),
-    actor: actorRef,
-    payload: z.json(),
-    createdAt: z.iso.datetime(),
-  })
-  .meta({ id: "TaskEvent" });
-
-export const errorObject = z
-  .object({
-    error: z.object({
-      code: z.string(),
-      message: z.string(),
-      field: z.string().optional(),
-      task: taskObject.optional(),
-    }),
-  })
-  .meta({ id: "Error" });
-
-const statusCountsObject = statusCounts;
-
-export const queueObject = z
-  .object({
-    name: z.string(),
-    description: z.string(),
-    leaseSeconds: z.number().int(),
-    maxFailures: z.number().int(),
-    expiryThreshold: z.number().int(),
-    expiryWindowSeconds: z.number().int(),
-    retryDelaySeconds: z.number().int(),
-    claimants: z.enum(["anyone", "people", "agents"]),
-    maxAttemptSeconds: z.number().int().nullable(),
-    paused: z.boolean(),
-    pausedAt: z.iso.datetime().nullable(),
-    pausedBy: z.string().nullable().meta({ description: "Who paused it (a name), while paused" }),
-    breakerTrippedAt: z.iso.datetime().nullable(),
-    breakerReason: z.string().nullable(),
-    archivedAt: z.iso.datetime().nullable().meta({ description: "Archived: no new tasks or claims; its tasks and history stay" }),
-    archivedBy: z.string().nullable(),
-    counts: statusCountsObject.meta({ description: "Tasks in each status now; a count of cap + 1 means more than cap" }),
-    throughput: z.object({ lastHour: z.number().int(), last24Hours: z.number().int() }).meta({ description: "Tasks finished (completed or resolved)" }),
-    createdAt: z.iso.datetime(),
-  })
-  .meta({ id: "Queue" });
-
-const taskResponse = z.object({ task: taskObject });
-const queueResponse = z.object({ queue: queueObject });
-const healthBody = z.object({ ok: z.boolean(), db: z.enum(["up", "down"]) });
 
 export interface Endpoint {
   operationId: string;
@@ -152,7 +42,9 @@ const WORK: TokenRole[] = ["agent", "supervisor"];
 const SUPERVISE: TokenRole[] = ["supervisor"];
 const OWNER_CALL_ERRORS = [400, 404, 409, 413];
 
-const ownerCall = (operationId: string, verb: string, summary: string, body: z.ZodType): Endpoint => ({
+// Generic in the body, and `satisfies` rather than a return type, so each entry keeps its
+// own schemas' types: the typed client's methods take and answer them (lib/client).
+const ownerCall = <B extends z.ZodType>(operationId: string, verb: string, summary: string, body: B) => ({
   operationId,
   method: "POST",
   path: `/tasks/{id}/${verb}`,
@@ -161,10 +53,10 @@ const ownerCall = (operationId: string, verb: string, summary: string, body: z.Z
   body,
   success: { status: 200, description: "The task after the call", schema: taskResponse },
   errors: OWNER_CALL_ERRORS,
-});
+}) satisfies Endpoint;
 
 /** POST /tasks/{id}/<verb> {version, reason?}: a supervisor's decision over a task (lib/tasks/supervise.ts, release.ts). */
-const supervisorCall = (operationId: string, verb: string, summary: string): Endpoint => ({
+const supervisorCall = (operationId: string, verb: string, summary: string) => ({
   operationId,
   method: "POST",
   path: `/tasks/{id}/${verb}`,
@@ -173,7 +65,7 @@ const supervisorCall = (operationId: string, verb: string, summary: string): End
   body: input.superviseBody,
   success: { status: 200, description: "The task after the decision", schema: taskResponse },
   errors: OWNER_CALL_ERRORS,
-});
+}) satisfies Endpoint;
 
 export const endpoints = {
   createTask: {
@@ -340,3 +232,6 @@ export const endpoints = {
     errors: [],
   },
 } satisfies Record<string, Endpoint>;
+
+/** An endpoint's key in the registry: the typed client's routes and the handlers are keyed by it. */
+export type EndpointId = keyof typeof endpoints;

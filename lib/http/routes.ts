@@ -1,27 +1,32 @@
 import "server-only";
-import type { z } from "zod";
-import type { Operation } from "@/lib/tasks/engine";
-import type { Task } from "@/lib/tasks/types";
-import type { Endpoint } from "./endpoints";
+import { endpoints, type Endpoint, type EndpointId } from "./endpoints";
 import { errorResponse } from "./errors";
-import { handle, respond } from "./handler";
+import { handlers, type RouteHandler } from "./handlers";
 import { withTransportSecurity } from "./transport";
-
-/** POST /tasks/{id}/<verb>: the body plus the path's task id, one engine call, `{task}` back. */
-export function taskCallRoute<S extends z.ZodType>(endpoint: Endpoint, op: Operation<S, Task>) {
-  return handle(endpoint, async ({ run, body, params }) =>
-    respond(await run(op, { ...(body as object), taskId: params.id }), (task) => ({ task })),
-  );
-}
 
 type Handler = ((request: Request) => Promise<Response>) & { methodNotAllowed?: true };
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
 
 /**
+ * A route file's exports: the registry's handlers of the endpoints it serves (one path),
+ * and `otherMethods` for the rest. Next.js needs a file per path, so each is one line:
+ * `export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route("listTasks", "createTask")`.
+ */
+export function route(...ids: EndpointId[]): Record<Method, RouteHandler> {
+  const served: Endpoint[] = ids.map((id) => endpoints[id]);
+  const paths = new Set(served.map((endpoint) => endpoint.path));
+  if (paths.size !== 1) throw new Error(`route(${ids.join(", ")}): a route file serves one path, not ${[...paths].join(" and ")}`);
+  if (new Set(served.map((endpoint) => endpoint.method)).size !== ids.length) throw new Error(`route(${ids.join(", ")}): two endpoints answer one method`);
+  const methods: Record<Method, RouteHandler> = { ...otherMethods(...served) };
+  for (const id of ids) methods[endpoints[id].method] = handlers[id];
+  return methods;
+}
+
+/**
  * What a route file exports for the methods its path does not serve (Next.js would answer
  * those with an empty 405): API.md's error shape, `method_not_allowed`, and `Allow` listing
- * what the path does serve — OPTIONS answers that list too. Each route file takes the ones
- * it lacks: `export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods(endpoints.claimNext)`.
+ * what the path does serve — OPTIONS answers that list too. `route` takes the ones its
+ * endpoints lack; app/api/mcp, no registry entry, takes its own.
  * Marked, so the registry checks tell them from the endpoints.
  */
 export function otherMethods(...served: Endpoint[]): Record<Method, Handler> {

@@ -1,8 +1,8 @@
 import { and, sql, type SQL } from "drizzle-orm";
-import { z } from "zod";
 import type { Executor } from "@/db/client";
 import { tasks, taskStatus, type TaskStatus } from "@/db/schema";
-import { taskFilterShape, taskFilters } from "./queries";
+import { taskFilters } from "./queries";
+import type { CountTasksQuery } from "./query-schemas";
 import type { ActorRef } from "./types";
 
 /**
@@ -16,9 +16,7 @@ import type { ActorRef } from "./types";
  */
 export const COUNT_CAP = 1000;
 
-/** The list's filters, without status (counted per status), order or paging. */
-export const countTasksQuery = z.strictObject(taskFilterShape);
-export type CountTasksQuery = z.infer<typeof countTasksQuery>;
+export { countTasksQuery, type CountTasksQuery } from "./query-schemas";
 
 export type StatusCounts = Record<TaskStatus, number>;
 

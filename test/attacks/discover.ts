@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { endpoints, type EndpointId } from "@/lib/http/endpoints";
 
 // Entry points found in the source, not listed by hand: a new server action or route shows
 // up here, and the matrix fails until it has a row of expectations.
@@ -54,8 +55,10 @@ export function sourceRoutes(): SourceRoute[] {
     const aliased = [...source.matchAll(/^export\s*\{([^}]*)\}/gm)].flatMap((m) =>
       m[1]!.split(",").map((part) => part.trim().split(/\s+as\s+/).at(-1)!),
     );
+    // A registry route file (lib/http/routes.ts `route`): the methods of the endpoints it names.
+    const named = /= route\(([^)]*)\)/.exec(source)?.[1]?.match(/"(\w+)"/g)?.map((id) => endpoints[JSON.parse(id) as EndpointId].method) ?? [];
     const dir = path.dirname(file).replace(/^app/, "");
     const urlPath = dir.replace(/\[\.\.\.(\w+)\]/g, "{...$1}").replace(/\[(\w+)\]/g, "{$1}") || "/";
-    return { file, path: urlPath, methods: [...direct, ...aliased].filter((m) => METHODS.includes(m)).sort() };
+    return { file, path: urlPath, methods: [...direct, ...aliased, ...named].filter((m) => METHODS.includes(m)).sort() };
   });
 }

@@ -1,27 +1,3 @@
-import { endpoints } from "@/lib/http/endpoints";
-import { otherMethods } from "@/lib/http/routes";
-import { errorResponse } from "@/lib/http/errors";
-import { handle } from "@/lib/http/handler";
-import { getHub } from "@/lib/realtime";
-import { compareCursors, parseCursor } from "@/lib/realtime/cursor";
-import { currentPosition } from "@/lib/realtime/feed";
-import { eventStream } from "@/lib/realtime/sse";
+import { route } from "@/lib/http/routes";
 
-// A reconnecting EventSource keeps its original URL, so Last-Event-ID wins over ?after=.
-export const GET = handle(endpoints.events, async ({ request, query, db }) => {
-  const header = request.headers.get("last-event-id");
-  const raw = header ?? query.after;
-  const after = raw === undefined ? null : parseCursor(raw);
-  if (raw !== undefined && !after) {
-    return errorResponse({ code: "invalid_request", message: "Last-Event-ID must be a cursor from an event's id: field", field: "Last-Event-ID" });
-  }
-  // Every cursor this server hands out is at or behind the feed's position now; one ahead
-  // of it (made up, or from another database) would get a stream that never says anything.
-  if (after && compareCursors(after, await currentPosition(db)) > 0) {
-    return errorResponse({ code: "invalid_request", message: "Last-Event-ID is ahead of the event stream: not a cursor it handed out", field: "Last-Event-ID" });
-  }
-  const hub = await getHub();
-  return eventStream(hub, { queue: query.queue, taskId: query.task }, after, request.signal);
-});
-
-export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods(endpoints.events);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route("events");

@@ -1,10 +1,3 @@
-import { endpoints } from "@/lib/http/endpoints";
-import { otherMethods } from "@/lib/http/routes";
-import { handle } from "@/lib/http/handler";
-import { countTasks } from "@/lib/tasks/counts";
+import { route } from "@/lib/http/routes";
 
-export const GET = handle(endpoints.countTasks, async ({ db, query, principal }) => {
-  return Response.json(await countTasks(db, query, principal!.actor));
-});
-
-export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods(endpoints.countTasks);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route("countTasks");

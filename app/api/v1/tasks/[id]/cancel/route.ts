@@ -1,8 +1,3 @@
-import { endpoints } from "@/lib/http/endpoints";
-import { otherMethods, taskCallRoute } from "@/lib/http/routes";
-import { cancel } from "@/lib/tasks";
+import { route } from "@/lib/http/routes";
 
-// Supervisor tokens only (the endpoint's roles): the inbox's decision, over the API.
-export const POST = taskCallRoute(endpoints.cancelTask, cancel);
-
-export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods(endpoints.cancelTask);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route("cancelTask");

@@ -1,7 +1,3 @@
-import { endpoints } from "@/lib/http/endpoints";
-import { otherMethods, taskCallRoute } from "@/lib/http/routes";
-import { claim } from "@/lib/tasks";
+import { route } from "@/lib/http/routes";
 
-export const POST = taskCallRoute(endpoints.claimTask, claim);
-
-export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods(endpoints.claimTask);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route("claimTask");

@@ -1,10 +1,3 @@
-import { endpoints } from "@/lib/http/endpoints";
-import { handle, respond } from "@/lib/http/handler";
-import { otherMethods } from "@/lib/http/routes";
-import { addComment } from "@/lib/tasks";
+import { route } from "@/lib/http/routes";
 
-export const POST = handle(endpoints.addComment, async ({ run, body, params }) =>
-  respond(await run(addComment, { ...body, taskId: params.id }), (event) => ({ event }), 201),
-);
-
-export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods(endpoints.addComment);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route("addComment");

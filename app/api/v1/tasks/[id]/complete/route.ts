@@ -1,10 +1,3 @@
-import { endpoints } from "@/lib/http/endpoints";
-import { otherMethods } from "@/lib/http/routes";
-import { handle, respond } from "@/lib/http/handler";
-import { completeAndClaimNext } from "@/lib/tasks";
+import { route } from "@/lib/http/routes";
 
-export const POST = handle(endpoints.completeTask, async ({ run, body, params }) =>
-  respond(await run(completeAndClaimNext, { ...body, taskId: params.id }), (value) => value),
-);
-
-export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods(endpoints.completeTask);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route("completeTask");

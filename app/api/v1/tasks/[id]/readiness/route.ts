@@ -1,10 +1,3 @@
-import { endpoints } from "@/lib/http/endpoints";
-import { otherMethods } from "@/lib/http/routes";
-import { handle, respond } from "@/lib/http/handler";
-import { taskReadiness } from "@/lib/tasks";
+import { route } from "@/lib/http/routes";
 
-export const GET = handle(endpoints.taskReadiness, async ({ run, params }) =>
-  respond(await run(taskReadiness, { taskId: params.id }), (readiness) => readiness),
-);
-
-export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods(endpoints.taskReadiness);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route("taskReadiness");

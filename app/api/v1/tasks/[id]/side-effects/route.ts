@@ -1,7 +1,3 @@
-import { endpoints } from "@/lib/http/endpoints";
-import { otherMethods, taskCallRoute } from "@/lib/http/routes";
-import { recordSideEffect } from "@/lib/tasks";
+import { route } from "@/lib/http/routes";
 
-export const POST = taskCallRoute(endpoints.recordSideEffect, recordSideEffect);
-
-export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods(endpoints.recordSideEffect);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route("recordSideEffect");

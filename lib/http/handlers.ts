@@ -1,0 +1,158 @@
+import "server-only";
+import type { z } from "zod";
+import { databaseIsUp } from "@/lib/health";
+import { collectMetrics } from "@/lib/metrics/collect";
+import { PROMETHEUS_CONTENT_TYPE } from "@/lib/metrics/prometheus";
+import { getHub } from "@/lib/realtime";
+import { compareCursors, parseCursor } from "@/lib/realtime/cursor";
+import { currentPosition } from "@/lib/realtime/feed";
+import { eventStream } from "@/lib/realtime/sse";
+import * as engine from "@/lib/tasks";
+import { COUNT_CAP, countTasks } from "@/lib/tasks/counts";
+import { validationError, type Operation } from "@/lib/tasks/engine";
+import { listTaskEvents, listTasks } from "@/lib/tasks/queries";
+import { queuePath, taskPath, type superviseBody } from "@/lib/tasks/schemas";
+import type { Task } from "@/lib/tasks/types";
+import { endpoints, type Endpoint, type EndpointId } from "./endpoints";
+import { errorResponse } from "./errors";
+import { handle, respond } from "./handler";
+import { buildOpenApiDocument } from "./openapi";
+import { withTransportSecurity } from "./transport";
+
+// Each endpoint of the registry joined with what it does: the engine operation or read it
+// calls and the shape of its answer. The route files (lib/http/routes.ts `route`) and the
+// MCP endpoint's in-process calls (app/api/mcp/in-process.ts) both serve these, so an
+// endpoint is answered the same way whichever door it came in by.
+
+/** What a route file exports per method (Next.js App Router): handle()'s answer. */
+export type RouteHandler = ReturnType<typeof handle>;
+
+/** POST /tasks/{id}/<verb>: the body plus the path's task id, one engine call, `{task}` back. */
+function taskCall<S extends z.ZodType>(endpoint: Endpoint, op: Operation<S, Task>): RouteHandler {
+  return handle(endpoint, async ({ run, body, params }) =>
+    respond(await run(op, { ...(body as object), taskId: params.id }), (task) => ({ task })),
+  );
+}
+
+type SuperviseBody = z.infer<typeof superviseBody>;
+
+export const handlers: Record<EndpointId, RouteHandler> = {
+  createTask: handle(endpoints.createTask, async ({ run, body }) => {
+    const result = await run(engine.createTaskOnce, body);
+    // An idempotent retry answers 200 with the task the first create made (Stripe's rule).
+    return respond(result, ({ task }) => ({ task }), result.ok && !result.value.created ? 200 : 201);
+  }),
+  addDependencies: taskCall(endpoints.addDependencies, engine.addDependencies),
+  taskReadiness: handle(endpoints.taskReadiness, async ({ run, params }) =>
+    respond(await run(engine.taskReadiness, { taskId: params.id }), (readiness) => readiness),
+  ),
+  listTasks: handle(endpoints.listTasks, async ({ db, query, principal }) => {
+    const page = await listTasks(db, query, principal!.actor);
+    return Response.json({ tasks: page.items, nextCursor: page.nextCursor });
+  }),
+  countTasks: handle(endpoints.countTasks, async ({ db, query, principal }) => Response.json(await countTasks(db, query, principal!.actor))),
+  getTask: handle(endpoints.getTask, async ({ db, params }) => {
+    const id = taskPath.safeParse(params);
+    if (!id.success) return errorResponse(validationError(id.error));
+    const task = await engine.loadTask(db, id.data.id);
+    if (!task) return errorResponse({ code: "not_found", message: `Task ${id.data.id} does not exist` });
+    return Response.json({ task });
+  }),
+  /** A supervisor's token edits any task; an agent's, the tasks it created or held last (docs/api.md). */
+  editTask: handle(endpoints.editTask, async ({ run, body, params, principal }) =>
+    respond(await run(principal?.role === "supervisor" ? engine.editAnyTask : engine.editTask, { ...body, taskId: params.id }), (task) => ({ task })),
+  ),
+  addComment: handle(endpoints.addComment, async ({ run, body, params }) =>
+    respond(await run(engine.addComment, { ...body, taskId: params.id }), (event) => ({ event }), 201),
+  ),
+  listTaskEvents: handle(endpoints.listTaskEvents, async ({ db, params, query }) => {
+    const id = taskPath.safeParse(params);
+    if (!id.success) return errorResponse(validationError(id.error));
+    if (!(await engine.loadTask(db, id.data.id))) return errorResponse({ code: "not_found", message: `Task ${id.data.id} does not exist` });
+    const page = await listTaskEvents(db, id.data.id, query);
+    return Response.json({ events: page.items, nextCursor: page.nextCursor });
+  }),
+  claimNext: handle(endpoints.claimNext, async ({ run, body }) => {
+    const result = await run(engine.claimNext, body);
+    if (result.ok && result.value === null) return new Response(null, { status: 204 });
+    return respond(result, (task) => ({ task }));
+  }),
+  claimBatch: handle(endpoints.claimBatch, async ({ run, body }) => respond(await run(engine.claimBatch, body), (tasks) => ({ tasks }))),
+  claimTask: taskCall(endpoints.claimTask, engine.claim),
+  startTask: taskCall(endpoints.startTask, engine.start),
+  heartbeat: taskCall(endpoints.heartbeat, engine.renew),
+  recordSideEffect: taskCall(endpoints.recordSideEffect, engine.recordSideEffect),
+  releaseTask: taskCall(endpoints.releaseTask, engine.release),
+  completeTask: handle(endpoints.completeTask, async ({ run, body, params }) =>
+    respond(await run(engine.completeAndClaimNext, { ...body, taskId: params.id }), (value) => value),
+  ),
+  completions: handle(endpoints.completions, async ({ run, body }) => respond(await run(engine.completeMany, body), (results) => ({ results }))),
+  failTask: taskCall(endpoints.failTask, engine.failTask),
+  // Supervisor tokens only (the endpoints' roles): the inbox's decisions, over the API.
+  requeueTask: taskCall(endpoints.requeueTask, engine.requeue),
+  resolveTask: taskCall(endpoints.resolveTask, engine.resolve),
+  cancelTask: taskCall(endpoints.cancelTask, engine.cancel),
+  /**
+   * Take a held task back, as the board's force-release does. The `reason` becomes the
+   * task's hand-off note, so whoever claims it next reads why (docs/api.md); the rule
+   * itself is forceRelease's (lib/tasks/release.ts).
+   */
+  forceReleaseTask: handle(endpoints.forceReleaseTask, async ({ run, body, params }) => {
+    const { version, reason } = body as SuperviseBody;
+    const handoff = reason?.trim() ? { summary: reason.trim() } : undefined;
+    return respond(await run(engine.forceRelease, { taskId: params.id, version, ...(handoff ? { handoff } : {}) }), (task) => ({ task }));
+  }),
+  // Supervisor tokens only: queues are made on purpose, here or on /queues.
+  listQueues: handle(endpoints.listQueues, async ({ db }) =>
+    Response.json({ queues: await engine.listQueues(db), cap: COUNT_CAP }, { headers: { "Cache-Control": "no-store" } }),
+  ),
+  createQueue: handle(endpoints.createQueue, async ({ run, body, db }) => {
+    const made = await run(engine.createQueue, body);
+    if (!made.ok) return respond(made, () => null);
+    return respond({ ok: true, value: (await engine.readQueueSummary(db, made.value.name))! }, (queue) => ({ queue }), 201);
+  }),
+  /** Settings, description, paused, archived — one transaction (lib/tasks/update-queue.ts). */
+  updateQueue: handle(endpoints.updateQueue, async ({ run, body, params, db }) => {
+    const path = queuePath.safeParse(params);
+    if (!path.success) return errorResponse(validationError(path.error));
+    const changed = await run(engine.updateQueue, { ...body, queue: path.data.name });
+    if (!changed.ok) return respond(changed, () => null);
+    return respond({ ok: true, value: (await engine.readQueueSummary(db, path.data.name))! }, (queue) => ({ queue }));
+  }),
+  // A reconnecting EventSource keeps its original URL, so Last-Event-ID wins over ?after=.
+  events: handle(endpoints.events, async ({ request, query, db }) => {
+    const header = request.headers.get("last-event-id");
+    const raw = header ?? query.after;
+    const after = raw === undefined ? null : parseCursor(raw);
+    if (raw !== undefined && !after) {
+      return errorResponse({ code: "invalid_request", message: "Last-Event-ID must be a cursor from an event's id: field", field: "Last-Event-ID" });
+    }
+    // Every cursor this server hands out is at or behind the feed's position now; one ahead
+    // of it (made up, or from another database) would get a stream that never says anything.
+    if (after && compareCursors(after, await currentPosition(db)) > 0) {
+      return errorResponse({ code: "invalid_request", message: "Last-Event-ID is ahead of the event stream: not a cursor it handed out", field: "Last-Event-ID" });
+    }
+    const hub = await getHub();
+    return eventStream(hub, { queue: query.queue, taskId: query.task }, after, request.signal);
+  }),
+  /** No auth, the same for every caller, so caches may keep it a minute. */
+  openapi: handle(endpoints.openapi, async () =>
+    Response.json(buildOpenApiDocument(), { headers: { "Cache-Control": "public, max-age=60" } }),
+  ),
+  // The first scrape starts this process's hub (if no stream has yet): event counters run from then.
+  metrics: handle(endpoints.metrics, async ({ db }) => {
+    const hub = await getHub().catch(() => null);
+    return new Response(await collectMetrics(db, hub?.stats ?? null), {
+      headers: { "Content-Type": PROMETHEUS_CONTENT_TYPE, "Cache-Control": "no-store" },
+    });
+  }),
+  /** Liveness for load balancers and the CLI: no auth, never cached; a down database is its answer (200 or 503), not an error. */
+  health: async (request) => {
+    const up = await databaseIsUp();
+    const answer = Response.json(up ? { ok: true, db: "up" } : { ok: false, db: "down" }, {
+      status: up ? 200 : 503,
+      headers: { "Cache-Control": "no-store" },
+    });
+    return withTransportSecurity(request, answer);
+  },
+};
