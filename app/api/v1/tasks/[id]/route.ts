@@ -3,7 +3,7 @@ import { endpoints } from "@/lib/http/endpoints";
 import { otherMethods } from "@/lib/http/routes";
 import { handle, respond } from "@/lib/http/handler";
 import { validationError } from "@/lib/tasks/engine";
-import { editAnyTask, editTask, loadTask } from "@/lib/tasks";
+import { editTask, loadTask } from "@/lib/tasks";
 import { taskPath } from "@/lib/tasks/schemas";
 
 export const GET = handle(endpoints.getTask, async ({ db, params }) => {
@@ -14,9 +14,9 @@ export const GET = handle(endpoints.getTask, async ({ db, params }) => {
   return Response.json({ task });
 });
 
-/** A supervisor's token edits any task; an agent's, the tasks it created or held last (docs/api.md). */
-export const PATCH = handle(endpoints.editTask, async ({ run, body, params, principal }) =>
-  respond(await run(principal?.role === "supervisor" ? editAnyTask : editTask, { ...body, taskId: params.id }), (task) => ({ task })),
+/** A supervisor's token edits any task; an agent's, the tasks it created or held last (the engine's rule, docs/api.md). */
+export const PATCH = handle(endpoints.editTask, async ({ run, body, params }) =>
+  respond(await run(editTask, { ...body, taskId: params.id }), (task) => ({ task })),
 );
 
 export const { POST, PUT, DELETE, OPTIONS } = otherMethods(endpoints.getTask, endpoints.editTask);
