@@ -407,3 +407,4 @@ export type TaskStatus = (typeof taskStatus.enumValues)[number];
 export type EventType = (typeof eventType.enumValues)[number];
 export type ActorKind = (typeof actorKind.enumValues)[number];
 export type Claimants = (typeof claimants.enumValues)[number];
+export * from "./schema/audit";
