@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Db } from "@/db/client";
 import { createActor, createTask, ManualClock, perform, type ActorRef, type Operation, type Task } from "@/lib/tasks";
+import type { Standing } from "@/lib/tasks/standing";
 import type { Result } from "@/lib/tasks/types";
 import { freshDatabase, type TestDatabase } from "./db";
 import { makeQueue } from "./queues";
@@ -46,4 +47,12 @@ export async function engineFixture(): Promise<EngineFixture> {
     close: () => database.close(),
   };
   return fixture;
+}
+
+/**
+ * `op` run with `standing` in its context, as a surface passes it: a supervisor's edit of any
+ * task, say, where the fixture's own calls carry no standing.
+ */
+export function withStanding<S extends z.ZodType, O>(op: Operation<S, O>, standing: Standing): Operation<S, O> {
+  return { ...op, run: (tx, input, ctx) => op.run(tx, input, { ...ctx, standing }) };
 }

@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import type { TaskRow } from "@/db/schema";
 import {
-  addComment, addDependencies, createTask, editAnyTask, editTask, setQueuePaused, cancel, claim, claimNext, complete, failTask, forceRelease,
+  addComment, addDependencies, createTask, editTask, setQueuePaused, cancel, claim, claimNext, complete, failTask, forceRelease,
   recordSideEffect, release, renew, requeue, resolve, start, sweepExpiredLeases, type ActorRef, type Result,
 } from "@/lib/tasks";
 import { sql } from "drizzle-orm";
-import type { EngineFixture } from "./engine";
+import { withStanding, type EngineFixture } from "./engine";
 
 // Random sequences of engine calls for the property test: what to call, by whom, on which task.
 
@@ -156,7 +156,7 @@ export async function applyStep(ctx: RunContext, step: Step, rows: TaskRow[]): P
   } else if (step.kind === "edit") {
     // flag: a supervisor edits any task; otherwise the step's actor, refused unless it created or last held it.
     const changes = { ...target, title: `edited ${step.task}`, priority: step.advance % 7, ...(step.asOwner ? { payload: { n: step.task } } : {}) };
-    if (step.flag) return { ...applied, actor: ctx.supervisor, taskId, result: await f.run(editAnyTask, changes, ctx.supervisor) };
+    if (step.flag) return { ...applied, actor: ctx.supervisor, taskId, result: await f.run(withStanding(editTask, "supervisor"), changes, ctx.supervisor) };
     result = await f.run(editTask, changes, actor);
   } else if (step.kind === "comment") {
     result = await f.run(addComment, { taskId, body: `comment ${step.task}` }, actor);

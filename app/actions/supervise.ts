@@ -2,10 +2,11 @@
 
 import { z } from "zod";
 import { guardedAction, operationAction } from "@/lib/auth/action";
-import { createAgentToken, revokeAgentToken, tokenName } from "@/lib/auth/tokens";
+import { listAudit } from "@/lib/auth/audit";
+import { createToken, revokeToken } from "@/lib/auth/token-admin";
 import { cancel, forceRelease, requeue, resetBreaker, resolve, setQueuePaused, setQueueSettings, superviseMany, sweepExpiredLeases, type SuperviseDecision } from "@/lib/tasks";
 import { superviseManyInput } from "@/lib/tasks/supervise-many";
-import { ok, fail } from "@/lib/tasks/types";
+import { ok } from "@/lib/tasks/types";
 
 // Supervisors only: the escalation inbox, force-release, queues, the breaker, agent tokens.
 export const requeueAction = operationAction("supervisor", requeue);
@@ -17,22 +18,12 @@ export const sweepAction = operationAction("supervisor", sweepExpiredLeases);
 export const setQueueSettingsAction = operationAction("supervisor", setQueueSettings);
 export const setQueuePausedAction = operationAction("supervisor", setQueuePaused);
 
-export const createTokenAction = guardedAction(
-  "supervisor",
-  z.strictObject({ name: tokenName, role: z.enum(["agent", "observer", "supervisor"]).optional() }),
-  async (input, { db }) => {
-    try {
-      return ok(await createAgentToken(db, input));
-    } catch (error) {
-      return fail({ code: "invalid_request", message: error instanceof Error ? error.message : "could not create the token", field: "name" });
-    }
-  },
-);
+export const createTokenAction = operationAction("supervisor", createToken);
+export const revokeTokenAction = operationAction("supervisor", revokeToken);
 
-export const revokeTokenAction = guardedAction("supervisor", z.strictObject({ name: tokenName }), async (input, { db }) =>
-  (await revokeAgentToken(db, input.name))
-    ? ok({ revoked: input.name })
-    : fail({ code: "not_found", message: `No live token is named ${input.name}` }),
+/** Who did what to whom among people (the people page) or tokens (the agents page), newest first. */
+export const auditAction = guardedAction("supervisor", z.strictObject({ subject: z.enum(["person", "token"]) }), async (input, { db }) =>
+  ok(await listAudit(db, input.subject)),
 );
 
 export interface BulkOutcome {

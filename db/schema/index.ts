@@ -5,6 +5,7 @@ export * from "./tasks";
 export * from "./events";
 export * from "./people";
 export * from "./insights";
+export * from "./audit";
 
 import type { actors, tasks, queues } from "./tasks";
 import type { taskEvents } from "./events";

@@ -4,9 +4,10 @@ import { getDatabase } from "@/db";
 import type { UserRole } from "@/db/schema";
 import type { Db } from "@/db/client";
 import { classifyDatabaseError, perform, safeParse, validationError, type Operation } from "@/lib/tasks/engine";
+import { personStanding, type Standing } from "@/lib/tasks/standing";
 import type { EngineError, Result } from "@/lib/tasks/types";
 import { withinDeadline } from "@/lib/deadline";
-import { currentUser, hasRole } from "./session";
+import { currentUser, hasRole, ROLES_AT_LEAST } from "./session";
 import type { UserAccount } from "./users";
 
 export type ActionError = Omit<EngineError, "code"> & { code: EngineError["code"] | "unauthorized" | "forbidden" };
@@ -15,36 +16,31 @@ export type ActionResult<T> = { ok: true; value: T } | { ok: false; error: Actio
 export interface ActionContext {
   user: UserAccount;
   db: Db;
-  /** Runs an engine operation as the signed-in person. */
+  /** Runs an engine operation as the signed-in person, in their standing. */
   run<S extends z.ZodType, O>(op: Operation<S, O>, input: unknown): Promise<Result<O>>;
 }
 
 /**
  * Every server action goes through here: server actions are public POST endpoints, so
- * each one resolves the session, re-reads the person's current role and disabled flag
- * from the database, and validates its input with the same zod schema the API uses —
- * before anything else. Expected failures come back as values, never as thrown errors.
+ * each one resolves the session and re-reads the person's current role and disabled flag
+ * from the database — their standing — before anything else. Expected failures come back
+ * as values, never as thrown errors.
  */
-export function guardedAction<S extends z.ZodType, T>(
-  role: UserRole,
-  schema: S,
-  body: (input: z.infer<S>, ctx: ActionContext) => Promise<Result<T>>,
-  /** For the log, when the action does not answer in time. */
-  name = body.name || "a server action",
-): (input: z.input<S>) => Promise<ActionResult<T>> {
+function sessionAction<T>(
+  name: string,
+  body: (raw: unknown, ctx: ActionContext & { standing: Standing }) => Promise<ActionResult<T>>,
+): (raw: unknown) => Promise<ActionResult<T>> {
   return (raw) => withinDeadline(`[action] ${name}`, run(raw), () => ({
     ok: false, error: { code: "unavailable", message: "The database did not answer in time; try again shortly" },
   }));
 
-  async function run(raw: z.input<S>): Promise<ActionResult<T>> {
+  async function run(raw: unknown): Promise<ActionResult<T>> {
     try {
       const user = await currentUser();
       if (!user) return { ok: false, error: { code: "unauthorized", message: "Please sign in again" } };
-      if (!hasRole(user, role)) return { ok: false, error: { code: "forbidden", message: `Only a ${role} may do this` } };
-      const parsed = safeParse(schema, raw);
-      if (!parsed.success) return { ok: false, error: validationError(parsed.error) };
       const db = getDatabase().db;
-      return await body(parsed.data, { user, db, run: (op, input) => perform(op, input, { db, actor: user.actor }) });
+      const standing = personStanding(user.role);
+      return await body(raw, { user, db, standing, run: (op, input) => perform(op, input, { db, actor: user.actor, standing }) });
     } catch (error) {
       if (classifyDatabaseError(error) === "unavailable") {
         return { ok: false, error: { code: "unavailable", message: "The database is unavailable; try again shortly" } };
@@ -55,7 +51,35 @@ export function guardedAction<S extends z.ZodType, T>(
   }
 }
 
-/** The common case: one engine operation, its own schema, as the signed-in person. */
-export function operationAction<S extends z.ZodType, O>(role: UserRole, op: Operation<S, O>) {
-  return guardedAction(role, op.input, (input, { run }) => run(op, input), op.name);
+/**
+ * An action that is not one engine operation (a page's read, a composite call): `role` is
+ * who may call it, checked before its input is validated with the same zod schema the API
+ * uses. The operations it runs are still decided by the engine.
+ */
+export function guardedAction<S extends z.ZodType, T>(
+  role: UserRole,
+  schema: S,
+  body: (input: z.infer<S>, ctx: ActionContext) => Promise<Result<T>>,
+  /** For the log, when the action does not answer in time. */
+  name = body.name || "a server action",
+): (input: z.input<S>) => Promise<ActionResult<T>> {
+  return sessionAction(name, async (raw, ctx) => {
+    if (!hasRole(ctx.user, role)) return { ok: false, error: { code: "forbidden", message: `Only a ${role} may do this` } };
+    const parsed = safeParse(schema, raw);
+    if (!parsed.success) return { ok: false, error: validationError(parsed.error) };
+    return body(parsed.data, ctx);
+  });
+}
+
+/**
+ * The common case: one engine operation as the signed-in person. Who may is the operation's
+ * `who`, decided by `perform` from the person's standing; `role` names the people the action
+ * is for, and must say what `who` says of people (checked here, once, when the module loads).
+ */
+export function operationAction<S extends z.ZodType, O>(role: UserRole, op: Operation<S, O>): (input: z.input<S>) => Promise<ActionResult<O>> {
+  const people = (["staff", "supervisor"] as const).filter((r) => op.who.includes(personStanding(r)));
+  if (people.join() !== ROLES_AT_LEAST[role].join()) {
+    throw new Error(`operationAction("${role}", ${op.name}): the operation admits ${people.join(", ") || "no person"}`);
+  }
+  return sessionAction(op.name, (raw, { run }) => run(op, raw));
 }

@@ -1,10 +1,26 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { freshDatabase, type TestDatabase } from "@/test/db";
-import { invitePerson, listPeople, setPersonDisabled, setPersonRole, unlockSignIn } from "./people";
+import type { z } from "zod";
+import type { Db } from "@/db/client";
+import { databaseClock, SYSTEM_ACTOR, type Operation } from "@/lib/tasks";
+import * as people from "./people";
+import { listPeople } from "./people";
 import { verifyPassword } from "./passwords";
 import { recordFailure, lockPolicies } from "./sign-in-lockout";
 import { findUserAccount } from "./users";
+
+/**
+ * People administration is engine operations now: each body run here in its own transaction
+ * as the CLI's operator — like the functions these calls made before, without perform's input
+ * validation (the actions' schemas are tested through them).
+ */
+const asOperator = <S extends z.ZodType, O>(op: Operation<S, O>) => (db: Db, input: z.input<S>) =>
+  db.transaction((tx) => op.run(tx, input as z.infer<S>, { actor: SYSTEM_ACTOR, standing: "operator", clock: databaseClock }));
+const invitePerson = asOperator(people.invitePerson);
+const setPersonRole = asOperator(people.setPersonRole);
+const setPersonDisabled = asOperator(people.setPersonDisabled);
+const unlockSignIn = asOperator(people.unlockSignIn);
 
 let database: TestDatabase;
 beforeAll(async () => {

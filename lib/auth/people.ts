@@ -1,21 +1,23 @@
 import "server-only";
-import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Db } from "@/db/client";
-import { users, type UserRole } from "@/db/schema";
+import type { Db, Tx } from "@/db/client";
+import { actors, users, type UserRole } from "@/db/schema";
+import { defineOperation } from "@/lib/tasks/engine";
+import { SUPERVISORS } from "@/lib/tasks/standing";
 import { fail, ok, type Result } from "@/lib/tasks/types";
+import { recordAudit } from "./audit";
 import { clearAccountFailures, lockPolicies } from "./sign-in-lockout";
-import { createUser, createUserInput, type UserAccount } from "./users";
 
-// People management for supervisors (docs/fleet.md, docs/security.md). The caller (a server
-// action behind guardedAction("supervisor")) has checked the role; these check the rest.
+export { invitePerson, invitePersonInput } from "./invite";
+
+// People management (docs/fleet.md, docs/security.md): engine operations for supervisors and
+// the CLI's operator (`who`), each writing its audit record (lib/auth/audit.ts) in its
+// transaction. A change that changes nothing writes nothing.
 
 const actorId = z.uuid("must be a person's id");
 const role = z.enum(["staff", "supervisor"], "must be staff or supervisor");
 
-/** Invite: email, name, role; the password is set here or, when left out, generated and shown once. */
-export const invitePersonInput = createUserInput.extend({ password: createUserInput.shape.password.optional() });
 export const setRoleInput = z.strictObject({ actorId, role });
 export const setDisabledInput = z.strictObject({ actorId, disabled: z.boolean() });
 export const unlockInput = z.strictObject({ actorId });
@@ -59,20 +61,11 @@ export async function listPeople(db: Db): Promise<PersonRow[]> {
   }));
 }
 
-/** 16 random bytes as base64url: 128 bits, typed once by the invitee and then changed by nobody but them. */
-const generatedPassword = () => randomBytes(16).toString("base64url");
-
-export async function invitePerson(db: Db, input: z.infer<typeof invitePersonInput>): Promise<Result<{ person: UserAccount; password: string | null }>> {
-  const password = input.password ?? generatedPassword();
-  try {
-    const person = await createUser(db, { ...input, password });
-    return ok({ person, password: input.password ? null : password });
-  } catch (error) {
-    if (error instanceof Error && /already exists/.test(error.message)) {
-      return fail({ code: "invalid_request", message: `Someone already signs in as ${input.email}`, field: "email" });
-    }
-    throw error;
-  }
+interface Target {
+  role: UserRole;
+  disabled: boolean;
+  name: string;
+  email: string;
 }
 
 /**
@@ -81,45 +74,75 @@ export async function invitePerson(db: Db, input: z.infer<typeof invitePersonInp
  * second sees the first: two supervisors demoting each other cannot both succeed.
  */
 async function keepingASupervisor(
-  db: Db,
+  tx: Tx,
   target: string,
-  losesSupervisor: (row: { role: UserRole; disabled: boolean }) => boolean,
-  change: (tx: Parameters<Parameters<Db["transaction"]>[0]>[0]) => Promise<void>,
+  losesSupervisor: (row: Target) => boolean,
+  change: (row: Target) => Promise<void>,
 ): Promise<Result<{ actorId: string }>> {
-  return db.transaction(async (tx) => {
-    const supervisors = await tx.execute<{ actor_id: string }>(sql`
-      SELECT actor_id FROM users WHERE role = 'supervisor' AND NOT disabled ORDER BY actor_id FOR UPDATE`);
-    const [row] = await tx.select({ role: users.role, disabled: users.disabled }).from(users).where(eq(users.actorId, target)).for("update");
-    if (!row) return fail({ code: "not_found", message: "No such person", field: "actorId" });
-    const isActiveSupervisor = supervisors.some((s) => s.actor_id === target);
-    if (isActiveSupervisor && losesSupervisor(row) && supervisors.length === 1) {
-      return fail({
-        code: "invalid_request",
-        message: "This is the only supervisor left: make someone else a supervisor first, so the board always has one",
-        field: "actorId",
-      });
-    }
-    await change(tx);
-    return ok({ actorId: target });
-  });
+  const supervisors = await tx.execute<{ actor_id: string }>(sql`
+    SELECT actor_id FROM users WHERE role = 'supervisor' AND NOT disabled ORDER BY actor_id FOR UPDATE`);
+  const [row] = await tx
+    .select({ role: users.role, disabled: users.disabled, name: actors.name, email: users.email })
+    .from(users)
+    .innerJoin(actors, eq(actors.id, users.actorId))
+    .where(eq(users.actorId, target))
+    .for("update", { of: users });
+  if (!row) return fail({ code: "not_found", message: "No such person", field: "actorId" });
+  const isActiveSupervisor = supervisors.some((s) => s.actor_id === target);
+  if (isActiveSupervisor && losesSupervisor(row) && supervisors.length === 1) {
+    return fail({
+      code: "invalid_request",
+      message: "This is the only supervisor left: make someone else a supervisor first, so the board always has one",
+      field: "actorId",
+    });
+  }
+  await change(row);
+  return ok({ actorId: target });
 }
 
-export async function setPersonRole(db: Db, input: z.infer<typeof setRoleInput>) {
-  return keepingASupervisor(db, input.actorId, () => input.role !== "supervisor", async (tx) => {
-    await tx.update(users).set({ role: input.role, updatedAt: sql`now()` }).where(eq(users.actorId, input.actorId));
-  });
-}
+const personSubject = (actorId: string, row: Target) => ({ kind: "person" as const, id: actorId, name: row.name });
+
+export const setPersonRole = defineOperation({
+  name: "setPersonRole",
+  who: SUPERVISORS,
+  input: setRoleInput,
+  run: (tx, input, { actor }) =>
+    keepingASupervisor(tx, input.actorId, () => input.role !== "supervisor", async (row) => {
+      if (row.role === input.role) return;
+      await tx.update(users).set({ role: input.role, updatedAt: sql`now()` }).where(eq(users.actorId, input.actorId));
+      await recordAudit(tx, actor, { action: "role_changed", subject: personSubject(input.actorId, row), detail: { from: row.role, to: input.role } });
+    }),
+});
 
 /** Disabled: refused at sign-in and, since every request re-reads the account, at once everywhere. */
-export async function setPersonDisabled(db: Db, input: z.infer<typeof setDisabledInput>) {
-  return keepingASupervisor(db, input.actorId, () => input.disabled, async (tx) => {
-    await tx.update(users).set({ disabled: input.disabled, updatedAt: sql`now()` }).where(eq(users.actorId, input.actorId));
-  });
-}
+export const setPersonDisabled = defineOperation({
+  name: "setPersonDisabled",
+  who: SUPERVISORS,
+  input: setDisabledInput,
+  run: (tx, input, { actor }) =>
+    keepingASupervisor(tx, input.actorId, () => input.disabled, async (row) => {
+      if (row.disabled === input.disabled) return;
+      await tx.update(users).set({ disabled: input.disabled, updatedAt: sql`now()` }).where(eq(users.actorId, input.actorId));
+      await recordAudit(tx, actor, { action: input.disabled ? "person_disabled" : "person_enabled", subject: personSubject(input.actorId, row) });
+    }),
+});
 
 /** Lifts a locked sign-in: the account's failed attempts are forgotten on every instance. */
-export async function unlockSignIn(db: Db, input: z.infer<typeof unlockInput>): Promise<Result<{ actorId: string; cleared: number }>> {
-  const [row] = await db.select({ email: users.email }).from(users).where(eq(users.actorId, input.actorId));
-  if (!row) return fail({ code: "not_found", message: "No such person", field: "actorId" });
-  return ok({ actorId: input.actorId, cleared: await clearAccountFailures(db, row.email) });
-}
+export const unlockSignIn = defineOperation({
+  name: "unlockSignIn",
+  who: SUPERVISORS,
+  input: unlockInput,
+  async run(tx, input, { actor }): Promise<Result<{ actorId: string; cleared: number }>> {
+    const [row] = await tx
+      .select({ email: users.email, name: actors.name })
+      .from(users)
+      .innerJoin(actors, eq(actors.id, users.actorId))
+      .where(eq(users.actorId, input.actorId));
+    if (!row) return fail({ code: "not_found", message: "No such person", field: "actorId" });
+    const cleared = await clearAccountFailures(tx, row.email);
+    if (cleared > 0) {
+      await recordAudit(tx, actor, { action: "sign_in_unlocked", subject: { kind: "person", id: input.actorId, name: row.name }, detail: { cleared } });
+    }
+    return ok({ actorId: input.actorId, cleared });
+  },
+});

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Db, Executor } from "@/db/client";
+import type { Db, Executor, Tx } from "@/db/client";
 import { actors, agentTokens, type TokenRole } from "@/db/schema";
 import type { ActorRef } from "@/lib/tasks/types";
 import { executePrepared } from "@/lib/tasks/prepared";
@@ -34,34 +34,57 @@ export interface CreatedToken {
   role: TokenRole;
 }
 
-/** A new token with its own agent actor; only its SHA-256 hash is stored. */
+/**
+ * A new token with its own agent actor; only its SHA-256 hash is stored. For seeds and tests:
+ * the board's own surfaces create tokens through the createToken operation (lib/auth/token-admin.ts).
+ */
 export async function createAgentToken(db: Db, input: { name: string; role?: TokenRole }): Promise<CreatedToken> {
   const name = tokenName.parse(input.name);
+  return db.transaction(async (tx) => {
+    const created = await insertToken(tx, { name, role: input.role });
+    if (!created) throw new Error(liveNameTaken(name));
+    return created;
+  });
+}
+
+export const liveNameTaken = (name: string) => `a live token named ${name} already exists; revoke it first or pick another name`;
+
+/**
+ * The token and its agent actor, in the caller's transaction; null when a live token has the
+ * name. Two at once with one name run one after the other (the advisory lock), so the second
+ * sees the first instead of failing on the unique index.
+ */
+export async function insertToken(tx: Tx, input: { name: string; role?: TokenRole }): Promise<CreatedToken | null> {
+  const { name } = input;
   const role = input.role ?? "agent";
   const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
-  return db.transaction(async (tx) => {
-    const [taken] = await tx
-      .select({ id: agentTokens.id })
-      .from(agentTokens)
-      .where(and(eq(agentTokens.name, name), isNull(agentTokens.revokedAt)));
-    if (taken) throw new Error(`a live token named ${name} already exists; revoke it first or pick another name`);
-    const [actor] = await tx.insert(actors).values({ kind: "agent", name }).returning();
-    const [row] = await tx
-      .insert(agentTokens)
-      .values({ actorId: actor!.id, name, prefix: token.slice(0, PREFIX_SHOWN), tokenHash: hashToken(token), role })
-      .returning();
-    return { token, id: row!.id, name, prefix: row!.prefix, role };
-  });
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`claimboard:token-name:${name}`}))`);
+  const [taken] = await tx
+    .select({ id: agentTokens.id })
+    .from(agentTokens)
+    .where(and(eq(agentTokens.name, name), isNull(agentTokens.revokedAt)));
+  if (taken) return null;
+  const [actor] = await tx.insert(actors).values({ kind: "agent", name }).returning();
+  const [row] = await tx
+    .insert(agentTokens)
+    .values({ actorId: actor!.id, name, prefix: token.slice(0, PREFIX_SHOWN), tokenHash: hashToken(token), role })
+    .returning();
+  return { token, id: row!.id, name, prefix: row!.prefix, role };
 }
 
 /** Revokes the live token of that name; false when there is none. Takes effect on the next request. */
 export async function revokeAgentToken(db: Executor, name: string): Promise<boolean> {
-  const revoked = await db
+  return (await revokeLiveToken(db, name)) !== null;
+}
+
+/** revokeAgentToken, answering which token it revoked. */
+export async function revokeLiveToken(db: Executor, name: string): Promise<{ id: string; role: TokenRole } | null> {
+  const [revoked] = await db
     .update(agentTokens)
     .set({ revokedAt: sql`now()` })
     .where(and(eq(agentTokens.name, name), isNull(agentTokens.revokedAt)))
-    .returning({ id: agentTokens.id });
-  return revoked.length > 0;
+    .returning({ id: agentTokens.id, role: agentTokens.role });
+  return revoked ?? null;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Db, Executor } from "@/db/client";
+import type { Db, Executor, Tx } from "@/db/client";
 import { actors, users, type UserRole } from "@/db/schema";
 import { text } from "@/lib/tasks/schemas";
 import type { ActorRef } from "@/lib/tasks/types";
@@ -25,12 +25,28 @@ export async function createUser(db: Db, input: z.input<typeof createUserInput>)
   const parsed = createUserInput.parse(input);
   const passwordHash = await hashPassword(parsed.password);
   return db.transaction(async (tx) => {
-    const [taken] = await tx.select({ id: users.actorId }).from(users).where(eq(sql`lower(${users.email})`, parsed.email.toLowerCase()));
-    if (taken) throw new Error(`a user with email ${parsed.email} already exists`);
-    const [actor] = await tx.insert(actors).values({ kind: "user", name: parsed.name }).returning();
-    await tx.insert(users).values({ actorId: actor!.id, email: parsed.email, role: parsed.role, passwordHash });
-    return { actor: { id: actor!.id, name: actor!.name, kind: "user" }, email: parsed.email, role: parsed.role, disabled: false };
+    const user = await insertUser(tx, { ...parsed, passwordHash });
+    if (!user) throw new Error(`a user with email ${parsed.email} already exists`);
+    return user;
   });
+}
+
+/**
+ * The person's actor and account, in the caller's transaction; null when someone already
+ * signs in with that email (any case). Two at once with one email run one after the other
+ * (the advisory lock), so the second sees the first instead of failing on the unique index.
+ */
+export async function insertUser(
+  tx: Tx,
+  input: { email: string; name: string; role: UserRole; passwordHash: string },
+): Promise<UserAccount | null> {
+  const email = input.email.toLowerCase();
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`claimboard:user-email:${email}`}))`);
+  const [taken] = await tx.select({ id: users.actorId }).from(users).where(eq(sql`lower(${users.email})`, email));
+  if (taken) return null;
+  const [actor] = await tx.insert(actors).values({ kind: "user", name: input.name }).returning();
+  await tx.insert(users).values({ actorId: actor!.id, email: input.email, role: input.role, passwordHash: input.passwordHash });
+  return { actor: { id: actor!.id, name: actor!.name, kind: "user" }, email: input.email, role: input.role, disabled: false };
 }
 
 /** The user's current role and status: sessions outlive role changes, so callers re-read this. */

@@ -6,6 +6,7 @@ import { withinDeadline } from "@/lib/deadline";
 import { currentUser } from "@/lib/auth/session";
 import { authenticateAndCount, bearerToken, type TokenPrincipal } from "@/lib/auth/tokens";
 import { classifyDatabaseError, perform, safeParse, validationError, type Operation } from "@/lib/tasks/engine";
+import { tokenStanding } from "@/lib/tasks/standing";
 import type { Result } from "@/lib/tasks/types";
 import { readJsonBody } from "./body";
 import { INSTANCE_HEADER, type Endpoint } from "./endpoints";
@@ -24,13 +25,13 @@ export interface Call<E extends Endpoint> {
   query: Infer<E["query"]>;
   params: Record<string, string>;
   db: Db;
-  /** Runs an engine operation as the caller. */
+  /** Runs an engine operation as the caller, in its token's standing (the engine decides who may). */
   run<S extends z.ZodType, O>(op: Operation<S, O>, input: unknown): Promise<Result<O>>;
 }
 
 type RouteContext = { params: Promise<Record<string, string | string[]>> };
 
-/** A signed-in person (role re-read from the database) as a read-only caller of a session endpoint. */
+/** A signed-in person (role re-read from the database) as a read-only caller of a session endpoint: an observer. */
 async function sessionPrincipal(): Promise<TokenPrincipal | null> {
   const user = await currentUser();
   return user ? { tokenId: `session:${user.actor.id}`, role: "observer", actor: user.actor } : null;
@@ -130,6 +131,7 @@ async function answer<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Pr
     const rawParams = (await context?.params) ?? {};
     const params = Object.fromEntries(Object.entries(rawParams).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
     const actor = principal?.actor;
+    const standing = principal ? tokenStanding(principal.role) : undefined;
     return await fn({
       request,
       principal,
@@ -141,7 +143,7 @@ async function answer<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Pr
       },
       run: (op, input) => {
         if (!actor) throw new Error(`${endpoint.operationId}: engine call without a caller`);
-        return perform(op, input, { db: getDatabase().db, actor, instance: instance?.data });
+        return perform(op, input, { db: getDatabase().db, actor, standing, instance: instance?.data });
       },
     });
   } catch (error) {

@@ -58,10 +58,8 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     if (!task) return errorResponse({ code: "not_found", message: `Task ${id.data.id} does not exist` });
     return Response.json({ task });
   }),
-  /** A supervisor's token edits any task; an agent's, the tasks it created or held last (docs/api.md). */
-  editTask: handle(endpoints.editTask, async ({ run, body, params, principal }) =>
-    respond(await run(principal?.role === "supervisor" ? engine.editAnyTask : engine.editTask, { ...body, taskId: params.id }), (task) => ({ task })),
-  ),
+  /** A supervisor's token edits any task; an agent's, the tasks it created or held last (the engine's rule, docs/api.md). */
+  editTask: taskCall(endpoints.editTask, engine.editTask),
   addComment: handle(endpoints.addComment, async ({ run, body, params }) =>
     respond(await run(engine.addComment, { ...body, taskId: params.id }), (event) => ({ event }), 201),
   ),

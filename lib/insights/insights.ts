@@ -14,6 +14,7 @@ import { planOf, type Plan } from "./rollup";
 import { recommendLease, type Evidence, type Recommendation } from "./recommend";
 import { readClaimants, readQueueFacts, readSeries, type Bucket, type Claimant, type QueueFact } from "./series";
 import { at, DEFAULT_WINDOW, spanOf, windowName, type Span, type WindowName } from "./window";
+import { SUPERVISORS } from "@/lib/tasks/standing";
 
 /** One claimant kind's use of a queue: its own distributions, evidence and lease advice. */
 export interface PopulationInsights {
@@ -200,6 +201,7 @@ export const applyRecommendationInput = z.strictObject({ queue: queueName, windo
  */
 export const applyRecommendedLease = defineOperation({
   name: "applyRecommendedLease",
+  who: SUPERVISORS,
   input: applyRecommendationInput,
   async run(tx, input, { actor, clock }) {
     // Only this queue's evidence: the charts and the other queues are not needed to decide.

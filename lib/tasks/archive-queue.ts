@@ -7,6 +7,7 @@ import { appendEvents } from "./events";
 import { DEFAULT_QUEUE, lockQueue } from "./queues";
 import { queueInput } from "./schemas";
 import { fail, ok, type ActorRef, type Result } from "./types";
+import { SUPERVISORS } from "./standing";
 
 // Archive is a switch for new work, not a delete: an archived queue is hidden from the
 // pickers and refuses creates and claims (400 naming it "archived"), while every task and
@@ -38,6 +39,7 @@ async function setArchived(tx: Tx, clock: Clock, actor: ActorRef, name: string, 
 /** Supervisor: archive a queue — no new tasks or claims there; its history and held work stay. */
 export const archiveQueue = defineOperation({
   name: "archiveQueue",
+  who: SUPERVISORS,
   input: queueInput,
   run: (tx, input, { actor, clock }) => setArchived(tx, clock, actor, input.queue, true),
 });
@@ -45,6 +47,7 @@ export const archiveQueue = defineOperation({
 /** Supervisor: restore an archived queue to the pickers and to new work. */
 export const unarchiveQueue = defineOperation({
   name: "unarchiveQueue",
+  who: SUPERVISORS,
   input: queueInput,
   run: (tx, input, { actor, clock }) => setArchived(tx, clock, actor, input.queue, false),
 });

@@ -6,6 +6,7 @@ import { defineOperation } from "./engine";
 import { appendEvents, SYSTEM_ACTOR_ID } from "./events";
 import { queueInput } from "./schemas";
 import { fail, ok } from "./types";
+import { SUPERVISORS } from "./standing";
 
 /** Events this far ahead of the database clock mean the clock went backwards. */
 export const CLOCK_TOLERANCE_SECONDS = 5;
@@ -93,6 +94,7 @@ async function tripBreaker(
 /** Supervisor: close the breaker again; expiries and clock readings before the reset no longer count. */
 export const resetBreaker = defineOperation({
   name: "resetBreaker",
+  who: SUPERVISORS,
   input: queueInput,
   async run(tx, input, { actor, clock }) {
     const reset = await tx

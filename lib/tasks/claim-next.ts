@@ -10,6 +10,7 @@ import { toTasks } from "./task-row";
 import { fail, ok, type ActorRef, type Result, type Task } from "./types";
 import { claimantRefusal } from "./claimants";
 import { strikeCappedLapses } from "./ceiling";
+import { WORKERS } from "./standing";
 
 // The partial indexes' predicates (db/schema/tasks.ts), which a query must repeat to use them.
 const READY_QUEUED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NULL`);
@@ -85,6 +86,7 @@ export async function claimBest(
 /** Claim the next task of a queue (and start it, when asked and no check is needed); null when none. */
 export const claimNext = defineOperation({
   name: "claimNext",
+  who: WORKERS,
   input: claimNextInput,
   async run(tx, input, { actor, clock, instance }) {
     const claimed = await claimBest(tx, clock, actor, input, 1, instance);
@@ -95,6 +97,7 @@ export const claimNext = defineOperation({
 /** Claim up to `limit` (1..100) tasks in one transaction, for agents that work in batches. */
 export const claimBatch = defineOperation({
   name: "claimBatch",
+  who: WORKERS,
   input: claimBatchInput,
   async run(tx, input, { actor, clock, instance }) {
     return claimBest(tx, clock, actor, input, input.limit, instance);

@@ -13,6 +13,7 @@ import { appendEvents } from "./events";
 import { claimInput, type ClaimInput } from "./schemas";
 import { loadTask, toTasks } from "./task-row";
 import { fail, ok, type ActorRef, type Result, type Task } from "./types";
+import { WORKERS } from "./standing";
 
 /**
  * A targeted claim waits at most this long for a row another transaction holds, then
@@ -24,6 +25,7 @@ export const TARGETED_CLAIM_LOCK_TIMEOUT_MS = 1000;
 /** Claim one given task: queued, or held with a lapsed lease; the expected version must match. */
 export const claim = defineOperation({
   name: "claim",
+  who: WORKERS,
   input: claimInput,
   async run(tx, input, { actor, clock, instance }) {
     await tx.execute(sql.raw(`SET LOCAL lock_timeout = '${TARGETED_CLAIM_LOCK_TIMEOUT_MS}ms'`));

@@ -6,6 +6,7 @@ import { appendEvents } from "./events";
 import type { TaskEvent } from "./queries";
 import { commentInput } from "./schemas";
 import { ok } from "./types";
+import { WORKERS } from "./standing";
 
 /**
  * A comment on a task: one `commented` event, in any status — discussing a done task is
@@ -15,6 +16,7 @@ import { ok } from "./types";
  */
 export const addComment = defineOperation({
   name: "addComment",
+  who: WORKERS,
   input: commentInput,
   async run(tx, input, { actor, clock }) {
     const [task] = await tx.select({ id: tasks.id, queue: tasks.queue }).from(tasks).where(eq(tasks.id, BigInt(input.taskId)));

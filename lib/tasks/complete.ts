@@ -13,6 +13,7 @@ import { executePrepared } from "./prepared";
 import { completeInput, completeNextInput } from "./schemas";
 import { loadTask, rawToTaskRow, toTasks } from "./task-row";
 import { ok, type ActorRef, type Result, type Task } from "./types";
+import { WORKERS } from "./standing";
 
 export interface Completion {
   taskId: string;
@@ -90,6 +91,7 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
  */
 export const complete = defineOperation({
   name: "complete",
+  who: WORKERS,
   input: completeInput,
   async run(tx, item, { actor, clock, instance }) {
     // The completion's event and its dependents' `unblocked` events: one write, one NOTIFY.
@@ -107,6 +109,7 @@ export const complete = defineOperation({
  */
 export const completeAndClaimNext = defineOperation({
   name: "completeAndClaimNext",
+  who: WORKERS,
   input: completeNextInput,
   async run(tx, { next, ...item }, { actor, clock, instance }): Promise<Result<{ task: Task; next?: Task | null }>> {
     return oneEventWrite(tx, clock, async () => {

@@ -3,6 +3,7 @@ import { defineOperation } from "./engine";
 import { oneEventWrite } from "./events";
 import { completionsInput } from "./schemas";
 import { ok, type EngineError, type Task } from "./types";
+import { WORKERS } from "./standing";
 
 export type CompletionResult = { id: string; ok: true; task: Task } | { id: string; ok: false; error: EngineError };
 
@@ -13,6 +14,7 @@ export type CompletionResult = { id: string; ok: true; task: Task } | { id: stri
  */
 export const completeMany = defineOperation({
   name: "completeMany",
+  who: WORKERS,
   input: completionsInput,
   async run(tx, input, { actor, clock, instance }) {
     const items = input.tasks.map((item) => ({ taskId: item.id, version: item.version, result: item.result }));

@@ -4,6 +4,7 @@ import { appendEvents } from "./events";
 import { getQueue } from "./queues";
 import { createQueueInput } from "./schemas";
 import { fail, ok } from "./types";
+import { SUPERVISORS } from "./standing";
 
 /**
  * Supervisor: make a queue, on purpose — the only way one comes to exist besides `default`
@@ -14,6 +15,7 @@ import { fail, ok } from "./types";
  */
 export const createQueue = defineOperation({
   name: "createQueue",
+  who: SUPERVISORS,
   input: createQueueInput,
   async run(tx, input, { actor, clock }) {
     const { name, paused = false, ...settings } = input;

@@ -8,6 +8,7 @@ import { DEFAULT_QUEUE, queueForWork } from "./queues";
 import { createTaskInput, type CreateTaskInput } from "./schemas";
 import { loadTask, toTask } from "./task-row";
 import { fail, ok, type Result, type Task } from "./types";
+import { WORKERS } from "./standing";
 
 export interface Created {
   task: Task;
@@ -101,6 +102,7 @@ function canonical(value: unknown): string {
 /** Create a task, or (same idempotencyKey, same fields) find the one an earlier create made. */
 export const createTaskOnce = defineOperation({
   name: "createTask",
+  who: WORKERS,
   input: createTaskInput,
   run: (tx, input, ctx) => createOnce(tx, input, ctx),
 });
@@ -108,6 +110,7 @@ export const createTaskOnce = defineOperation({
 /** A new task, queued at version 1, in a queue that exists and is not archived. */
 export const createTask = defineOperation({
   name: "createTask",
+  who: WORKERS,
   input: createTaskInput,
   async run(tx, input, ctx) {
     const result = await createOnce(tx, input, ctx);

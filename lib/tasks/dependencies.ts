@@ -7,6 +7,7 @@ import { dependenciesInput } from "./schemas";
 import { loadTask, toTasks } from "./task-row";
 import { transition } from "./transition";
 import { fail, ok } from "./types";
+import { WORKERS } from "./standing";
 
 /** A task's dependencies, all told (each request adds at most MAX_DEPENDENCIES). */
 export const MAX_TOTAL_DEPENDENCIES = 1000;
@@ -18,6 +19,7 @@ export const MAX_TOTAL_DEPENDENCIES = 1000;
  */
 export const addDependencies = defineOperation({
   name: "addDependencies",
+  who: WORKERS,
   input: dependenciesInput,
   async run(tx, input, { actor, clock }) {
     const expected = {

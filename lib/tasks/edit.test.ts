@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
-  addComment, claim, complete, createTask, editAnyTask, editTask, failTask, foldEvents, release, setQueueSettings, start,
+  addComment, claim, complete, createTask, editTask, failTask, foldEvents, release, setQueueSettings, start,
   taskHistory, type ActorRef,
 } from "@/lib/tasks";
-import { engineFixture, type EngineFixture } from "@/test/engine";
+import { engineFixture, withStanding, type EngineFixture } from "@/test/engine";
 import { eventsOf, eventTypes, failure, taskRow } from "@/test/inspect";
 import { PAYLOAD_FROM_MAX_BYTES } from "./edit";
+
+/** A supervisor's edit: the one editTask, performed with the supervisor standing. */
+const editAnyTask = withStanding(editTask, "supervisor");
 
 let f: EngineFixture;
 let amal: ActorRef;

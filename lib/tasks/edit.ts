@@ -2,8 +2,9 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import type { TaskStatus } from "@/db/schema";
 import { notFound } from "./conflicts";
-import { defineOperation, type Operation } from "./engine";
+import { defineOperation } from "./engine";
 import { appendEvents } from "./events";
+import { editsAnyTask, WORKERS } from "./standing";
 import { EDITABLE_FIELDS, editTaskInput, type EditTaskInput } from "./schemas";
 import { loadTask, toTasks } from "./task-row";
 import { transition } from "./transition";
@@ -20,7 +21,7 @@ const EDITABLE: TaskStatus[] = ["queued", "escalated"];
 export const PAYLOAD_FROM_MAX_BYTES = 4096;
 
 /**
- * Who may edit a task besides a supervisor: whoever created it, or its last holder (the
+ * Who may edit a task besides a supervisor (or the operator, editsAnyTask): whoever created it, or its last holder (the
  * actor of its latest `claimed` event) — the one who released or failed it and knows what
  * its description is missing. `t` is the task row.
  */
@@ -85,42 +86,37 @@ async function explain(tx: Tx, input: EditTaskInput, actor: ActorRef, anyone: bo
  * Edits a queued or escalated task: version + 1 and an `edited` event with each changed
  * field's {from, to}. An edit that changes nothing writes nothing and answers the task as
  * it is, whatever version it names — so a retry whose first answer was lost is a success.
+ * Staff and agents edit a task they created or held last; a supervisor, any (the standing).
  */
-function editOperation(name: string, anyone: boolean): Operation<typeof editTaskInput, Task> {
-  return defineOperation({
-    name,
-    input: editTaskInput,
-    async run(tx, input, { actor, clock }) {
-      // Locked first, so the comparison below and the guarded UPDATE see the same row.
-      await tx.execute(sql`SELECT id FROM tasks WHERE id = ${input.taskId}::bigint FOR UPDATE`);
-      const task = await loadTask(tx, input.taskId);
-      if (!task) return notFound(input.taskId);
-      const changes = changesOf(task, input);
-      const fields = Object.keys(changes) as Field[];
-      if (fields.length === 0) {
-        const allowed = EDITABLE.includes(task.status) && (anyone || (await mayEdit(tx, input.taskId, actor)));
-        return allowed ? ok(task) : explain(tx, input, actor, anyone);
-      }
-      const set = sql.join([...fields.map((f) => COLUMNS[f](changes[f]!.to)), sql`version = t.version + 1`, sql`updated_at = ${clock.now()}`], sql`, `);
-      const changed = await transition(
-        tx,
-        input.taskId,
-        set,
-        sql`t.status IN ('queued', 'escalated') AND t.version = ${input.version} ${anyone ? sql`` : sql`AND ${editorOf(actor.id)}`}`,
-      );
-      if (!changed) return explain(tx, input, actor, anyone);
-      const { row } = changed;
-      await appendEvents(tx, clock, [{
-        taskId: row.id, queue: row.queue, type: "edited", actorId: actor.id,
-        payload: { version: row.version, status: row.status, changes },
-      }]);
-      return ok((await toTasks(tx, [row], actor))[0]!);
-    },
-  });
-}
-
-/** Staff and agents: a task they created or held last. */
-export const editTask = editOperation("editTask", false);
-
-/** Supervisor: any task (the caller checks the role). */
-export const editAnyTask = editOperation("editAnyTask", true);
+export const editTask = defineOperation({
+  name: "editTask",
+  who: WORKERS,
+  input: editTaskInput,
+  async run(tx, input, { actor, clock, standing }): Promise<Result<Task>> {
+    const anyone = editsAnyTask(standing);
+    // Locked first, so the comparison below and the guarded UPDATE see the same row.
+    await tx.execute(sql`SELECT id FROM tasks WHERE id = ${input.taskId}::bigint FOR UPDATE`);
+    const task = await loadTask(tx, input.taskId);
+    if (!task) return notFound(input.taskId);
+    const changes = changesOf(task, input);
+    const fields = Object.keys(changes) as Field[];
+    if (fields.length === 0) {
+      const allowed = EDITABLE.includes(task.status) && (anyone || (await mayEdit(tx, input.taskId, actor)));
+      return allowed ? ok(task) : explain(tx, input, actor, anyone);
+    }
+    const set = sql.join([...fields.map((f) => COLUMNS[f](changes[f]!.to)), sql`version = t.version + 1`, sql`updated_at = ${clock.now()}`], sql`, `);
+    const changed = await transition(
+      tx,
+      input.taskId,
+      set,
+      sql`t.status IN ('queued', 'escalated') AND t.version = ${input.version} ${anyone ? sql`` : sql`AND ${editorOf(actor.id)}`}`,
+    );
+    if (!changed) return explain(tx, input, actor, anyone);
+    const { row } = changed;
+    await appendEvents(tx, clock, [{
+      taskId: row.id, queue: row.queue, type: "edited", actorId: actor.id,
+      payload: { version: row.version, status: row.status, changes },
+    }]);
+    return ok((await toTasks(tx, [row], actor))[0]!);
+  },
+});

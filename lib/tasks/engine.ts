@@ -2,11 +2,14 @@ import { ZodError, type z } from "zod";
 import type { Db, Tx } from "@/db/client";
 import { observeOperation } from "@/lib/metrics/registry";
 import { databaseClock, type Clock } from "./clock";
+import { refusalMessage, type Standing } from "./standing";
 import { loadTask } from "./task-row";
 import { fail, type ActorRef, type EngineError, type Result } from "./types";
 
 export interface OperationContext {
   actor: ActorRef;
+  /** Who is calling (lib/tasks/standing.ts); absent for in-process code that is no surface. */
+  standing?: Standing;
   clock: Clock;
   /** Which process of the actor calls (the Claimboard-Instance header), recorded in its events. */
   instance?: string;
@@ -15,6 +18,8 @@ export interface OperationContext {
 /** One engine operation: a schema for its input and a body that runs in one transaction. */
 export interface Operation<S extends z.ZodType, O> {
   name: string;
+  /** The standings that may perform it; `perform` refuses any other before a transaction opens. */
+  who: readonly Standing[];
   input: S;
   run(tx: Tx, input: z.infer<S>, ctx: OperationContext): Promise<Result<O>>;
 }
@@ -32,12 +37,19 @@ export class Rollback {
 export interface PerformContext {
   db: Db;
   actor: ActorRef;
+  /**
+   * Who is calling, derived once by the surface: every surface (server actions, the API, MCP,
+   * the CLI) passes one. Absent only for in-process code that is no surface — seeds, the
+   * demo, tests, benches — which `who` does not gate; the operations' own rules (ownership,
+   * who may edit) still hold, as for a caller of no special standing.
+   */
+  standing?: Standing;
   clock?: Clock;
   instance?: string;
 }
 
 /**
- * Validates the input, then runs the operation in one transaction. Expected failures
+ * Checks the caller's standing against the operation's `who`, validates the input, then runs the operation in one transaction. Expected failures
  * come back as values; a database that cannot be reached becomes `unavailable`; anything
  * else is a bug and throws. A thrown error rolls the whole transaction back.
  */
@@ -46,6 +58,11 @@ export async function perform<S extends z.ZodType, O>(
   rawInput: unknown,
   ctx: PerformContext,
 ): Promise<Result<O>> {
+  if (ctx.standing !== undefined && !op.who.includes(ctx.standing)) {
+    // Refused before the input is read or a transaction opens, as the guards at the edges did.
+    observeOperation(op.name, 0, "forbidden");
+    return fail({ code: "forbidden", message: refusalMessage(op.name, op.who, ctx.standing) });
+  }
   const parsed = safeParse(op.input, rawInput);
   if (!parsed.success) return fail(validationError(parsed.error));
   const clock = ctx.clock ?? databaseClock;
@@ -57,7 +74,7 @@ export async function perform<S extends z.ZodType, O>(
 
 async function run<S extends z.ZodType, O>(op: Operation<S, O>, input: z.infer<S>, ctx: PerformContext, clock: Clock): Promise<Result<O>> {
   try {
-    return await ctx.db.transaction((tx) => op.run(tx, input, { actor: ctx.actor, clock, instance: ctx.instance }));
+    return await ctx.db.transaction((tx) => op.run(tx, input, { actor: ctx.actor, standing: ctx.standing, clock, instance: ctx.instance }));
   } catch (error) {
     if (error instanceof Rollback) return error.result;
     const classified = classifyDatabaseError(error);

@@ -8,6 +8,7 @@ import { rawToTaskRow } from "./task-row";
 import { ok } from "./types";
 import { clearAttempt, lapseHandoff } from "./attempt";
 import { strikeCappedLapses } from "./ceiling";
+import { SUPERVISORS } from "./standing";
 
 /** At most this many expiries per queue per sweep, to keep one transaction small. */
 export const SWEEP_BATCH = 1000;
@@ -26,6 +27,7 @@ export interface SweepResult {
  */
 export const sweepExpiredLeases = defineOperation({
   name: "sweepExpiredLeases",
+  who: SUPERVISORS,
   input: sweepInput,
   async run(tx, input, { clock }) {
     const names = input.queue

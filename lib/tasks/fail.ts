@@ -7,6 +7,7 @@ import { toTasks } from "./task-row";
 import { endAttempt, transition } from "./transition";
 import { ok } from "./types";
 import { handoffNote, instanceOf, setHandoff } from "./attempt";
+import { WORKERS } from "./standing";
 
 /** Longest retry backoff: retry_delay_seconds × 2^(n − 1) grows past any sensible wait by n ≈ 20. */
 export const MAX_BACKOFF_SECONDS = 7 * 86_400;
@@ -29,6 +30,7 @@ END`;
  */
 export const failTask = defineOperation({
   name: "fail",
+  who: WORKERS,
   input: failInput,
   async run(tx, input, { actor, clock, instance }) {
     const note = input.handoff ? handoffNote(input.handoff, actor) : null;

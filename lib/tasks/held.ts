@@ -5,6 +5,7 @@ import { defineOperation } from "./engine";
 import { appendEvents } from "./events";
 import { rawToTaskRow, toTasks } from "./task-row";
 import { ok, type Task } from "./types";
+import { WORKERS } from "./standing";
 
 // A person's lease follows their presence: while they use a page of the board, the browser
 // renews every lease they hold in one call, each once a third of it has passed. One transaction
@@ -24,6 +25,7 @@ export interface HeldLease {
 /** Every task the caller holds (lapsed leases included), after renewing the live ones when asked. */
 export const heldLeases = defineOperation({
   name: "heldLeases",
+  who: WORKERS,
   input: heldLeasesInput,
   async run(tx, input, { actor, clock, instance }) {
     const now = clock.now();

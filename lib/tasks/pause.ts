@@ -5,6 +5,7 @@ import { appendEvents } from "./events";
 import { lockQueue } from "./queues";
 import { queuePausedInput } from "./schemas";
 import { ok } from "./types";
+import { SUPERVISORS } from "./standing";
 
 /**
  * Supervisor: pause or resume claiming in a queue. While paused, claims hand out nothing
@@ -13,6 +14,7 @@ import { ok } from "./types";
  */
 export const setQueuePaused = defineOperation({
   name: "setQueuePaused",
+  who: SUPERVISORS,
   input: queuePausedInput,
   async run(tx, input, { actor, clock }) {
     const locked = await lockQueue(tx, input.queue);

@@ -6,6 +6,7 @@ import { defineOperation } from "./engine";
 import { appendEvents } from "./events";
 import { queueSettingsInput, type QueueSettingsInput } from "./schemas";
 import { fail, ok, type ActorRef, type EngineError, type Result } from "./types";
+import { SUPERVISORS } from "./standing";
 
 /** Always exists (migration 0001 seeds it) and cannot be archived: a create naming no queue lands here. */
 export const DEFAULT_QUEUE = "default";
@@ -93,6 +94,7 @@ export async function changeQueueSettings(
 
 export const setQueueSettings = defineOperation({
   name: "setQueueSettings",
+  who: SUPERVISORS,
   input: queueSettingsInput,
   async run(tx, input, { actor, clock }) {
     const changed = await changeQueueSettings(tx, clock, actor, input);

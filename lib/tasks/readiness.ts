@@ -9,6 +9,7 @@ import { idArray } from "./graph";
 import { readinessInput } from "./schemas";
 import { parseTimestamp } from "./task-row";
 import { ok, type ActorRef, type EngineError, type Result, type Task } from "./types";
+import { EVERYONE } from "./standing";
 
 // "Why is this task not being picked up?" — answered once, here, for the API's readiness
 // route, MCP's task_readiness and the task page; the targeted claim explains its refusals
@@ -132,6 +133,7 @@ export async function explainUnready(db: Executor, clock: Clock, task: Task, cal
 /** GET /tasks/{id}/readiness: for the caller, every reason it cannot claim the task now. */
 export const taskReadiness = defineOperation({
   name: "taskReadiness",
+  who: EVERYONE,
   input: readinessInput,
   async run(tx, input, { actor, clock }): Promise<Result<Readiness>> {
     const readiness = await readTaskReadiness(tx, clock, input.taskId, actor);

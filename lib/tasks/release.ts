@@ -7,6 +7,7 @@ import { toTasks } from "./task-row";
 import { endAttempt, transition } from "./transition";
 import { ok } from "./types";
 import { handoffNote, instanceOf, setHandoff } from "./attempt";
+import { SUPERVISORS, WORKERS } from "./standing";
 
 /**
  * The owner gives the task back: queued, owner cleared. If this attempt recorded a side
@@ -15,6 +16,7 @@ import { handoffNote, instanceOf, setHandoff } from "./attempt";
  */
 export const release = defineOperation({
   name: "release",
+  who: WORKERS,
   input: releaseInput,
   async run(tx, input, { actor, clock, instance }) {
     const note = input.handoff ? handoffNote(input.handoff, actor) : null;
@@ -39,9 +41,10 @@ export const release = defineOperation({
   },
 });
 
-/** Supervisor: take a held task away from whoever holds it (the caller checks the role). */
+/** Supervisor: take a held task away from whoever holds it. */
 export const forceRelease = defineOperation({
   name: "forceRelease",
+  who: SUPERVISORS,
   input: releaseInput,
   async run(tx, input, { actor, clock }) {
     const note = input.handoff ? handoffNote(input.handoff, actor) : null;

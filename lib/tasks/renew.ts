@@ -8,6 +8,7 @@ import { heartbeatInput } from "./schemas";
 import { toTasks } from "./task-row";
 import { transition } from "./transition";
 import { ok } from "./types";
+import { WORKERS } from "./standing";
 
 /**
  * Heartbeat: the owner pushes lease_until forward by the claim's lease length. Only while
@@ -17,6 +18,7 @@ import { ok } from "./types";
  */
 export const renew = defineOperation({
   name: "renew",
+  who: WORKERS,
   input: heartbeatInput,
   async run(tx, input, { actor, clock, instance }) {
     const now = clock.now();

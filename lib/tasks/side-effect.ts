@@ -6,6 +6,7 @@ import { sideEffectInput } from "./schemas";
 import { toTasks } from "./task-row";
 import { transition } from "./transition";
 import { ok } from "./types";
+import { WORKERS } from "./standing";
 
 /**
  * The owner says an external action is about to begin in this attempt. Should the lease
@@ -14,6 +15,7 @@ import { ok } from "./types";
  */
 export const recordSideEffect = defineOperation({
   name: "recordSideEffect",
+  who: WORKERS,
   input: sideEffectInput,
   async run(tx, input, { actor, clock }) {
     const now = clock.now();

@@ -6,6 +6,7 @@ import { startInput } from "./schemas";
 import { toTasks } from "./task-row";
 import { transition } from "./transition";
 import { ok } from "./types";
+import { WORKERS } from "./standing";
 
 /**
  * Owner only, while the lease is valid. A needs_check task starts only with
@@ -13,6 +14,7 @@ import { ok } from "./types";
  */
 export const start = defineOperation({
   name: "start",
+  who: WORKERS,
   input: startInput,
   async run(tx, input, { actor, clock }) {
     const now = clock.now();

@@ -4,6 +4,7 @@ import { oneEventWrite } from "./events";
 import { taskId, text, version } from "./schemas";
 import { cancel, requeue, resolve } from "./supervise";
 import { ok, type EngineError, type Task } from "./types";
+import { SUPERVISORS } from "./standing";
 
 /** The inbox's bulk cap: the most escalated tasks it lists for one filter (lib/tasks/inbox.ts). */
 export const SUPERVISE_MANY_LIMIT = 500;
@@ -43,6 +44,7 @@ export type SuperviseManyResult = { taskId: string; ok: true; task: Task } | { t
  */
 export const superviseMany = defineOperation({
   name: "superviseMany",
+  who: SUPERVISORS,
   input: superviseManyInput,
   async run(tx, input, ctx) {
     const op = decisions[input.action];

@@ -10,8 +10,9 @@ import { superviseInput } from "./schemas";
 import { toTasks } from "./task-row";
 import { transition } from "./transition";
 import { ok, type ActorRef } from "./types";
+import { SUPERVISORS } from "./standing";
 
-// The escalation inbox's decisions. The caller (server action) checks the supervisor role.
+// The escalation inbox's decisions: supervisors only (`who`, checked by perform).
 
 /** What else the decision changes in its transaction: the work graph (lib/tasks/graph.ts). */
 type Consequence = (tx: Tx, clock: Clock, actor: ActorRef, taskId: bigint) => Promise<void>;
@@ -19,6 +20,7 @@ type Consequence = (tx: Tx, clock: Clock, actor: ActorRef, taskId: bigint) => Pr
 function supervisorTransition(name: string, verb: string, from: TaskStatus[], type: EventType, set: SQL, then?: Consequence) {
   return defineOperation({
     name,
+    who: SUPERVISORS,
     input: superviseInput,
     async run(tx, input, { actor, clock }) {
       const now = clock.now();

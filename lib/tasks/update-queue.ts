@@ -6,6 +6,7 @@ import { setQueuePaused } from "./pause";
 import { changeQueueSettings, getQueue } from "./queues";
 import { updateQueueInput } from "./schemas";
 import { fail, ok, type Result } from "./types";
+import { SUPERVISORS } from "./standing";
 
 type Step = (tx: Tx, ctx: OperationContext) => Promise<Result<Queue>>;
 
@@ -19,6 +20,7 @@ type Step = (tx: Tx, ctx: OperationContext) => Promise<Result<Queue>>;
  */
 export const updateQueue = defineOperation({
   name: "updateQueue",
+  who: SUPERVISORS,
   input: updateQueueInput,
   async run(tx, input, ctx) {
     const { queue: name, paused, archived, ...settings } = input;

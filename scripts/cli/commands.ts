@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { CliError, isUniqueViolation, oneLine, usageError } from "./errors";
+import { oneLine, usageError } from "./errors";
 import { integer, json, list, optional, parse, required, str, type Action, type Command } from "./flags";
 import { eventCommands } from "./events";
 import { queueCommands } from "./queues";
@@ -11,17 +11,12 @@ export type { Action };
 // Each command checks its flags before any database is touched, and loads the modules that
 // do the work only then: a mistyped command answers quickly and writes nothing.
 
-const refuseDuplicate = (message: string) => (error: unknown) => {
-  if (isUniqueViolation(error) || (error instanceof Error && /already exists/.test(error.message))) throw new CliError(message);
-  throw error;
-};
-
 const commands: Record<string, Command> = {
   "user create": {
     usage: "user create --email E --name N --role staff|supervisor --password P",
     options: { email: str, name: str, role: str, password: str },
     async prepare(values) {
-      const { createUser, createUserInput } = await import("@/lib/auth/users");
+      const { createUserInput } = await import("@/lib/auth/users");
       const input = parse(createUserInput, {
         email: required(values, "email"),
         name: required(values, "name"),
@@ -29,7 +24,10 @@ const commands: Record<string, Command> = {
         password: required(values, "password"),
       });
       return async (db) => {
-        const user = await createUser(db, input).catch(refuseDuplicate(`a user with email ${input.email} already exists`));
+        const { invitePerson } = await import("@/lib/auth/invite");
+        const { performAsCli } = await import("./database");
+        const { person: user } = await performAsCli(db, invitePerson, input, (text) =>
+          /already signs in/.test(text) ? `a user with email ${input.email} already exists` : text);
         return [`created ${user.role} ${user.actor.name} <${user.email}>`];
       };
     },
@@ -39,16 +37,16 @@ const commands: Record<string, Command> = {
     usage: "token create --name N [--role agent|observer|supervisor]",
     options: { name: str, role: str },
     async prepare(values) {
-      const { createAgentToken, tokenName } = await import("@/lib/auth/tokens");
+      const { tokenName } = await import("@/lib/auth/tokens");
       const { tokenRole } = await import("@/db/schema");
       const { name, role } = parse(
         z.object({ name: tokenName, role: z.enum(tokenRole.enumValues, "must be agent, observer or supervisor").optional() }),
         { name: required(values, "name"), role: optional(values, "role") },
       );
       return async (db) => {
-        const created = await createAgentToken(db, { name, role }).catch(
-          refuseDuplicate(`a live token named ${name} already exists; revoke it first or pick another name`),
-        );
+        const { createToken } = await import("@/lib/auth/token-admin");
+        const { performAsCli } = await import("./database");
+        const created = await performAsCli(db, createToken, { name, role });
         // The secret goes last and alone, so `… | tail -1` captures it.
         return [`created ${created.role} token ${created.name} (${created.prefix}…); it is shown only this once:`, created.token];
       };
@@ -59,10 +57,12 @@ const commands: Record<string, Command> = {
     usage: "token revoke --name N",
     options: { name: str },
     async prepare(values) {
-      const { revokeAgentToken, tokenName } = await import("@/lib/auth/tokens");
+      const { tokenName } = await import("@/lib/auth/tokens");
       const { name } = parse(z.object({ name: tokenName }), { name: required(values, "name") });
       return async (db) => {
-        if (!(await revokeAgentToken(db, name))) throw new CliError(`no live token named ${name}`);
+        const { revokeToken } = await import("@/lib/auth/token-admin");
+        const { performAsCli } = await import("./database");
+        await performAsCli(db, revokeToken, { name }, (text) => (/^No live token/.test(text) ? `no live token named ${name}` : text));
         return [`revoked token ${name}`];
       };
     },

@@ -55,7 +55,8 @@ export async function cliActor(db: Db): Promise<ActorRef> {
 }
 
 /**
- * Runs an engine operation as the CLI's actor and returns its value; a refusal is the
+ * Runs an engine operation as the CLI's actor, in the operator's standing (whoever runs the
+ * CLI holds the database itself), and returns its value; a refusal is the
  * command's one-line error (`message` may reword it in the CLI's terms, e.g. flag names).
  */
 export async function performAsCli<S extends z.ZodType, O>(
@@ -64,7 +65,7 @@ export async function performAsCli<S extends z.ZodType, O>(
   input: unknown,
   message: (text: string) => string = (text) => text,
 ): Promise<O> {
-  const result = await perform(op, input, { db, actor: await cliActor(db) });
+  const result = await perform(op, input, { db, actor: await cliActor(db), standing: "operator" });
   if (!result.ok) throw new CliError(oneLine(message(result.error.message)));
   return result.value;
 }

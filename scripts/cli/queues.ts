@@ -89,11 +89,11 @@ export const queueCommands: Record<string, Command> = {
         const { perform, setQueueSettings, setQueuePaused } = await import("@/lib/tasks");
         const { cliActor } = await import("./database");
         const actor = await cliActor(db);
-        const result = await perform(setQueueSettings, input, { db, actor });
+        const result = await perform(setQueueSettings, input, { db, actor, standing: "operator" });
         if (!result.ok) throw new CliError(result.error.message);
         let q = result.value;
         if (paused !== undefined) {
-          const pausing = await perform(setQueuePaused, { queue: input.queue, paused }, { db, actor });
+          const pausing = await perform(setQueuePaused, { queue: input.queue, paused }, { db, actor, standing: "operator" });
           if (!pausing.ok) throw new CliError(pausing.error.message);
           q = pausing.value;
         }

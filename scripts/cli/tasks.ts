@@ -53,9 +53,9 @@ export const taskCommands: Record<string, Command> = {
         payload: json(values, "payload"),
       }, { taskId: "ID" });
       return async (db) => {
-        const { editAnyTask } = await import("@/lib/tasks");
+        const { editTask } = await import("@/lib/tasks");
         const { performAsCli } = await import("./database");
-        const task = await performAsCli(db, editAnyTask, input);
+        const task = await performAsCli(db, editTask, input);
         return [`task ${task.id} is at version ${task.version}`];
       };
     },

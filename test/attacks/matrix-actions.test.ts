@@ -47,6 +47,7 @@ const SCENES: Record<string, Scene> = {
   addCommentAction: async (s, _c, q) => ({ taskId: (await s.queued(q)).id, body: "matrix" }),
   createTokenAction: async (_s, _c, q) => ({ name: `tok-${q}` }),
   revokeTokenAction: async (_s, _c, q) => (await createAgentToken(fixture.database.db, { name: `rev-${q}` }), { name: `rev-${q}` }),
+  auditAction: async () => ({ subject: "person" }),
   bulkSuperviseAction: async (s, _c, q) => ({ action: "requeue", tasks: [ref(await s.escalated(q))] }),
   listQueuesAction: async () => ({}),
   queueRulesAction: async () => ({}),

@@ -1,0 +1,76 @@
+import { desc, eq } from "drizzle-orm";
+import type { Executor, Tx } from "@/db/client";
+import { actors, auditEvents } from "@/db/schema";
+import type { ActorRef } from "@/lib/tasks/types";
+
+// The audit of people administration and tokens (db/schema/audit.ts): one row per change,
+// written by the operation that made it, in its transaction; read by the people and agents
+// pages. No "server-only": the CLI writes these too, outside Next.js.
+
+export type AuditSubject = "person" | "token";
+
+export type AuditAction =
+  | "person_invited"
+  | "role_changed"
+  | "person_disabled"
+  | "person_enabled"
+  | "sign_in_unlocked"
+  | "token_created"
+  | "token_revoked";
+
+export interface AuditRecord {
+  action: AuditAction;
+  subject: { kind: AuditSubject; id: string; name: string };
+  detail?: Record<string, unknown>;
+}
+
+export interface AuditRow {
+  id: string;
+  action: AuditAction;
+  actor: { id: string; name: string };
+  subject: { kind: AuditSubject; id: string; name: string };
+  detail: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** The pages show this many, newest first. */
+export const AUDIT_LIMIT = 50;
+
+export async function recordAudit(tx: Tx, actor: ActorRef, record: AuditRecord): Promise<void> {
+  await tx.insert(auditEvents).values({
+    actorId: actor.id,
+    action: record.action,
+    subjectKind: record.subject.kind,
+    subjectId: record.subject.id,
+    subjectName: record.subject.name,
+    detail: record.detail ?? {},
+  });
+}
+
+/** The newest records about people or about tokens, with who did each (audit_events_subject_kind). */
+export async function listAudit(db: Executor, kind: AuditSubject, limit = AUDIT_LIMIT): Promise<AuditRow[]> {
+  const rows = await db
+    .select({
+      id: auditEvents.id,
+      action: auditEvents.action,
+      actorId: actors.id,
+      actorName: actors.name,
+      subjectId: auditEvents.subjectId,
+      subjectName: auditEvents.subjectName,
+      detail: auditEvents.detail,
+      createdAt: auditEvents.createdAt,
+    })
+    .from(auditEvents)
+    .innerJoin(actors, eq(actors.id, auditEvents.actorId))
+    .where(eq(auditEvents.subjectKind, kind))
+    .orderBy(desc(auditEvents.id))
+    .limit(limit);
+  return rows.map((r) => ({
+    id: String(r.id),
+    action: r.action as AuditAction,
+    actor: { id: r.actorId, name: r.actorName },
+    subject: { kind, id: r.subjectId, name: r.subjectName },
+    detail: (r.detail ?? {}) as Record<string, unknown>,
+    createdAt: r.createdAt,
+  }));
+}

@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { tokenRole } from "@/db/schema";
+import { defineOperation } from "@/lib/tasks/engine";
+import { SUPERVISORS } from "@/lib/tasks/standing";
+import { fail, ok } from "@/lib/tasks/types";
+import { recordAudit } from "./audit";
+import { insertToken, liveNameTaken, revokeLiveToken, tokenName } from "./tokens";
+
+// Agent tokens made and revoked by supervisors (the agents page) and the CLI's operator, as
+// engine operations: each writes its audit record (lib/auth/audit.ts) in its transaction.
+// No "server-only": the CLI runs these outside Next.js, as it does tokens.ts.
+
+export const createTokenInput = z.strictObject({
+  name: tokenName,
+  role: z.enum(tokenRole.enumValues).optional(),
+});
+export const revokeTokenInput = z.strictObject({ name: tokenName });
+
+/** A new token: its secret is in the answer only, never in the audit record (its prefix is). */
+export const createToken = defineOperation({
+  name: "createToken",
+  who: SUPERVISORS,
+  input: createTokenInput,
+  async run(tx, input, { actor }) {
+    const created = await insertToken(tx, input);
+    if (!created) return fail({ code: "invalid_request", message: liveNameTaken(input.name), field: "name" });
+    await recordAudit(tx, actor, {
+      action: "token_created",
+      subject: { kind: "token", id: created.id, name: created.name },
+      detail: { role: created.role, prefix: created.prefix },
+    });
+    return ok(created);
+  },
+});
+
+/** Revokes the live token of that name; it is refused from the very next request. */
+export const revokeToken = defineOperation({
+  name: "revokeToken",
+  who: SUPERVISORS,
+  input: revokeTokenInput,
+  async run(tx, input, { actor }) {
+    const revoked = await revokeLiveToken(tx, input.name);
+    if (!revoked) return fail({ code: "not_found", message: `No live token is named ${input.name}` });
+    await recordAudit(tx, actor, { action: "token_revoked", subject: { kind: "token", id: revoked.id, name: input.name }, detail: { role: revoked.role } });
+    return ok({ revoked: input.name });
+  },
+});
