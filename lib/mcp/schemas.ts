@@ -2,6 +2,7 @@ import { z } from "zod";
 import { eventObject, readinessObject, taskObject } from "@/lib/http/endpoints";
 import { listEventsQuery, listTasksQuery } from "@/lib/tasks/queries";
 import * as api from "@/lib/tasks/schemas";
+import { LIMITS, limitText } from "@/lib/limits";
 
 // The tools' inputs are the API's own schemas (lib/tasks/schemas.ts, the query schemas),
 // with the task in the path named `id`: nothing here adds or loosens a rule. The JSON
@@ -78,23 +79,23 @@ const FIELD_HINTS: Record<string, string> = {
   version:
     "The task's version as you last saw it (task.version in the latest result). Claims, start, complete, fail and release raise it; heartbeats and side effects keep it.",
   queue: 'A queue\'s name (default "default").',
-  leaseSeconds: "How long the lease lasts unless renewed, 5..3600 seconds (default: the queue's lease).",
+  leaseSeconds: `How long the lease lasts unless renewed, ${LIMITS.leaseSeconds.min}..${LIMITS.leaseSeconds.max} seconds (default: the queue's lease).`,
   start: "true: claim and start in one step.",
   skipNeedsCheck: "true: never hand out needs_check tasks (if you will not confirm checks).",
   confirmCheck: "true: you checked whether the earlier attempt's side effect happened, and you take the task on knowing that.",
   progress: "How far you are: any JSON, shown on the board.",
   result: "What you did: any JSON, kept with the task.",
   handoff:
-    "A note for whoever takes the task next: summary (what you did, 1..2000 characters), next (what remains to do), artifacts (up to 20 links or paths to what you made).",
-  reason: "Why this attempt failed, for the next attempt and for supervisors (1..2000 characters).",
-  title: "A short title (1..200 characters).",
-  priority: "Higher is claimed first, -1000..1000 (default 0).",
+    `A note for whoever takes the task next: summary (what you did, 1..${limitText(LIMITS.handoffSummary)} characters), next (what remains to do), artifacts (up to ${LIMITS.artifacts} links or paths to what you made).`,
+  reason: `Why this attempt failed, for the next attempt and for supervisors (1..${limitText(LIMITS.reason)} characters).`,
+  title: `A short title (1..${LIMITS.title} characters).`,
+  priority: `Higher is claimed first, ${LIMITS.priority.min}..${LIMITS.priority.max} (default 0).`,
   payload: "A JSON object of details for whoever works the task.",
-  dependsOn: "Ids of tasks that must be done before this one can be claimed (up to 50).",
+  dependsOn: `Ids of tasks that must be done before this one can be claimed (up to ${LIMITS.dependencies}).`,
   notBefore: 'Not claimable before this time (ISO 8601, e.g. "2026-12-01T14:30:00Z").',
-  idempotencyKey: "A key of yours (1..200 characters, unique per queue): repeating the create with it returns the same task instead of a second one.",
-  body: "The comment, for people and agents reading the task (1..4000 characters).",
-  limit: "Page size, 1..100.",
+  idempotencyKey: `A key of yours (1..${LIMITS.idempotencyKey} characters, unique per queue): repeating the create with it returns the same task instead of a second one.`,
+  body: `The comment, for people and agents reading the task (1..${limitText(LIMITS.comment)} characters).`,
+  limit: `Page size, 1..${LIMITS.batch}.`,
   cursor: "nextCursor from the previous page.",
   after: "nextCursor from the previous page.",
 };

@@ -3,6 +3,8 @@ import type { ClaimboardClient, Task } from "@/lib/client";
 import type { endpoints } from "@/lib/http/endpoints";
 import { CLAIM_FORBIDDEN, describeTool } from "./refusals";
 import { toolInput as input, toolOutput as output } from "./schemas";
+import { LIMITS, limitText } from "@/lib/limits";
+import { RENEW_CADENCE_TEXT } from "@/lib/cadence";
 
 // The MCP tools: API.md's names, each one typed-client call (lib/client.ts) with the API's
 // body fields and the task as `id`. What a tool answers is the API's JSON.
@@ -61,7 +63,7 @@ export const tools: Tool[] = [
   tool({
     name: "report_progress", title: "Report progress (heartbeat)", endpoint: "heartbeat", leaseEffect: "sets",
     description: describeTool(
-      "Tell the board how far you are (progress: any JSON, e.g. {\"percent\": 40, \"step\": \"parsing\"}) and renew the lease. Call it at each meaningful step of long work; the version stays the same. Should your lease lapse, your last progress becomes the hand-off note for whoever takes the task over.",
+      `Tell the board how far you are (progress: any JSON, e.g. {"percent": 40, "step": "parsing"}) and renew the lease. Call it at each meaningful step of long work, and again whenever ${RENEW_CADENCE_TEXT} has passed; the version stays the same. Should your lease lapse, your last progress becomes the hand-off note for whoever takes the task over.`,
       [...OWNER, "attempt_limit", "forbidden"],
     ),
     input: input.heartbeat, output: output.task,
@@ -74,7 +76,7 @@ export const tools: Tool[] = [
       [...OWNER, "forbidden"],
     ),
     input: input.sideEffect, output: output.task,
-    hints: { description: "What you are about to do outside the board, e.g. \"send the invoice mail to ops@example.com\" (1..2000 characters)." },
+    hints: { description: `What you are about to do outside the board, e.g. "send the invoice mail to ops@example.com" (1..${limitText(LIMITS.reason)} characters).` },
     call: (client, args) => wrap(client.recordSideEffect(ref(args), args.description)),
   }),
   tool({
@@ -116,7 +118,7 @@ export const tools: Tool[] = [
       ["not_found", "idempotency_conflict", "forbidden", "payload_too_large"],
     ),
     input: input.create, output: output.task,
-    hints: { description: "What is to be done, in as much detail as the worker needs (up to 10,000 characters)." },
+    hints: { description: `What is to be done, in as much detail as the worker needs (up to ${limitText(LIMITS.description)} characters).` },
     call: (client, args) => wrap(client.createTask(args)),
   }),
   tool({
@@ -158,7 +160,7 @@ export const tools: Tool[] = [
     ),
     input: input.edit, output: output.task,
     hints: {
-      description: "The new description, replacing the old (up to 10,000 characters).",
+      description: `The new description, replacing the old (up to ${limitText(LIMITS.description)} characters).`,
       payload: "The new payload, a JSON object replacing the old one entirely.",
     },
     call: (client, { id, version, ...changes }) => wrap(client.editTask({ id, version }, changes)),
