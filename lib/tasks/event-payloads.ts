@@ -94,7 +94,7 @@ export interface EventsArchivedPayload {
   months: string[];
   total: number;
   file: string;
-  path: string;
+  path?: string;
   sha256: string;
   events: number;
   /** A task's fact: the row as the archived events had made it (lib/tasks/fold.ts replays from it). */

@@ -75,7 +75,7 @@ export const MOVES = {
   create: { verb: "create", who: "anyone", from: [], to: "queued", lease: "none", version: false, events: ["created"] },
   claim: {
     verb: "claim", who: "claimant", from: CLAIMABLE, fromLapsed: HELD, to: "claimed",
-    or: { to: "started", when: "asked to start too and no check is needed" },
+    or: { to: "started", when: "with start, no check needed" },
     lease: "takes", version: true, events: ["claimed"], refusedWith: ["claim_rejected"],
   },
   start: {
@@ -93,13 +93,13 @@ export const MOVES = {
   release: { verb: "release", who: "owner", from: HELD, to: "queued", lease: "ends", version: true, events: ["released"] },
   complete: { verb: "complete", who: "owner", from: ["started"], to: "done", lease: "finishes", version: true, events: ["completed"] },
   fail: {
-    verb: "fail", who: "owner", from: HELD, to: "queued", or: { to: "escalated", when: "the queue's last strike" },
+    verb: "fail", who: "owner", from: HELD, to: "queued", or: { to: "escalated", when: "last strike" },
     lease: "ends", version: true, failures: "counts", events: ["failed", "escalated"],
   },
   lapse: { verb: "expire", who: "system", from: [], fromLapsed: HELD, to: "queued", lease: "ends", version: true, events: ["lease_expired"] },
   strike: {
     verb: "strike", who: "system", from: [], fromLapsed: HELD, to: "queued",
-    or: { to: "escalated", when: "the queue's last strike" },
+    or: { to: "escalated", when: "last strike" },
     lease: "ends", version: true, failures: "counts", events: ["lease_expired", "failed", "escalated"],
   },
   forceRelease: { verb: "release", who: "supervisor", from: HELD, to: "queued", lease: "ends", version: true, events: ["released"] },
