@@ -1,4 +1,5 @@
 import type { TaskStatus } from "@/db/schema";
+import { BOARD_ORDER, HELD } from "@/lib/tasks/machine";
 import type { TaskEvent } from "@/lib/tasks/queries";
 import type { ActorRef, Task } from "@/lib/tasks/types";
 
@@ -26,9 +27,9 @@ export function toWire<T>(value: T): Wire<T> {
   return JSON.parse(JSON.stringify(value)) as Wire<T>;
 }
 
-export const STATUSES: TaskStatus[] = ["queued", "claimed", "started", "escalated", "done", "cancelled"];
-
-export const HELD: TaskStatus[] = ["claimed", "started"];
+/** The statuses in the board's order, and the held ones: the machine's (lib/tasks/machine.ts). */
+export const STATUSES = BOARD_ORDER;
+export { HELD };
 
 /** The signed-in person, as the client needs to know them. */
 export interface Viewer {

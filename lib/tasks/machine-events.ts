@@ -57,6 +57,9 @@ export const EVENTS: Record<EventType, EventFacts> = {
 
 export const EVENT_TYPES = Object.keys(EVENTS) as EventType[];
 
+/** A type name from outside (a live event's, a URL's) that the machine knows. */
+export const isEventType = (type: string): type is EventType => Object.hasOwn(EVENTS, type);
+
 const ROWS: MoveRow[] = Object.values(MOVES);
 
 /**
