@@ -119,8 +119,6 @@ export const MOVES = {
 } as const satisfies Record<string, MoveRow>;
 
 export type MoveName = keyof typeof MOVES;
-export const MOVE_NAMES = Object.keys(MOVES) as MoveName[];
-export const move = (name: MoveName): MoveRow => MOVES[name];
 
 /** Moves by the task's owner: the engine builds their guards from the row (transition.ts's ownerTransition). */
 export type OwnerMove = { [K in MoveName]: (typeof MOVES)[K]["who"] extends "owner" ? K : never }[MoveName];
