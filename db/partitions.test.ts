@@ -4,7 +4,7 @@ import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ensurePartitions, listPartitions, monthOf } from "@/lib/events/partitions";
 import { databaseClock } from "@/lib/tasks/clock";
-import { appendEvents } from "@/lib/tasks/events";
+import { appendEvents, type NewEvent } from "@/lib/tasks/events";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { migrateDatabase, migrationsFolderUpTo } from "./migrate";
 import { taskEvents } from "./schema";
@@ -78,7 +78,8 @@ describe("migration 0012 on a task_events with rows", () => {
   });
 
   test("a transaction's events still take rising ids in the order written (the feed's (tx_id, id) order)", async () => {
-    const events = (["claimed", "started", "heartbeat"] as const).map((type) => ({ taskId: null, queue: "default", type, actorId: SYSTEM, payload: {} }));
+    // Synthetic events: only their ids matter here, not a transition's payload.
+    const events = (["claimed", "started", "heartbeat"] as const).map((type) => ({ taskId: null, queue: "default", type, actorId: SYSTEM, payload: {} })) as unknown as NewEvent[];
     const ids = await database.db.transaction((tx) => appendEvents(tx, databaseClock, events));
     expect(ids.map((id) => id - ids[0]!)).toEqual([0n, 1n, 2n]);
     const rows = await database.client<{ type: string; tx: string }[]>`

@@ -2,7 +2,8 @@ import type { QueryClient } from "@tanstack/react-query";
 import { supervisorKeys } from "@/components/supervisor/keys";
 import { queueKeys, taskKeys } from "@/components/task/api";
 import type { ListFilter } from "@/components/task/filters";
-import { HELD, STATUSES, type TaskStatus } from "@/components/task/wire";
+import { STATUSES, type TaskStatus } from "@/components/task/wire";
+import { EVENT_TYPES, EVENTS, isEventType, touchedBy } from "@/lib/tasks/machine-events";
 
 /** One message of GET /api/v1/events (lib/realtime/sse.ts). */
 export interface LiveEvent {
@@ -16,35 +17,16 @@ export interface LiveEvent {
   at: string;
 }
 
-/** Which board columns an event can change: the status it left and the one it reached. */
-const TOUCHES: Record<string, TaskStatus[]> = {
-  created: ["queued"],
-  claim_rejected: [],
-  claimed: ["queued", ...HELD],
-  started: HELD,
-  check_confirmed: HELD,
-  heartbeat: HELD,
-  side_effect: HELD,
-  released: ["queued", ...HELD],
-  lease_expired: ["queued", ...HELD],
-  failed: ["queued", ...HELD, "escalated"],
-  escalated: ["queued", ...HELD, "escalated"],
-  completed: ["started", "done"],
-  requeued: ["escalated", "queued"],
-  resolved: ["escalated", "done"],
-  cancelled: ["queued", "escalated", "cancelled"],
-  // Fields of a queued or escalated task (a list shows its title and priority); a comment
-  // changes no list at all (the task's own history refetches below).
-  edited: ["queued", "escalated"],
-  commented: [],
-  dependency_added: ["queued"],
-  unblocked: ["queued"],
-};
+/**
+ * Which board columns an event can change: the statuses the machine's moves that write it
+ * leave and reach (lib/tasks/machine-events.ts); a type it does not know, any column.
+ */
+const TOUCHES = new Map<string, TaskStatus[]>(EVENT_TYPES.map((type) => [type, touchedBy(type, STATUSES)]));
 
-/** Events that move no task between statuses: the counts stay as they are. */
-const SAME_COUNTS = new Set(["claim_rejected", "heartbeat", "side_effect", "check_confirmed", "edited", "commented", "dependency_added"]);
+const touches = (event: LiveEvent) => (event.taskId ? (TOUCHES.get(event.type) ?? [...STATUSES]) : []);
 
-const touches = (event: LiveEvent) => (event.taskId ? (TOUCHES[event.type] ?? STATUSES) : []);
+/** Events that move no task between statuses, by the machine's event rows: the counts stay as they are. */
+const countsStay = (event: LiveEvent) => isEventType(event.type) && EVENTS[event.type].countsStay === true;
 
 /** Marks stale — and so refetches, where on screen — every query a batch of events touches. */
 export function invalidateFor(client: QueryClient, events: LiveEvent[]): void {
@@ -64,7 +46,7 @@ export function invalidateFor(client: QueryClient, events: LiveEvent[]): void {
   // The board's counts: an event that moves a task moves one (a refetch is a few capped
   // index probes). A refetch already under way is let finish, not restarted: under a steady
   // stream of events a restarted one would never land.
-  if (events.some((e) => e.taskId && !SAME_COUNTS.has(e.type))) {
+  if (events.some((e) => e.taskId && !countsStay(e))) {
     void client.invalidateQueries({ queryKey: taskKeys.counts }, { cancelRefetch: false });
   }
   // The inbox, queue, fleet and people pages: escalations, breaker trips, lapsed leases, an

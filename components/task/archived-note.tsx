@@ -1,4 +1,5 @@
 import { LocalTime } from "@/components/ui/local-time";
+import type { EventsArchivedPayload } from "@/lib/tasks/event-payloads";
 import type { EventView } from "./wire";
 
 /**
@@ -7,7 +8,7 @@ import type { EventView } from "./wire";
  * so the page says so first instead of starting mid-story.
  */
 export function ArchivedNote({ fact }: { fact: EventView }) {
-  const p = (fact.payload ?? {}) as { events?: number; before?: string; by?: string; file?: string; sha256?: string };
+  const p: Partial<EventsArchivedPayload> = (fact.type === "events_archived" && fact.payload) || {};
   return (
     <p data-testid="events-archived" className="rounded-lg border border-amber-200 bg-amber-50 p-3 text-sm text-amber-950">
       {p.events ?? "?"} earlier event{p.events === 1 ? "" : "s"} (before {p.before ?? "?"}) archived to <code>{p.file ?? "?"}</code>{" "}

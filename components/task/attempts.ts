@@ -1,9 +1,10 @@
+import { EVENTS, isEventType } from "@/lib/tasks/machine-events";
 import type { EventView } from "./wire";
 
 /** One line of the timeline: an event, or a run of heartbeats folded into one. */
 export interface TimelineEntry {
   key: string;
-  type: string;
+  type: EventView["type"];
   actor: EventView["actor"];
   at: string;
   events: EventView[];
@@ -20,16 +21,8 @@ export interface Attempt {
   outcome: string;
 }
 
-const OUTCOMES: Record<string, string> = {
-  completed: "completed",
-  released: "released",
-  failed: "failed",
-  escalated: "escalated",
-  lease_expired: "lease lapsed",
-  requeued: "requeued",
-  resolved: "resolved",
-  cancelled: "cancelled",
-};
+/** How an attempt ended, in the machine's words for the event that ended it (lib/tasks/machine-events.ts). */
+const outcomeOf = (event: EventView) => (isEventType(event.type) ? EVENTS[event.type].outcome : undefined);
 
 /** Consecutive heartbeats by the same actor read as one line ("renewed the lease ×12"). */
 function entriesOf(events: EventView[], takeovers: Set<string>): TimelineEntry[] {
@@ -67,12 +60,12 @@ export function groupByAttempt(events: EventView[]): Attempt[] {
   }
   let number = groups[0]?.claimant ? 1 : 0;
   return groups.map((group) => {
-    const ending = group.events.findLast((e) => e.type in OUTCOMES);
+    const ending = group.events.findLast((e) => outcomeOf(e) !== undefined);
     return {
       number: number++,
       claimant: group.claimant,
       entries: entriesOf(group.events, takeovers),
-      outcome: ending ? OUTCOMES[ending.type]! : group.claimant ? "in progress" : "",
+      outcome: ending ? outcomeOf(ending)! : group.claimant ? "in progress" : "",
     };
   });
 }

@@ -65,15 +65,19 @@ export function readEdit(draft: EditDraft, task: TaskView): { changes: TaskChang
     const why = error instanceof SyntaxError ? error.message : "it could not be read";
     return { problem: `The payload isn't valid JSON (${why}). Write a JSON object such as {"site": 7}.`, field: "payload" };
   }
-  if (!payload || typeof payload !== "object" || Array.isArray(payload)) {
+  if (!isJsonObject(payload)) {
     return { problem: `The payload must be a JSON object, in braces: {"site": 7}.`, field: "payload" };
   }
   const changes: TaskChanges = {};
   if (title !== task.title) changes.title = title;
   if (draft.description !== task.description) changes.description = draft.description;
   if (priority !== task.priority) changes.priority = priority;
-  if (canonical(payload) !== canonical(task.payload)) changes.payload = payload as Record<string, unknown>;
+  if (canonical(payload) !== canonical(task.payload)) changes.payload = payload;
   return { changes };
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === "object" && !Array.isArray(value);
 }
 
 /** Who last changed the task, from its history: the newest event that is not a comment. */

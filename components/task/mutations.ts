@@ -19,7 +19,9 @@ import { useViewer } from "@/components/realtime/viewer";
 import { taskKeys } from "./api";
 import { putTask } from "./cache";
 import { describeError, type ErrorView } from "./describe-error";
+import { MOVES } from "@/lib/tasks/machine";
 import type { TaskAction } from "./permissions";
+import { predict } from "./predict";
 import { toWire, type TaskView, type Viewer } from "./wire";
 
 /** An action's expected failure, carried through TanStack Query as a thrown value. */
@@ -38,74 +40,51 @@ export interface TaskCallVars {
 }
 
 interface Spec {
-  /** What the person tried, for sentences: "you can't {verb} it". */
-  verb: string;
+  /** What the person tried, for sentences ("you can't {verb} it"), where it is not the machine's verb. */
+  verb?: string;
   call(task: TaskView, vars: TaskCallVars): Promise<ActionResult<Task>>;
-  /** The task as we expect the server to leave it; shown at once, undone on failure. */
-  predict(task: TaskView, viewer: Viewer): Partial<TaskView>;
+  /** Shown on the card while the server answers. */
+  pending: string;
 }
 
 const ref = (task: TaskView) => ({ taskId: task.id, version: task.version });
-const me = (viewer: Viewer) => ({ id: viewer.actorId, name: viewer.name, kind: "user" as const });
-const ended = { owner: null, leaseUntil: null };
 
 const specs: Record<TaskAction, Spec> = {
-  claim: {
-    verb: "claim",
-    call: (task) => claimAction(ref(task)),
-    predict: (task, viewer) => ({ status: "claimed", owner: me(viewer), version: task.version + 1, pending: "Claiming…" }),
-  },
+  claim: { call: (task) => claimAction(ref(task)), pending: "Claiming…" },
   start: {
-    verb: "start",
     call: (task, vars) => startAction({ ...ref(task), ...(vars.confirmCheck ? { confirmCheck: true } : {}) }),
-    predict: (task) => ({ status: "started", needsCheck: false, version: task.version + 1, pending: "Starting…" }),
+    pending: "Starting…",
   },
-  renew: {
-    verb: "renew the lease of",
-    call: (task) => renewAction(ref(task)),
-    predict: () => ({ pending: "Renewing…" }),
-  },
+  renew: { call: (task) => renewAction(ref(task)), pending: "Renewing…" },
   sideEffect: {
-    verb: "record a side effect on",
     call: (task, vars) => recordSideEffectAction({ ...ref(task), description: vars.description ?? "" }),
-    predict: () => ({ pending: "Recording…" }),
+    pending: "Recording…",
   },
   release: {
-    verb: "release",
     call: (task, vars) => releaseAction({ ...ref(task), ...(vars.handoff ? { handoff: vars.handoff } : {}) }),
-    predict: (task) => ({ status: "queued", ...ended, version: task.version + 1, pending: "Releasing…" }),
+    pending: "Releasing…",
   },
-  complete: {
-    verb: "complete",
-    call: (task) => completeAction(ref(task)),
-    predict: (task) => ({ status: "done", leaseUntil: null, version: task.version + 1, pending: "Completing…" }),
-  },
+  complete: { call: (task) => completeAction(ref(task)), pending: "Completing…" },
   fail: {
-    verb: "fail",
     call: (task, vars) => failAction({ ...ref(task), reason: vars.reason ?? "", ...(vars.handoff ? { handoff: vars.handoff } : {}) }),
-    predict: (task) => ({ status: "queued", ...ended, failureCount: task.failureCount + 1, version: task.version + 1, pending: "Failing…" }),
+    pending: "Failing…",
   },
-  forceRelease: {
-    verb: "force-release",
-    call: (task) => forceReleaseAction(ref(task)),
-    predict: (task) => ({ status: "queued", ...ended, version: task.version + 1, pending: "Releasing…" }),
-  },
+  forceRelease: { verb: "force-release", call: (task) => forceReleaseAction(ref(task)), pending: "Releasing…" },
   requeue: {
-    verb: "requeue",
     call: (task, vars) => requeueAction({ ...ref(task), ...(vars.reason ? { reason: vars.reason } : {}) }),
-    predict: (task) => ({ status: "queued", failureCount: 0, version: task.version + 1, pending: "Requeueing…" }),
+    pending: "Requeueing…",
   },
   resolve: {
-    verb: "resolve",
     call: (task, vars) => resolveAction({ ...ref(task), ...(vars.reason ? { reason: vars.reason } : {}) }),
-    predict: (task) => ({ status: "done", version: task.version + 1, pending: "Resolving…" }),
+    pending: "Resolving…",
   },
   cancel: {
-    verb: "cancel",
     call: (task, vars) => cancelAction({ ...ref(task), ...(vars.reason ? { reason: vars.reason } : {}) }),
-    predict: (task) => ({ status: "cancelled", version: task.version + 1, pending: "Cancelling…" }),
+    pending: "Cancelling…",
   },
 };
+
+const verbOf = (action: TaskAction) => specs[action].verb ?? MOVES[action].verb;
 
 /** The toast that confirms a fail, a release or an escalation, so nobody wonders whether it went through. */
 function confirmation(action: TaskAction, task: TaskView, handoff: boolean): string | null {
@@ -162,13 +141,13 @@ export function useTaskMutation(options: { onDone?: (call: TaskCall, task: TaskV
     onMutate: async ({ action, task }) => {
       await client.cancelQueries({ queryKey: taskKeys.all });
       const saved = snapshot(client);
-      putTask(client, { ...task, ...specs[action].predict(task, viewer) }, viewer);
+      putTask(client, { ...task, ...predict(action, task, viewer), pending: specs[action].pending }, viewer);
       return { saved };
     },
     onError: (error, { action, task }, context) => {
       if (context) restore(client, context.saved);
       if (error instanceof ActionFailure && error.error.task) putTask(client, error.error.task, viewer);
-      notify("error", errorSentence(error, specs[action].verb, viewer));
+      notify("error", errorSentence(error, verbOf(action), viewer));
       void client.invalidateQueries({ queryKey: taskKeys.lists });
       void client.invalidateQueries({ queryKey: taskKeys.detail(task.id) });
       void client.invalidateQueries({ queryKey: taskKeys.events(task.id) });

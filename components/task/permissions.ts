@@ -1,18 +1,12 @@
+import { FINISHED, HELD, MOVES, type MoveName, type MoveRow } from "@/lib/tasks/machine";
 import type { QueueRules } from "@/lib/tasks/queries";
-import { HELD, type TaskView, type Viewer } from "./wire";
+import type { TaskView, Viewer } from "./wire";
 
-export type TaskAction =
-  | "claim"
-  | "start"
-  | "renew"
-  | "sideEffect"
-  | "release"
-  | "complete"
-  | "fail"
-  | "forceRelease"
-  | "requeue"
-  | "resolve"
-  | "cancel";
+/** The moves the page offers as buttons, in the order it shows them. */
+export const TASK_ACTIONS = [
+  "claim", "start", "complete", "renew", "sideEffect", "release", "fail", "forceRelease", "requeue", "resolve", "cancel",
+] as const satisfies readonly MoveName[];
+export type TaskAction = (typeof TASK_ACTIONS)[number];
 
 /** The lease has lapsed by the (server-corrected) clock the page keeps. */
 export function leaseLapsed(task: TaskView, now: number): boolean {
@@ -20,46 +14,33 @@ export function leaseLapsed(task: TaskView, now: number): boolean {
 }
 
 /**
- * What the viewer may do to the task now, as DESIGN.md's table says. This only decides
- * which buttons to show: the server checks every call again and has the last word.
+ * What the viewer may do to the task now, read from the machine's rows (lib/tasks/machine.ts).
+ * This only decides which buttons to show: the server checks every call again and has the
+ * last word (lib/tasks/machine.test.ts checks the two agree).
  */
 export function availableActions(task: TaskView, viewer: Viewer, now: number, rules?: QueueRules): TaskAction[] {
   if (task.pending) return [];
-  const actions = actionsByState(task, viewer, now);
+  const actions = TASK_ACTIONS.filter((action) => offered(MOVES[action], task, viewer, now));
   // An agents-only queue takes no claim from a person (the server refuses it too).
   return rules?.claimants === "agents" ? actions.filter((a) => a !== "claim") : actions;
 }
 
-function actionsByState(task: TaskView, viewer: Viewer, now: number): TaskAction[] {
-  const supervisor = viewer.role === "supervisor";
-  const mine = task.owner?.id === viewer.actorId;
+function offered(row: MoveRow, task: TaskView, viewer: Viewer, now: number): boolean {
   const lapsed = leaseLapsed(task, now);
-  const actions: TaskAction[] = [];
-  switch (task.status) {
-    case "queued":
-      actions.push("claim");
-      if (supervisor) actions.push("cancel");
-      break;
-    case "claimed":
-    case "started":
-      if (mine) {
-        if (lapsed) actions.push("claim");
-        if (task.status === "claimed" && !lapsed) actions.push("start");
-        if (task.status === "started") actions.push("complete");
-        if (!lapsed) actions.push("renew", "sideEffect");
-        actions.push("release", "fail");
-      } else {
-        if (lapsed) actions.push("claim");
-        if (supervisor) actions.push("forceRelease");
-      }
-      break;
-    case "escalated":
-      if (supervisor) actions.push("requeue", "resolve", "cancel");
-      break;
+  const from = row.from.includes(task.status) || (lapsed && !!row.fromLapsed?.includes(task.status));
+  if (!from || (row.requiresLease && lapsed)) return false;
+  const mine = task.owner?.id === viewer.actorId;
+  switch (row.who) {
+    case "owner":
+      return mine;
+    case "supervisor":
+      // A supervisor who holds the task works on it as its owner does (release, not force-release).
+      return viewer.role === "supervisor" && !(HELD.includes(task.status) && mine);
+    case "claimant":
+      return true;
     default:
-      break;
+      return false;
   }
-  return actions;
 }
 
 export const actionLabels: Record<TaskAction, string> = {
@@ -81,7 +62,7 @@ export const actionLabels: Record<TaskAction, string> = {
  * an empty box. Null where there is something to do, or the page says it already (done).
  */
 export function whyNoActions(task: TaskView, viewer: Viewer, now: number, rules?: QueueRules): string | null {
-  if (task.pending || task.status === "done" || task.status === "cancelled") return null;
+  if (task.pending || FINISHED.includes(task.status)) return null;
   if (availableActions(task, viewer, now, rules).length > 0) return null;
   if (rules?.claimants === "agents" && (task.status === "queued" || leaseLapsed(task, now))) {
     return `Only agents claim tasks in queue ${task.queue}: a person cannot take this one.`;

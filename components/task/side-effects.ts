@@ -12,11 +12,10 @@ export function uncheckedSideEffects(events: EventView[]): SideEffect[] {
   const lastCheck = events.findLastIndex((e) => e.type === "check_confirmed");
   return events
     .slice(lastCheck + 1)
-    .filter((e) => e.type === "side_effect")
-    .map((e) => ({
+    .flatMap((e) => (e.type === "side_effect" ? [{
       id: e.id,
-      description: String((e.payload as { description?: unknown } | null)?.description ?? "(no description)"),
+      description: String(e.payload?.description ?? "(no description)"),
       actor: e.actor,
       at: e.createdAt,
-    }));
+    }] : []));
 }

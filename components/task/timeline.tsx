@@ -9,15 +9,22 @@ import type { ReactNode } from "react";
 import type { EventView } from "./wire";
 import { editedSummary, RowNote } from "./timeline-notes";
 import { ArchivedNote } from "./archived-note";
-
-type Payload = Record<string, unknown>;
+import { EVENTS, isEventType } from "@/lib/tasks/machine-events";
 
 const progressText = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
+const text = (value: unknown) => (typeof value === "string" ? value : "");
+
+/** The note a release, fail or lapse left ({summary, next}), whoever wrote it. */
+function noteOf(event: EventView): { summary: string; next: string | null } | null {
+  const note: unknown = event.payload && "handoff" in event.payload ? event.payload.handoff : undefined;
+  if (!note || typeof note !== "object" || !("summary" in note) || typeof note.summary !== "string" || !note.summary) return null;
+  return { summary: note.summary, next: "next" in note && typeof note.next === "string" ? note.next : null };
+}
 
 /** The hand-off a release, fail or lapse left, under its line. */
-function HandoffLine({ payload }: { payload: Payload }) {
-  const note = payload.handoff as { summary?: string; next?: string | null } | undefined;
-  if (!note?.summary) return null;
+function HandoffLine({ event }: { event: EventView }) {
+  const note = noteOf(event);
+  if (!note) return null;
   return (
     <p data-testid="event-handoff" className="mt-0.5 text-sm text-blue-900">
       ↪ hand-off: {note.summary}
@@ -26,60 +33,45 @@ function HandoffLine({ payload }: { payload: Payload }) {
   );
 }
 
-/** What happened, in words; the payload itself is one click away. */
+/**
+ * What happened, in words: the machine's sentence for the event type (lib/tasks/machine-events.ts),
+ * or one its payload says more in. The payload itself is one click away.
+ */
 function what(entry: TimelineEntry): ReactNode {
-  const payload = (entry.events.at(-1)!.payload ?? {}) as Payload;
-  const text = (key: string) => (typeof payload[key] === "string" ? (payload[key] as string) : "");
-  switch (entry.type) {
-    case "created":
-      return "created the task";
+  const last = entry.events.at(-1)!;
+  switch (last.type) {
     case "claimed":
-      return entry.takeover ? "took it over (the previous lease had lapsed)" : "claimed it";
+      return entry.takeover ? "took it over (the previous lease had lapsed)" : EVENTS.claimed.label;
     case "attempt_limit_reached":
-      return `reached the queue's attempt ceiling (${String(payload.maxAttemptSeconds ?? "?")} s): the lease was not extended`;
+      return `reached the queue's attempt ceiling (${String(last.payload.maxAttemptSeconds ?? "?")} s): the lease was not extended`;
     case "claim_rejected":
-      return `tried to claim it — too late (it was ${text("status") || "taken"})`;
-    case "started":
-      return "started work";
-    case "check_confirmed":
-      return "confirmed the check of earlier side effects";
+      return `tried to claim it — too late (it was ${text(last.payload.status) || "taken"})`;
     case "heartbeat": {
-      const until = text("leaseUntil") ? <> (until <LocalTime iso={text("leaseUntil")} />)</> : null;
-      const how = payload.presence ? " while on the page" : "";
-      const progress = entry.events.findLast((e) => (e.payload as Payload)?.progress !== undefined);
-      const said = progress ? <>; progress: {progressText((progress.payload as Payload).progress)}</> : null;
+      const until = text(last.payload.leaseUntil) ? <> (until <LocalTime iso={text(last.payload.leaseUntil)} />)</> : null;
+      const how = last.payload.presence ? " while on the page" : "";
+      const progress = entry.events.findLast((e) => e.type === "heartbeat" && e.payload.progress !== undefined);
+      const said = progress?.type === "heartbeat" ? <>; progress: {progressText(progress.payload.progress)}</> : null;
       return entry.events.length > 1 ? <>renewed the lease{how} ×{entry.events.length}{until}{said}</> : <>renewed the lease{how}{until}{said}</>;
     }
     case "side_effect":
-      return `recorded a side effect: ${text("description")}`;
+      return `recorded a side effect: ${text(last.payload.description)}`;
     case "released":
-      return payload.force ? "force-released it back to the queue" : "released it back to the queue";
+      return last.payload.force ? "force-released it back to the queue" : EVENTS.released.label;
     case "lease_expired":
-      return payload.strike ? "noted the lease had lapsed at the attempt ceiling: a strike" : "noted the lease had lapsed; back to the queue";
+      return last.payload.strike ? "noted the lease had lapsed at the attempt ceiling: a strike" : EVENTS.lease_expired.label;
     case "failed":
-      return `reported a failure: ${text("reason")}`;
-    case "escalated":
-      return "escalated it to the supervisors' inbox";
-    case "requeued":
-      return "requeued it with a clean slate";
-    case "resolved":
-      return "resolved it by hand";
-    case "completed":
-      return "completed it";
-    case "cancelled":
-      return "cancelled it";
+      return `reported a failure: ${text(last.payload.reason)}`;
     case "edited":
-      return editedSummary(payload);
-    case "commented":
-      return "commented";
+      return editedSummary(last.payload);
     default:
-      return entry.type.replaceAll("_", " ");
+      return isEventType(last.type) ? EVENTS[last.type].label : String(last.type).replaceAll("_", " ");
   }
 }
 
 /** The agent process that wrote the event (Claimboard-Instance), when it said. */
 const instanceOf = (entry: TimelineEntry) => {
-  const value = (entry.events.at(-1)!.payload as Payload | null)?.instance;
+  const last = entry.events.at(-1)!;
+  const value = last.payload && "instance" in last.payload ? last.payload.instance : undefined;
   return typeof value === "string" ? `on ${value}` : null;
 };
 
@@ -93,8 +85,8 @@ function Entry({ entry }: { entry: TimelineEntry }) {
         <ActorName actor={entry.actor} /> {what(entry)}
         {instanceOf(entry) ? <span className="ml-1 text-xs text-slate-500" data-testid="instance">· {instanceOf(entry)}</span> : null}
       </p>
-      <HandoffLine payload={(entry.events.at(-1)!.payload ?? {}) as Payload} />
-      <RowNote type={entry.type} payload={(entry.events.at(-1)!.payload ?? {}) as Payload} />
+      <HandoffLine event={entry.events.at(-1)!} />
+      <RowNote event={entry.events.at(-1)!} />
       <details className="mt-1 text-xs">
         <summary className="cursor-pointer text-slate-500">Payload</summary>
         <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-2 text-slate-100">

@@ -1,5 +1,7 @@
 import type { TaskStatus } from "@/db/schema";
-import type { ActorRef, Task, TaskEvent } from "@/lib/http/wire";
+import type { ActorRef, Task } from "@/lib/http/wire";
+import type { TaskEvent } from "@/lib/tasks/queries";
+import { BOARD_ORDER, HELD } from "@/lib/tasks/machine";
 
 /** A value as it crosses the wire as JSON: Dates become ISO 8601 strings. */
 export type Wire<T> = T extends Date
@@ -12,7 +14,8 @@ export type Wire<T> = T extends Date
 
 /** A task as the browser holds it: the API's task object; `pending` marks an optimistic guess not yet confirmed. */
 export type TaskView = Task & { pending?: string };
-export type EventView = TaskEvent;
+/** An event as the browser holds it: the history's event, its payload typed by its type (lib/tasks/event-payloads.ts). */
+export type EventView = Wire<TaskEvent>;
 export type { ActorRef, TaskStatus };
 
 export interface PageView<T> {
@@ -25,9 +28,9 @@ export function toWire<T>(value: T): Wire<T> {
   return JSON.parse(JSON.stringify(value)) as Wire<T>;
 }
 
-export const STATUSES: TaskStatus[] = ["queued", "claimed", "started", "escalated", "done", "cancelled"];
-
-export const HELD: TaskStatus[] = ["claimed", "started"];
+/** The statuses in the board's order, and the held ones: the machine's (lib/tasks/machine.ts). */
+export const STATUSES = BOARD_ORDER;
+export { HELD };
 
 /** The signed-in person, as the client needs to know them. */
 export interface Viewer {

@@ -64,6 +64,8 @@ describe("the route files are the registry's", () => {
 
   it("the engine's task and event, as JSON, are the wire types", () => {
     expectTypeOf<Wire<EngineTask>>().toEqualTypeOf<Task>();
-    expectTypeOf<Wire<EngineEvent>>().toEqualTypeOf<TaskEvent>();
+    // The engine's event types its payload by its type (event-payloads.ts); the wire's is any JSON.
+    expectTypeOf<Wire<EngineEvent>>().toExtend<TaskEvent>();
+    expectTypeOf<keyof Wire<EngineEvent>>().toEqualTypeOf<keyof TaskEvent>();
   });
 });

@@ -1,11 +1,12 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor, Tx } from "@/db/client";
-import type { Queue } from "@/db/schema";
-import { instanceOf, lapseHandoff } from "./attempt";
+import type { Queue, TaskStatus } from "@/db/schema";
+import { instanceOf } from "./attempt";
 import type { Clock } from "./clock";
 import { appendEvents, SYSTEM_ACTOR_ID, type NewEvent } from "./events";
 import { loadTask, rawToTaskRow } from "./task-row";
-import { endAttempt } from "./transition";
+import { lapseEvent, lapsedOf, lapseReturning, lapseSet } from "./lapse";
+import { ownerTransition } from "./transition";
 import { fail, type ActorRef, type Result, type Task } from "./types";
 
 // The attempt ceiling (queue setting maxAttemptSeconds). A heartbeat may not carry a
@@ -19,6 +20,9 @@ export const withinCeiling = (now: SQL) => sql`
   (q.max_attempt_seconds IS NULL OR t.claimed_at IS NULL
    OR ${now} + make_interval(secs => t.lease_seconds) <= t.claimed_at + make_interval(secs => q.max_attempt_seconds))`;
 
+/** The renewal's own guard: a refusal at the ceiling is a renewal the ceiling alone stopped. */
+const renewing = ownerTransition("renew");
+
 /**
  * After a renewal changed nothing: was the ceiling what stopped it? Then mark the attempt
  * (the first time) and answer attempt_limit; null when something else is the reason.
@@ -31,12 +35,11 @@ export async function refuseAtCeiling(
   instance?: string,
 ): Promise<Result<Task> | null> {
   const now = clock.now();
-  const [row] = await tx.execute<{ attempt_limited: boolean; ceiling: string; max: number; queue: string; status: string }>(sql`
+  const [row] = await tx.execute<{ attempt_limited: boolean; ceiling: string; max: number; queue: string; status: TaskStatus }>(sql`
     SELECT t.attempt_limited, t.status, t.queue, q.max_attempt_seconds AS max,
            to_char((t.claimed_at + make_interval(secs => q.max_attempt_seconds)) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ceiling
     FROM tasks t JOIN queues q ON q.name = t.queue
-    WHERE t.id = ${input.taskId}::bigint AND t.status IN ('claimed', 'started') AND t.owner_id = ${actor.id}::uuid
-      AND t.version = ${input.version} AND t.lease_until > ${now} AND NOT ${withinCeiling(now)}
+    WHERE t.id = ${input.taskId}::bigint AND ${renewing.guard(actor, input.version, now, sql`NOT ${withinCeiling(now)}`)}
     FOR UPDATE OF t`);
   if (!row) return null;
   if (!row.attempt_limited) {
@@ -76,25 +79,20 @@ export async function strikeCappedLapses(tx: Executor, clock: Clock, queue: Queu
       FOR UPDATE SKIP LOCKED
     )
     UPDATE tasks t SET
-      ${endAttempt(sql`CASE WHEN t.failure_count + 1 >= q.max_failures THEN 'escalated' ELSE 'queued' END::task_status`, now)},
-      failure_count = t.failure_count + 1,
-      ${lapseHandoff("c", now)}
+      ${lapseSet(sql`CASE WHEN t.failure_count + 1 >= q.max_failures THEN 'escalated' ELSE 'queued' END::task_status`, "c", now)},
+      failure_count = t.failure_count + 1
     FROM capped c, queues q
     WHERE t.id = c.id AND q.name = t.queue
-    RETURNING t.*, c.owner_id AS previous_owner_id, c.progress_at IS NOT NULL AS wrote_handoff`);
+    RETURNING t.*, ${lapseReturning("c")}`);
   const ceiling = queue.maxAttemptSeconds === null ? "" : ` of ${queue.maxAttemptSeconds} s`;
   const reason = `the attempt reached the queue's ceiling${ceiling} and its lease lapsed`;
   const events = rows.flatMap((raw): NewEvent[] => {
     const row = rawToTaskRow(raw);
-    const event = (type: NewEvent["type"], status: string, payload: Record<string, unknown>): NewEvent => ({
-      taskId: row.id, queue: row.queue, type, actorId: SYSTEM_ACTOR_ID,
-      payload: { version: row.version, status, needsCheck: row.needsCheck, ...payload },
-    });
-    const lapse = event("lease_expired", "queued", {
-      previousOwnerId: raw.previous_owner_id, strike: true, ...(raw.wrote_handoff ? { handoff: row.handoff } : {}),
-    });
-    const failed = event("failed", row.status, { reason, failureCount: row.failureCount, attemptLimit: true });
-    return row.status === "escalated" ? [lapse, failed, event("escalated", row.status, { reason, failureCount: row.failureCount })] : [lapse, failed];
+    const by = { taskId: row.id, queue: row.queue, actorId: SYSTEM_ACTOR_ID };
+    const struck = { version: row.version, status: row.status, needsCheck: row.needsCheck, reason, failureCount: row.failureCount };
+    const lapse = lapseEvent(row, { ...lapsedOf(raw, row.version), strike: true });
+    const failed: NewEvent = { ...by, type: "failed", payload: { ...struck, attemptLimit: true } };
+    return row.status === "escalated" ? [lapse, failed, { ...by, type: "escalated", payload: struck }] : [lapse, failed];
   });
   await appendEvents(tx, clock, events);
   return rows.map((raw) => String(raw.id));

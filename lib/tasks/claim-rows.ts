@@ -2,7 +2,8 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import type { TaskRow } from "@/db/schema";
 import type { Clock } from "./clock";
-import { appendEvents, SYSTEM_ACTOR_ID, type NewEvent } from "./events";
+import { appendEvents, type NewEvent } from "./events";
+import { lapseEvent } from "./lapse";
 import { rawToTaskRow } from "./task-row";
 import type { ActorRef } from "./types";
 import { executePrepared } from "./prepared";
@@ -92,25 +93,15 @@ export async function claimRows(
 
 function claimEvents({ row, reclaimed, previousOwnerId, wroteHandoff }: ClaimedRow, actor: ActorRef, instance?: string): NewEvent[] {
   const started = row.status === "started";
+  // The UPDATE made up to three transitions at once: the lapse, the claim, the start; one version each.
   let version = row.version - (started ? 1 : 0) - 1 - (reclaimed ? 1 : 0);
-  const event = (type: NewEvent["type"], actorId: string, status: string, payload: Record<string, unknown>): NewEvent => ({
-    taskId: row.id,
-    queue: row.queue,
-    type,
-    actorId,
-    payload: { version: ++version, status, ...payload },
-  });
+  const by = { taskId: row.id, queue: row.queue, actorId: actor.id };
   const events: NewEvent[] = [];
-  if (reclaimed) {
-    events.push(event("lease_expired", SYSTEM_ACTOR_ID, "queued", {
-      previousOwnerId, needsCheck: row.needsCheck, ...(wroteHandoff ? { handoff: row.handoff } : {}),
-    }));
-  }
-  events.push(
-    event("claimed", actor.id, "claimed", {
-      leaseUntil: row.leaseUntil?.toISOString(), leaseSeconds: row.leaseSeconds, ...instanceOf(instance),
-    }),
-  );
-  if (started) events.push(event("started", actor.id, "started", instanceOf(instance)));
+  if (reclaimed) events.push(lapseEvent(row, { version: ++version, previousOwnerId, wroteHandoff }));
+  events.push({
+    ...by, type: "claimed",
+    payload: { version: ++version, status: "claimed", leaseUntil: row.leaseUntil?.toISOString(), leaseSeconds: row.leaseSeconds, ...instanceOf(instance) },
+  });
+  if (started) events.push({ ...by, type: "started", payload: { version: ++version, status: "started", ...instanceOf(instance) } });
   return events;
 }

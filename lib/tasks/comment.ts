@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { taskEvents, tasks } from "@/db/schema";
 import { notFound } from "./conflicts";
 import { defineOperation } from "./engine";
+import { typedEvent } from "./event-payloads";
 import { appendEvents } from "./events";
 import type { TaskEvent } from "./queries";
 import { commentInput } from "./schemas";
@@ -25,10 +26,10 @@ export const addComment = defineOperation({
       taskId: task.id, queue: task.queue, type: "commented", actorId: actor.id, payload: { body: input.body },
     }]);
     const [row] = await tx.select().from(taskEvents).where(eq(taskEvents.id, id!));
-    const event: TaskEvent = {
+    const event: TaskEvent = typedEvent({
       id: row!.id.toString(), taskId: input.taskId, queue: row!.queue, type: row!.type,
       actor: { id: actor.id, name: actor.name, kind: actor.kind }, payload: row!.payload, createdAt: row!.createdAt,
-    };
+    });
     return ok(event);
   },
 });

@@ -12,8 +12,11 @@ import { DEFAULT_QUEUE } from "./queues";
 import { executePrepared } from "./prepared";
 import { completeInput, completeNextInput } from "./schemas";
 import { loadTask, rawToTaskRow, toTasks } from "./task-row";
+import { ownerTransition } from "./transition";
 import { ok, type ActorRef, type Result, type Task } from "./types";
 import { WORKERS } from "./standing";
+
+const move = ownerTransition("complete");
 
 export interface Completion {
   taskId: string;
@@ -49,7 +52,7 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
                        version = t.version + 1, updated_at = ${now}
     FROM locked l, item
     WHERE t.id = l.id AND item.id = t.id
-      AND t.status = 'started' AND t.owner_id = ${actor.id}::uuid AND t.version = item.version
+      AND ${move.guard(actor, sql`item.version`, now)}
     RETURNING t.*`);
   // Sent behind the UPDATE in the same round trip, it unblocks only what the UPDATE made done
   // (claimable when this commits).
@@ -76,10 +79,7 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
       results.push(ok(task));
       continue;
     }
-    const missed = await explainMiss(tx, clock, {
-      taskId: item.taskId, version: item.version, actor, verb: "complete",
-      from: ["started"], doneBy: ["completed"],
-    });
+    const missed = await explainMiss(tx, clock, move.expected(item, actor));
     results.push(missed.ok ? { ...missed, replayed: true } : missed);
   }
   return results;

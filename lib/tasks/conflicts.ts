@@ -2,10 +2,12 @@ import { and, desc, eq, notInArray, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { taskEvents, type EventType, type TaskStatus } from "@/db/schema";
 import type { Clock } from "./clock";
+import { typedEvent, type TypedEvent } from "./event-payloads";
+import { HELD } from "./machine";
 import { loadTask } from "./task-row";
 import { fail, ok, type ActorRef, type Result, type Task } from "./types";
 
-export const HELD: TaskStatus[] = ["claimed", "started"];
+export { HELD };
 
 export function describeOwner(task: Task): string {
   return task.owner ? `${task.owner.name}` : "nobody";
@@ -21,9 +23,9 @@ export interface Expectation {
   version: number;
   actor: ActorRef;
   verb: string;
-  from: TaskStatus[];
+  from: readonly TaskStatus[];
   /** Event types a call that already took effect would have written last. */
-  doneBy: EventType[];
+  doneBy: readonly EventType[];
   requiresLease?: boolean;
   /** Owner-only calls (the default) lose with not_owner when someone else holds the task. */
   ownerOnly?: boolean;
@@ -96,27 +98,26 @@ export async function leaseLapsed(tx: Executor, clock: Clock, task: Task): Promi
 }
 
 /** The task's last change; a rejected claim or a comment changed nothing, so neither hides a retry. */
-async function lastEvent(tx: Executor, task: Task) {
+async function lastEvent(tx: Executor, task: Task): Promise<(TypedEvent & { actorId: string }) | undefined> {
   const [last] = await tx
     .select({ type: taskEvents.type, actorId: taskEvents.actorId, payload: taskEvents.payload })
     .from(taskEvents)
     .where(and(eq(taskEvents.taskId, BigInt(task.id)), notInArray(taskEvents.type, ["claim_rejected", "commented"])))
     .orderBy(desc(taskEvents.id))
     .limit(1);
-  return last;
+  return last && typedEvent(last);
 }
 
 /** The one change since the caller's version is the expiry (by a sweep) of the caller's own lease. */
 async function sweptFromCaller(tx: Executor, task: Task, expected: Expectation): Promise<boolean> {
   if (task.status !== "queued" || task.version !== expected.version + 1) return false;
   const last = await lastEvent(tx, task);
-  const payload = (last?.payload ?? {}) as { version?: unknown; previousOwnerId?: unknown };
-  return last?.type === "lease_expired" && payload.previousOwnerId === expected.actor.id && payload.version === task.version;
+  return last?.type === "lease_expired" && last.payload.previousOwnerId === expected.actor.id && last.payload.version === task.version;
 }
 
 async function alreadyDone(tx: Executor, task: Task, expected: Expectation): Promise<boolean> {
   if (task.version <= expected.version) return false;
   const last = await lastEvent(tx, task);
   if (!last || last.actorId !== expected.actor.id || !expected.doneBy.includes(last.type)) return false;
-  return (last.payload as { version?: unknown }).version === task.version;
+  return "version" in last.payload && last.payload.version === task.version;
 }

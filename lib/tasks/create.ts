@@ -2,6 +2,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import { taskEvents, tasks } from "@/db/schema";
 import { defineOperation, type OperationContext } from "./engine";
+import { typedEvent } from "./event-payloads";
 import { appendEvents } from "./events";
 import { lockDependencies, normalizeIds } from "./graph";
 import { DEFAULT_QUEUE, queueForWork } from "./queues";
@@ -72,15 +73,16 @@ async function createOnce(tx: Tx, input: CreateTaskInput, { actor, clock }: Oper
 /** The task an earlier create with this key made: the same when the fields match, else a conflict. */
 async function findEarlier(tx: Tx, queue: string, key: string, fields: ReturnType<typeof requested>): Promise<Result<Created>> {
   const [found] = await tx
-    .select({ id: tasks.id, payload: taskEvents.payload })
+    .select({ id: tasks.id, type: taskEvents.type, payload: taskEvents.payload })
     .from(tasks)
     .innerJoin(taskEvents, and(eq(taskEvents.taskId, tasks.id), eq(taskEvents.type, "created")))
     .where(and(eq(tasks.queue, queue), eq(tasks.idempotencyKey, key)))
     .orderBy(asc(taskEvents.id))
     .limit(1);
   const task = found ? await loadTask(tx, found.id) : null;
-  if (!found || !task) throw new Error(`idempotency key ${key} in ${queue} conflicted, but no task holds it`);
-  const earlier = found.payload as Record<string, unknown>;
+  const created = found && typedEvent(found);
+  if (!created || !task || created.type !== "created") throw new Error(`idempotency key ${key} in ${queue} conflicted, but no task holds it`);
+  const earlier = created.payload;
   const differ = (Object.keys(fields) as (keyof typeof fields)[])
     .filter((k) => canonical(fields[k]) !== canonical(earlier[k] ?? (k === "dependsOn" ? [] : k === "notBefore" ? null : undefined)));
   if (differ.length === 0) return ok({ task, created: false });

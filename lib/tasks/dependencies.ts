@@ -5,12 +5,15 @@ import { appendEvents } from "./events";
 import { closesCycle, idArray, lockDependencies, lockGraph, normalizeIds } from "./graph";
 import { dependenciesInput } from "./schemas";
 import { loadTask, toTasks } from "./task-row";
-import { transition } from "./transition";
+import { doneBy, MOVES, type MoveRow } from "./machine";
+import { statusIn, transition } from "./transition";
 import { fail, ok } from "./types";
 import { WORKERS } from "./standing";
 
 /** A task's dependencies, all told (each request adds at most MAX_DEPENDENCIES). */
 export const MAX_TOTAL_DEPENDENCIES = 1000;
+
+const adding: MoveRow = MOVES.addDependencies;
 
 /**
  * Adds dependencies to a queued task (version + 1, a dependency_added event). A cycle is
@@ -22,14 +25,11 @@ export const addDependencies = defineOperation({
   who: WORKERS,
   input: dependenciesInput,
   async run(tx, input, { actor, clock }) {
-    const expected = {
-      taskId: input.taskId, version: input.version, actor, verb: "add dependencies to",
-      from: ["queued" as const], doneBy: ["dependency_added" as const], ownerOnly: false,
-    };
+    const expected = { taskId: input.taskId, version: input.version, actor, verb: adding.verb, from: adding.from, doneBy: doneBy(adding), ownerOnly: false };
     await lockGraph(tx);
     const task = await loadTask(tx, input.taskId);
     if (!task) return notFound(input.taskId);
-    if (task.status !== "queued" || task.version !== input.version) return explainMiss(tx, clock, expected);
+    if (!adding.from.includes(task.status) || task.version !== input.version) return explainMiss(tx, clock, expected);
 
     const ids = normalizeIds(input.dependsOn);
     const dependencies = await lockDependencies(tx, ids);
@@ -49,7 +49,7 @@ export const addDependencies = defineOperation({
       tx,
       input.taskId,
       sql`depends_on = ${idArray(all)}, blocked_by = ${idArray(blocked)}, version = t.version + 1, updated_at = ${clock.now()}`,
-      sql`t.status = 'queued' AND t.version = ${input.version}`,
+      sql`${statusIn(adding.from)} AND t.version = ${input.version}`,
     );
     if (!changed) return explainMiss(tx, clock, expected);
     const { row } = changed;

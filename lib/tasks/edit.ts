@@ -1,21 +1,20 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/client";
-import type { TaskStatus } from "@/db/schema";
 import { notFound } from "./conflicts";
 import { defineOperation } from "./engine";
 import { appendEvents } from "./events";
 import { editsAnyTask, WORKERS } from "./standing";
 import { EDITABLE_FIELDS, editTaskInput, type EditTaskInput } from "./schemas";
 import { loadTask, toTasks } from "./task-row";
-import { transition } from "./transition";
+import { EDITABLE } from "./machine";
+import { statusIn, transition } from "./transition";
 import { fail, ok, type ActorRef, type Result, type Task } from "./types";
 
 type Field = (typeof EDITABLE_FIELDS)[number];
 /** What an edited event records per field; `from` of a large payload is left out (docs/engine.md). */
 export type Changes = Partial<Record<Field, { from?: unknown; to: unknown; fromOmitted?: true }>>;
 
-/** Only a task nobody holds and nobody has finished can be edited. */
-const EDITABLE: TaskStatus[] = ["queued", "escalated"];
+// Only a task nobody holds and nobody has finished can be edited (the machine's EDITABLE).
 
 /** Past this much JSON, the previous payload is not repeated in the event (an earlier event holds it). */
 export const PAYLOAD_FROM_MAX_BYTES = 4096;
@@ -109,7 +108,7 @@ export const editTask = defineOperation({
       tx,
       input.taskId,
       set,
-      sql`t.status IN ('queued', 'escalated') AND t.version = ${input.version} ${anyone ? sql`` : sql`AND ${editorOf(actor.id)}`}`,
+      sql`${statusIn(EDITABLE)} AND t.version = ${input.version} ${anyone ? sql`` : sql`AND ${editorOf(actor.id)}`}`,
     );
     if (!changed) return explain(tx, input, actor, anyone);
     const { row } = changed;

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import type { EventType } from "@/db/schema";
 import type { Clock } from "./clock";
+import type { TypedEvent } from "./event-payloads";
 import { executePrepared } from "./prepared";
 
 /** The NOTIFY channel: a wake-up for listeners, never the source of truth (task_events is). */
@@ -9,13 +9,8 @@ export const NOTIFY_CHANNEL = "claimboard_events";
 
 export const SYSTEM_ACTOR_ID = "00000000-0000-0000-0000-000000000000";
 
-export interface NewEvent {
-  taskId: bigint | null;
-  queue: string;
-  type: EventType;
-  actorId: string;
-  payload: Record<string, unknown>;
-}
+/** An event to append: its payload is checked against its type's interface (event-payloads.ts). */
+export type NewEvent = { taskId: bigint | null; queue: string; actorId: string } & TypedEvent;
 
 /** Transactions whose events are being gathered for one write at the end (see oneEventWrite). */
 const gathering = new WeakMap<Executor, NewEvent[]>();

@@ -2,11 +2,11 @@ import { sql } from "drizzle-orm";
 import { queues } from "@/db/schema";
 import { readQueueState, reclaimBudget, tripExpirySpike } from "./breaker";
 import { defineOperation } from "./engine";
-import { appendEvents, SYSTEM_ACTOR_ID } from "./events";
+import { appendEvents } from "./events";
 import { sweepInput } from "./schemas";
 import { rawToTaskRow } from "./task-row";
 import { ok } from "./types";
-import { clearAttempt, lapseHandoff } from "./attempt";
+import { lapseEvent, lapsedOf, lapseReturning, lapseSet } from "./lapse";
 import { strikeCappedLapses } from "./ceiling";
 import { SUPERVISORS } from "./standing";
 
@@ -57,30 +57,15 @@ export const sweepExpiredLeases = defineOperation({
         ), chosen AS (
           SELECT * FROM lapsed ORDER BY priority DESC, created_at, id LIMIT ${Math.min(budget, SWEEP_BATCH)}
         )
-        UPDATE tasks t SET
-          status = 'queued', owner_id = NULL, lease_until = NULL, lease_seconds = NULL,
-          needs_check = t.needs_check OR t.side_effect_recorded, side_effect_recorded = false,
-          ${clearAttempt}, ${lapseHandoff("c", clock.now())},
-          version = t.version + 1, updated_at = ${clock.now()}
+        UPDATE tasks t SET ${lapseSet(sql`'queued'`, "c", clock.now())}
         FROM chosen c
         WHERE t.id = c.id
-        RETURNING t.*, c.owner_id AS previous_owner_id, c.progress_at IS NOT NULL AS wrote_handoff,
-                  (SELECT count(*) FROM lapsed)::int AS found`);
+        RETURNING t.*, ${lapseReturning("c")}, (SELECT count(*) FROM lapsed)::int AS found`);
       const found = Number(rows[0]?.found ?? 0);
-      await appendEvents(
-        tx,
-        clock,
-        rows.map((raw) => {
-          const row = rawToTaskRow(raw);
-          return {
-            taskId: row.id, queue: name, type: "lease_expired" as const, actorId: SYSTEM_ACTOR_ID,
-            payload: {
-              version: row.version, status: row.status, previousOwnerId: raw.previous_owner_id, needsCheck: row.needsCheck,
-              ...(raw.wrote_handoff ? { handoff: row.handoff } : {}),
-            },
-          };
-        }),
-      );
+      await appendEvents(tx, clock, rows.map((raw) => {
+        const row = rawToTaskRow(raw);
+        return lapseEvent(row, lapsedOf(raw, row.version));
+      }));
       result.expired += rows.length;
       if (found > budget) {
         await tripExpirySpike(tx, clock, state.queue, state.queue.expiryThreshold);

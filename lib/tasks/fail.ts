@@ -4,10 +4,12 @@ import { defineOperation } from "./engine";
 import { appendEvents, type NewEvent } from "./events";
 import { failInput } from "./schemas";
 import { toTasks } from "./task-row";
-import { endAttempt, transition } from "./transition";
+import { endAttempt, ownerTransition, transition } from "./transition";
 import { ok } from "./types";
 import { handoffNote, instanceOf, setHandoff } from "./attempt";
 import { WORKERS } from "./standing";
+
+const move = ownerTransition("fail");
 
 /** Longest retry backoff: retry_delay_seconds × 2^(n − 1) grows past any sensible wait by n ≈ 20. */
 export const MAX_BACKOFF_SECONDS = 7 * 86_400;
@@ -41,16 +43,11 @@ export const failTask = defineOperation({
         sql`CASE WHEN t.failure_count + 1 >= q.max_failures THEN 'escalated' ELSE 'queued' END::task_status`,
         clock.now(),
       )}, failure_count = t.failure_count + 1, not_before = ${backoff(clock.now())} ${setHandoff(note, clock.now())}`,
-      sql`t.status IN ('claimed', 'started') AND t.owner_id = ${actor.id}::uuid AND t.version = ${input.version}`,
+      move.guard(actor, input.version, clock.now()),
     );
-    if (!changed) {
-      return explainMiss(tx, clock, {
-        taskId: input.taskId, version: input.version, actor, verb: "fail",
-        from: ["claimed", "started"], doneBy: ["failed", "escalated"],
-      });
-    }
+    if (!changed) return explainMiss(tx, clock, move.expected(input, actor));
     const { row } = changed;
-    const event = (type: NewEvent["type"]): NewEvent => ({
+    const event = (type: "failed" | "escalated"): NewEvent => ({
       taskId: row.id, queue: row.queue, type, actorId: actor.id,
       payload: {
         version: row.version, status: row.status, reason: input.reason, failureCount: row.failureCount, needsCheck: row.needsCheck,

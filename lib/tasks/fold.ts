@@ -1,6 +1,8 @@
 import { asc, eq } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { taskEvents, type TaskEventRow, type TaskRow } from "@/db/schema";
+import { typedEvent, type EventType, type Typed } from "./event-payloads";
+import { EVENTS } from "./machine-events";
 
 /**
  * The part of a task row that its events determine. blocked_by is not: it shrinks when
@@ -9,21 +11,11 @@ import { taskEvents, type TaskEventRow, type TaskRow } from "@/db/schema";
  */
 export type FoldedTask = Omit<TaskRow, "id" | "blockedBy">;
 
-/** Facts about a task that change none of status, owner, needs_check or failure_count: no version. */
-const NOT_TRANSITIONS: TaskEventRow["type"][] = [
-  "claim_rejected", "heartbeat", "side_effect", "attempt_limit_reached", "unblocked", "commented", "events_archived",
-];
+// Which events add a version, which are written aside (no row lock, not even updated_at),
+// and which complete the transition of the event before them: the machine's event rows
+// (lib/tasks/machine-events.ts).
 
-/** Facts appended without the task's row lock, which change nothing of the row (not even updated_at). */
-const ASIDES: TaskEventRow["type"][] = ["claim_rejected", "commented", "events_archived"];
-
-// Events that complete the transition of the event before them, so they add no version.
-const COMPANIONS: Partial<Record<TaskEventRow["type"], TaskEventRow["type"]>> = {
-  escalated: "failed",
-  started: "check_confirmed",
-  // A lapse of an attempt that met its ceiling is a strike: lease_expired and failed, one version.
-  failed: "lease_expired",
-};
+type FoldEvent = Pick<TaskEventRow, "type" | "actorId" | "payload" | "createdAt" | "queue">;
 
 /**
  * Replays a task's events, oldest first, into the state of its row. It re-derives every
@@ -31,24 +23,23 @@ const COMPANIONS: Partial<Record<TaskEventRow["type"], TaskEventRow["type"]>> = 
  * a row that disagrees with its folded history exposes a transition that wrote the
  * wrong thing or forgot its event.
  */
-export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payload" | "createdAt" | "queue">[]): FoldedTask {
+export function foldEvents(rows: FoldEvent[]): FoldedTask {
+  const events = rows.map(typedEvent);
   // A history whose beginning was archived (`events archive`) replays from the archive's
   // fact: it holds the row as it was then, which every event before it (by id) had made.
   let checkpoint = -1;
   for (let i = events.length - 1; i >= 0 && checkpoint < 0; i--) if (events[i]!.type === "events_archived") checkpoint = i;
-  if (checkpoint >= 0) {
-    const fact = events[checkpoint]!;
-    return replay(fromCheckpoint((fact.payload as Record<string, unknown>).task), events.slice(checkpoint + 1), fact.type, undefined);
-  }
+  const fact = events[checkpoint];
+  if (fact?.type === "events_archived") return replay(fromCheckpoint(fact.payload.task), events.slice(checkpoint + 1), fact.type, undefined);
   const [first, ...rest] = events;
   if (!first || first.type !== "created") throw new Error("a task's history starts with its created event");
-  const p = first.payload as Record<string, unknown>;
+  const p = first.payload;
   const task: FoldedTask = {
     queue: first.queue,
-    title: p.title as string,
-    description: p.description as string,
+    title: p.title,
+    description: p.description,
     payload: p.payload,
-    priority: p.priority as number,
+    priority: p.priority,
     status: "queued",
     ownerId: null,
     leaseUntil: null,
@@ -57,9 +48,9 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
     failureCount: 0,
     needsCheck: false,
     sideEffectRecorded: false,
-    dependsOn: ((p.dependsOn as string[] | undefined) ?? []).map((id) => BigInt(id)),
-    notBefore: p.notBefore ? new Date(p.notBefore as string) : null,
-    idempotencyKey: (p.idempotencyKey as string | undefined) ?? null,
+    dependsOn: (p.dependsOn ?? []).map((id) => BigInt(id)),
+    notBefore: p.notBefore ? new Date(p.notBefore) : null,
+    idempotencyKey: p.idempotencyKey ?? null,
     claimedAt: null,
     attemptLimited: false,
     progress: null,
@@ -72,6 +63,9 @@ export function foldEvents(events: Pick<TaskEventRow, "type" | "actorId" | "payl
 
   return replay(task, rest, first.type, p.version);
 }
+
+/** An instant an event recorded (an Invalid Date where it recorded none, as `new Date(undefined)`). */
+const dateOf = (iso: string | undefined) => new Date(iso ?? Number.NaN);
 
 const DATES = ["leaseUntil", "notBefore", "claimedAt", "progressAt", "handoffAt", "createdAt", "updatedAt"] as const;
 
@@ -92,8 +86,8 @@ function fromCheckpoint(value: unknown): FoldedTask {
 /** Applies events (oldest first) to a task's state; `previous*` are of the event before them. */
 function replay(
   task: FoldedTask,
-  rest: Pick<TaskEventRow, "type" | "actorId" | "payload" | "createdAt" | "queue">[],
-  previousTypeAtStart: TaskEventRow["type"],
+  rest: Typed<FoldEvent>[],
+  previousTypeAtStart: EventType,
   previousVersionAtStart: unknown,
 ): FoldedTask {
   const endAttempt = () => {
@@ -108,7 +102,7 @@ function replay(
     task.progress = null;
     task.progressAt = null;
   };
-  const handoff = (event: { createdAt: Date }, payload: Record<string, unknown>) => {
+  const handoff = (event: { createdAt: Date }, payload: { handoff?: unknown }) => {
     if (payload.handoff === undefined) return;
     task.handoff = payload.handoff;
     task.handoffAt = event.createdAt;
@@ -117,26 +111,26 @@ function replay(
   let previousType = previousTypeAtStart;
   let previousVersion = previousVersionAtStart;
   for (const event of rest) {
-    const payload = event.payload as Record<string, unknown>;
-    const transition = !NOT_TRANSITIONS.includes(event.type);
+    const facts = EVENTS[event.type];
+    const version = "version" in event.payload ? event.payload.version : undefined;
     // A companion shares its transition's version; an escalation on its own (a cancelled
     // dependency) can follow a failure that requeued, and is a transition of its own.
-    const companion = COMPANIONS[event.type] === previousType && payload.version === previousVersion;
-    if (transition && !companion) task.version += 1;
-    if (!ASIDES.includes(event.type)) task.updatedAt = event.createdAt;
+    const companion = facts.companionOf === previousType && version === previousVersion;
+    if (facts.version === "adds" && !companion) task.version += 1;
+    if (!facts.aside) task.updatedAt = event.createdAt;
     // A losing claim or a comment appends without the row lock, so its id may fall between the
     // two rows of another transition (check_confirmed, started): it must not break that pair apart.
-    if (!ASIDES.includes(event.type)) {
+    if (!facts.aside) {
       previousType = event.type;
-      previousVersion = payload.version;
+      previousVersion = version;
     }
 
     switch (event.type) {
       case "claimed":
         task.status = "claimed";
         task.ownerId = event.actorId;
-        task.leaseUntil = new Date(payload.leaseUntil as string);
-        task.leaseSeconds = payload.leaseSeconds as number;
+        task.leaseUntil = dateOf(event.payload.leaseUntil);
+        task.leaseSeconds = event.payload.leaseSeconds;
         task.sideEffectRecorded = false;
         task.notBefore = null;
         task.claimedAt = event.createdAt;
@@ -151,9 +145,9 @@ function replay(
         task.needsCheck = false;
         break;
       case "heartbeat":
-        task.leaseUntil = new Date(payload.leaseUntil as string);
-        if ("progress" in payload) {
-          task.progress = payload.progress;
+        task.leaseUntil = dateOf(event.payload.leaseUntil);
+        if ("progress" in event.payload) {
+          task.progress = event.payload.progress;
           task.progressAt = event.createdAt;
         }
         break;
@@ -166,13 +160,13 @@ function replay(
       case "released":
       case "lease_expired":
         endAttempt();
-        handoff(event, payload);
+        handoff(event, event.payload);
         break;
       case "failed":
         endAttempt();
-        handoff(event, payload);
+        handoff(event, event.payload);
         task.failureCount += 1;
-        task.notBefore = payload.notBefore ? new Date(payload.notBefore as string) : null;
+        task.notBefore = event.payload.notBefore ? new Date(event.payload.notBefore) : null;
         break;
       case "escalated":
         task.status = "escalated";
@@ -183,7 +177,7 @@ function replay(
         task.notBefore = null;
         break;
       case "dependency_added":
-        task.dependsOn = (payload.dependsOn as string[]).map((id) => BigInt(id));
+        task.dependsOn = event.payload.dependsOn.map((id) => BigInt(id));
         break;
       case "unblocked":
         break;
@@ -200,7 +194,7 @@ function replay(
         task.status = "cancelled";
         break;
       case "edited": {
-        const changes = (payload.changes ?? {}) as Record<string, { to: unknown }>;
+        const changes = event.payload.changes ?? {};
         if (changes.title) task.title = changes.title.to as string;
         if (changes.description) task.description = changes.description.to as string;
         if (changes.priority) task.priority = changes.priority.to as number;

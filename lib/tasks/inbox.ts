@@ -2,6 +2,7 @@ import "server-only";
 import { and, asc, eq, inArray, isNotNull, lt, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { actors, queues, taskEvents, tasks } from "@/db/schema";
+import { typedEvent } from "./event-payloads";
 import { listTasks } from "./queries";
 import { toTask } from "./task-row";
 import type { ActorRef, Task } from "./types";
@@ -65,9 +66,10 @@ async function escalatedTasks(db: Executor, queue: string | null, caller: ActorR
       .innerJoin(actors, eq(actors.id, taskEvents.actorId))
       .where(and(inArray(taskEvents.type, ["failed", "escalated"]), inArray(taskEvents.taskId, shown.map((t) => BigInt(t.id)))))
       .orderBy(asc(taskEvents.id));
-    for (const { event, actor } of rows) {
+    for (const { event: row, actor } of rows) {
+      const event = typedEvent(row);
       const id = event.taskId!.toString();
-      const reason = (event.payload as { reason?: unknown } | null)?.reason;
+      const reason = event.type === "failed" || event.type === "escalated" ? event.payload?.reason : undefined;
       if (event.type === "escalated") {
         escalation.set(id, { at: event.createdAt, reason: typeof reason === "string" ? reason : null });
         continue;

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gt, gte, isNull, lt, sql, type SQL } from "drizzle-
 import { z } from "zod";
 import type { Executor } from "@/db/client";
 import { actors, queues, taskEvents, tasks } from "@/db/schema";
+import { typedEvent, type TypedEvent } from "./event-payloads";
 import { searchCondition } from "./search";
 import { toTask } from "./task-row";
 import type { ActorRef, Task } from "./types";
@@ -98,15 +99,14 @@ export async function listTasks(db: Executor, query: ListTasksQuery, caller: Act
   return { items, nextCursor };
 }
 
-export interface TaskEvent {
+/** One event of a task's history; its payload is typed by its type (event-payloads.ts). */
+export type TaskEvent = {
   id: string;
   taskId: string | null;
   queue: string;
-  type: string;
   actor: ActorRef;
-  payload: unknown;
   createdAt: Date;
-}
+} & TypedEvent;
 
 /** A task's history, oldest first, after an event id. */
 export async function listTaskEvents(
@@ -122,7 +122,7 @@ export async function listTaskEvents(
     .where(and(eq(taskEvents.taskId, BigInt(id)), query.after ? gt(taskEvents.id, BigInt(query.after)) : undefined))
     .orderBy(asc(taskEvents.id))
     .limit(size + 1);
-  const items = rows.slice(0, size).map(({ event, actor }) => ({
+  const items = rows.slice(0, size).map(({ event, actor }): TaskEvent => typedEvent({
     id: event.id.toString(),
     taskId: event.taskId?.toString() ?? null,
     queue: event.queue,

@@ -4,10 +4,13 @@ import { defineOperation } from "./engine";
 import { appendEvents } from "./events";
 import { releaseInput } from "./schemas";
 import { toTasks } from "./task-row";
-import { endAttempt, transition } from "./transition";
+import { endAttempt, ownerTransition, supervisorGuard, transition } from "./transition";
 import { ok } from "./types";
 import { handoffNote, instanceOf, setHandoff } from "./attempt";
 import { SUPERVISORS, WORKERS } from "./standing";
+
+const owned = ownerTransition("release");
+const forced = supervisorGuard("forceRelease");
 
 /**
  * The owner gives the task back: queued, owner cleared. If this attempt recorded a side
@@ -24,14 +27,9 @@ export const release = defineOperation({
       tx,
       input.taskId,
       sql`${endAttempt(sql`'queued'`, clock.now())} ${setHandoff(note, clock.now())}`,
-      sql`t.status IN ('claimed', 'started') AND t.owner_id = ${actor.id}::uuid AND t.version = ${input.version}`,
+      owned.guard(actor, input.version, clock.now()),
     );
-    if (!changed) {
-      return explainMiss(tx, clock, {
-        taskId: input.taskId, version: input.version, actor, verb: "release",
-        from: ["claimed", "started"], doneBy: ["released"],
-      });
-    }
+    if (!changed) return explainMiss(tx, clock, owned.expected(input, actor));
     const { row } = changed;
     await appendEvents(tx, clock, [{
       taskId: row.id, queue: row.queue, type: "released", actorId: actor.id,
@@ -52,14 +50,9 @@ export const forceRelease = defineOperation({
       tx,
       input.taskId,
       sql`${endAttempt(sql`'queued'`, clock.now())} ${setHandoff(note, clock.now())}`,
-      sql`t.status IN ('claimed', 'started') AND t.version = ${input.version}`,
+      forced.guard(input.version),
     );
-    if (!changed) {
-      return explainMiss(tx, clock, {
-        taskId: input.taskId, version: input.version, actor, verb: "release",
-        from: ["claimed", "started"], doneBy: ["released"], ownerOnly: false,
-      });
-    }
+    if (!changed) return explainMiss(tx, clock, forced.expected(input, actor));
     const { row, previous } = changed;
     await appendEvents(tx, clock, [{
       taskId: row.id, queue: row.queue, type: "released", actorId: actor.id,

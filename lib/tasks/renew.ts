@@ -6,9 +6,11 @@ import { defineOperation } from "./engine";
 import { appendEvents } from "./events";
 import { heartbeatInput } from "./schemas";
 import { toTasks } from "./task-row";
-import { transition } from "./transition";
+import { ownerTransition, transition } from "./transition";
 import { ok } from "./types";
 import { WORKERS } from "./standing";
+
+const move = ownerTransition("renew");
 
 /**
  * Heartbeat: the owner pushes lease_until forward by the claim's lease length. Only while
@@ -29,16 +31,12 @@ export const renew = defineOperation({
       tx,
       input.taskId,
       sql`lease_until = ${now} + make_interval(secs => t.lease_seconds), updated_at = ${now} ${progress}`,
-      sql`t.status IN ('claimed', 'started') AND t.owner_id = ${actor.id}::uuid
-          AND t.version = ${input.version} AND t.lease_until > ${now} AND ${withinCeiling(now)}`,
+      move.guard(actor, input.version, now, withinCeiling(now)),
     );
     if (!changed) {
       const atCeiling = await refuseAtCeiling(tx, clock, input, actor, instance);
       if (atCeiling) return atCeiling;
-      return explainMiss(tx, clock, {
-        taskId: input.taskId, version: input.version, actor, verb: "renew the lease of",
-        from: ["claimed", "started"], doneBy: [], requiresLease: true,
-      });
+      return explainMiss(tx, clock, move.expected(input, actor));
     }
     const { row } = changed;
     await appendEvents(tx, clock, [{

@@ -4,9 +4,11 @@ import { defineOperation } from "./engine";
 import { appendEvents } from "./events";
 import { sideEffectInput } from "./schemas";
 import { toTasks } from "./task-row";
-import { transition } from "./transition";
+import { ownerTransition, transition } from "./transition";
 import { ok } from "./types";
 import { WORKERS } from "./standing";
+
+const move = ownerTransition("sideEffect");
 
 /**
  * The owner says an external action is about to begin in this attempt. Should the lease
@@ -23,15 +25,9 @@ export const recordSideEffect = defineOperation({
       tx,
       input.taskId,
       sql`side_effect_recorded = true, updated_at = ${now}`,
-      sql`t.status IN ('claimed', 'started') AND t.owner_id = ${actor.id}::uuid
-          AND t.version = ${input.version} AND t.lease_until > ${now}`,
+      move.guard(actor, input.version, now),
     );
-    if (!changed) {
-      return explainMiss(tx, clock, {
-        taskId: input.taskId, version: input.version, actor, verb: "record a side effect on",
-        from: ["claimed", "started"], doneBy: [], requiresLease: true,
-      });
-    }
+    if (!changed) return explainMiss(tx, clock, move.expected(input, actor));
     const { row } = changed;
     await appendEvents(tx, clock, [{
       taskId: row.id, queue: row.queue, type: "side_effect", actorId: actor.id,

@@ -1,6 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/client";
-import type { EventType, TaskStatus } from "@/db/schema";
 import type { Clock } from "./clock";
 import { escalateDependents, unblockDependents } from "./graph";
 import { explainMiss } from "./conflicts";
@@ -8,7 +7,8 @@ import { defineOperation } from "./engine";
 import { appendEvents } from "./events";
 import { superviseInput } from "./schemas";
 import { toTasks } from "./task-row";
-import { transition } from "./transition";
+import { MOVES, type SupervisorMove } from "./machine";
+import { supervisorGuard, transition } from "./transition";
 import { ok, type ActorRef } from "./types";
 import { SUPERVISORS } from "./standing";
 
@@ -17,7 +17,11 @@ import { SUPERVISORS } from "./standing";
 /** What else the decision changes in its transaction: the work graph (lib/tasks/graph.ts). */
 type Consequence = (tx: Tx, clock: Clock, actor: ActorRef, taskId: bigint) => Promise<void>;
 
-function supervisorTransition(name: string, verb: string, from: TaskStatus[], type: EventType, set: SQL, then?: Consequence) {
+/** A supervisor's decision: the guard, the expectation and the event come from its row of the machine. */
+function supervisorTransition(name: Exclude<SupervisorMove, "forceRelease">, also: SQL | null, then?: Consequence) {
+  const move = supervisorGuard(name);
+  const type = MOVES[name].events[0];
+  const set = sql`${sql.raw(`status = '${MOVES[name].to}'`)}${also ? sql`, ${also}` : sql``}`;
   return defineOperation({
     name,
     who: SUPERVISORS,
@@ -28,14 +32,9 @@ function supervisorTransition(name: string, verb: string, from: TaskStatus[], ty
         tx,
         input.taskId,
         sql`${set}, version = t.version + 1, updated_at = ${now}`,
-        sql`t.status IN (${sql.join(from.map((status) => sql`${status}::task_status`), sql`, `)})
-            AND t.version = ${input.version}`,
+        move.guard(input.version),
       );
-      if (!changed) {
-        return explainMiss(tx, clock, {
-          taskId: input.taskId, version: input.version, actor, verb, from, doneBy: [type], ownerOnly: false,
-        });
-      }
+      if (!changed) return explainMiss(tx, clock, move.expected(input, actor));
       const { row } = changed;
       await appendEvents(tx, clock, [{
         taskId: row.id, queue: row.queue, type, actorId: actor.id,
@@ -48,13 +47,10 @@ function supervisorTransition(name: string, verb: string, from: TaskStatus[], ty
 }
 
 /** Back in line with a clean slate: failure_count resets, and no backoff is left to wait out. */
-export const requeue = supervisorTransition("requeue", "requeue", ["escalated"], "requeued",
-  sql`status = 'queued', failure_count = 0, not_before = NULL`);
+export const requeue = supervisorTransition("requeue", sql`failure_count = 0, not_before = NULL`);
 
 /** A supervisor settled it by hand: done, so its dependents stop waiting for it. */
-export const resolve = supervisorTransition("resolve", "resolve", ["escalated"], "resolved",
-  sql`status = 'done'`, (tx, clock, actor, id) => unblockDependents(tx, clock, actor, [id]));
+export const resolve = supervisorTransition("resolve", null, (tx, clock, actor, id) => unblockDependents(tx, clock, actor, [id]));
 
 /** Dropped for good; also possible before anyone claimed it. What waits for it goes to the inbox. */
-export const cancel = supervisorTransition("cancel", "cancel", ["escalated", "queued"], "cancelled",
-  sql`status = 'cancelled'`, escalateDependents);
+export const cancel = supervisorTransition("cancel", null, escalateDependents);

@@ -4,6 +4,9 @@ import type { TaskRow, TaskStatus } from "@/db/schema";
 import { rawToTaskRow } from "./task-row";
 import { executePrepared } from "./prepared";
 import { clearAttempt } from "./attempt";
+import type { Expectation } from "./conflicts";
+import { doneBy, MOVES, type OwnerMove, type SupervisorMove, type TaskStatus as MachineStatus } from "./machine";
+import type { ActorRef } from "./types";
 
 export interface Changed {
   row: TaskRow;
@@ -51,3 +54,43 @@ export const endAttempt = (status: SQL, now: SQL) => sql`
   ${clearAttempt},
   version = t.version + 1,
   updated_at = ${now}`;
+
+/** `t.status` in `statuses`: the machine's constants, written into the statement as literals. */
+export const statusIn = (statuses: readonly MachineStatus[]) =>
+  sql.raw(statuses.length === 1 ? `t.status = '${statuses[0]}'` : `t.status IN (${statuses.map((s) => `'${s}'`).join(", ")})`);
+
+/** A guarded call names its task and the version it saw. */
+export interface Fenced {
+  taskId: string;
+  version: number;
+}
+
+/**
+ * An owner's move, built from its row of the machine (lib/tasks/machine.ts): the guard of
+ * its UPDATE — status in `from`, owned by the caller, at the version named (a parameter, or
+ * a column of a batch), the lease still valid where the row requires it, and `also` for
+ * what is the move's own — and the expectation explainMiss reads when that guard matched nothing.
+ */
+export function ownerTransition(name: OwnerMove) {
+  const row = MOVES[name];
+  const lease = (now: SQL) => ("requiresLease" in row ? sql` AND t.lease_until > ${now}` : sql``);
+  return {
+    guard: (actor: ActorRef, version: number | SQL, now: SQL, also?: SQL) =>
+      sql`${statusIn(row.from)} AND t.owner_id = ${actor.id}::uuid AND t.version = ${version}${lease(now)}${also ? sql` AND ${also}` : sql``}`,
+    expected: (call: Fenced, actor: ActorRef, more: Partial<Expectation> = {}): Expectation => ({
+      taskId: call.taskId, version: call.version, actor, verb: row.verb, from: row.from, doneBy: doneBy(row),
+      ...("requiresLease" in row ? { requiresLease: true } : {}), ...more,
+    }),
+  };
+}
+
+/** A supervisor's move, from its row: status in `from` at the version named, whoever holds it. */
+export function supervisorGuard(name: SupervisorMove) {
+  const row = MOVES[name];
+  return {
+    guard: (version: number) => sql`${statusIn(row.from)} AND t.version = ${version}`,
+    expected: (call: Fenced, actor: ActorRef): Expectation => ({
+      taskId: call.taskId, version: call.version, actor, verb: row.verb, from: row.from, doneBy: doneBy(row), ownerOnly: false,
+    }),
+  };
+}

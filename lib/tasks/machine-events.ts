@@ -1,0 +1,75 @@
+// The machine's events: one row per event type, beside the moves that write them
+// (machine.ts). Pure TypeScript, read by the fold, the timeline and the cache invalidation.
+
+import type { EventType } from "./event-payloads";
+import { leaves, MOVES, reaches, type MoveRow, type TaskStatus } from "./machine";
+
+export interface EventFacts {
+  /** A task's history, or a queue's (breaker, settings, pause, archive). */
+  of: "task" | "queue";
+  /** `adds` one version (a transition of its own), `none` (a fact of no version), or it shares the version of the `companionOf` event just before it. */
+  version: "adds" | "none";
+  /** Completes the transition of this event just before it (same version): failed → escalated, … */
+  companionOf?: EventType;
+  /** Written without the task's row lock: it changes nothing of the row, not even updated_at. */
+  aside?: true;
+  /** Changes nothing the board counts (status, blocked): the counts stay. */
+  countsStay?: true;
+  /** The timeline's sentence when its payload adds nothing to say. */
+  label: string;
+  /** Ends an attempt, in the timeline's words. */
+  outcome?: string;
+}
+
+export const EVENTS: Record<EventType, EventFacts> = {
+  created: { of: "task", version: "adds", label: "created the task" },
+  claimed: { of: "task", version: "adds", label: "claimed it" },
+  claim_rejected: { of: "task", version: "none", aside: true, countsStay: true, label: "tried to claim it — too late" },
+  started: { of: "task", version: "adds", companionOf: "check_confirmed", label: "started work" },
+  check_confirmed: { of: "task", version: "adds", countsStay: true, label: "confirmed the check of earlier side effects" },
+  heartbeat: { of: "task", version: "none", countsStay: true, label: "renewed the lease" },
+  side_effect: { of: "task", version: "none", countsStay: true, label: "recorded a side effect" },
+  released: { of: "task", version: "adds", label: "released it back to the queue", outcome: "released" },
+  lease_expired: { of: "task", version: "adds", label: "noted the lease had lapsed; back to the queue", outcome: "lease lapsed" },
+  // A lapse of an attempt that met its ceiling is a strike: lease_expired and failed, one version.
+  failed: { of: "task", version: "adds", companionOf: "lease_expired", label: "reported a failure", outcome: "failed" },
+  // An escalation on its own (a cancelled dependency) can follow a failure that requeued: a transition of its own.
+  escalated: { of: "task", version: "adds", companionOf: "failed", label: "escalated it to the supervisors' inbox", outcome: "escalated" },
+  requeued: { of: "task", version: "adds", label: "requeued it with a clean slate", outcome: "requeued" },
+  resolved: { of: "task", version: "adds", label: "resolved it by hand", outcome: "resolved" },
+  completed: { of: "task", version: "adds", label: "completed it", outcome: "completed" },
+  cancelled: { of: "task", version: "adds", label: "cancelled it", outcome: "cancelled" },
+  breaker_tripped: { of: "queue", version: "none", label: "breaker tripped" },
+  breaker_reset: { of: "queue", version: "none", label: "breaker reset" },
+  settings_changed: { of: "queue", version: "none", label: "settings changed" },
+  attempt_limit_reached: { of: "task", version: "none", label: "reached the queue's attempt ceiling: the lease was not extended" },
+  dependency_added: { of: "task", version: "adds", countsStay: true, label: "dependency added" },
+  unblocked: { of: "task", version: "none", label: "unblocked" },
+  queue_paused: { of: "queue", version: "none", label: "queue paused" },
+  queue_resumed: { of: "queue", version: "none", label: "queue resumed" },
+  edited: { of: "task", version: "adds", countsStay: true, label: "edited the task" },
+  commented: { of: "task", version: "none", aside: true, countsStay: true, label: "commented" },
+  archived: { of: "queue", version: "none", label: "archived" },
+  unarchived: { of: "queue", version: "none", label: "unarchived" },
+  // Only the last one of a history is replayed from: it holds the row as the archived events made it.
+  events_archived: { of: "task", version: "none", aside: true, label: "events archived" },
+};
+
+export const EVENT_TYPES = Object.keys(EVENTS) as EventType[];
+
+/** A type name from outside (a live event's, a URL's) that the machine knows. */
+export const isEventType = (type: string): type is EventType => Object.hasOwn(EVENTS, type);
+
+const ROWS: MoveRow[] = Object.values(MOVES);
+
+/**
+ * The statuses an event can move a task between: those the moves that write it leave and
+ * reach. A fact written aside changes no list; an event no move writes may change anything.
+ */
+export function touchedBy(type: EventType, all: readonly TaskStatus[]): TaskStatus[] {
+  const writers = ROWS.filter((row) => row.events.includes(type) || row.refusedWith?.includes(type));
+  if (writers.length === 0) return [...all];
+  if (EVENTS[type].aside) return [];
+  const statuses = new Set(writers.flatMap((row) => [...leaves(row), ...reaches(row)]));
+  return all.filter((status) => statuses.has(status));
+}
