@@ -1,7 +1,7 @@
 import { TransactionRollbackError } from "drizzle-orm";
 import { connectDatabase } from "@/db/client";
-import { claimNext } from "@/lib/tasks/claim-next";
-import { databaseClock } from "@/lib/tasks/clock";
+import { claimNext } from "@/lib/tasks/claiming/claim-next";
+import { databaseClock } from "@/lib/tasks/core/clock";
 import { BENCH_AGENT } from "./lib/seed";
 import { percentile } from "./lib/stats";
 

@@ -1,9 +1,9 @@
 import { connectDatabase } from "@/db/client";
-import { perform } from "@/lib/tasks/engine";
-import { claimBatch, claimNext } from "@/lib/tasks/claim-next";
-import { completeAndClaimNext } from "@/lib/tasks/complete";
-import { completeMany } from "@/lib/tasks/completions";
-import { createActor } from "@/lib/tasks/actors";
+import { perform } from "@/lib/tasks/core/engine";
+import { claimBatch, claimNext } from "@/lib/tasks/claiming/claim-next";
+import { completeAndClaimNext } from "@/lib/tasks/holding/complete";
+import { completeMany } from "@/lib/tasks/holding/completions";
+import { createActor } from "@/lib/tasks/core/actors";
 import { seconds } from "./lib/stats";
 
 /**

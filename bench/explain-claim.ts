@@ -10,8 +10,8 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { migrateDatabase } from "../db/migrate";
 import * as schema from "../db/schema";
-import { claimNext } from "../lib/tasks/claim-next";
-import { databaseClock } from "../lib/tasks/clock";
+import { claimNext } from "../lib/tasks/claiming/claim-next";
+import { databaseClock } from "../lib/tasks/core/clock";
 import { BENCH_AGENT, seedMixed } from "./lib/seed";
 import { enableAutoExplain } from "./lib/auto-explain";
 import { seedGraph } from "./graph";
@@ -24,9 +24,9 @@ const RUNS = 7;
 const GRAPH = process.argv.includes("--graph");
 const THRESHOLD = 100; // queues.expiry_threshold default
 const WINDOW_SECONDS = 300; // queues.expiry_window_seconds default
-const CLOCK_TOLERANCE_SECONDS = 5; // lib/tasks/breaker.ts
+const CLOCK_TOLERANCE_SECONDS = 5; // lib/tasks/claiming/breaker.ts
 
-// claimBest's candidates inside claimRows' UPDATE (lib/tasks/claim-next.ts, claim-rows.ts).
+// claimBest's candidates inside claimRows' UPDATE (lib/tasks/claiming/claim-next.ts, claim-rows.ts).
 // $1 queue, $2 limit, $3 lapsed limit (min(limit, reclaim budget)), $4 lease override, $5 start, $6 actor.
 const CLAIM_NEXT = `
 WITH candidates AS MATERIALIZED (
@@ -64,13 +64,13 @@ UPDATE tasks t SET
 FROM decided d WHERE t.id = d.id
 RETURNING t.*, d.previous_status, d.previous_owner_id`;
 
-// readQueueState (lib/tasks/breaker.ts): the queue's settings and whether any lease lapsed.
+// readQueueState (lib/tasks/claiming/breaker.ts): the queue's settings and whether any lease lapsed.
 const QUEUE_STATE = `
 SELECT q.*, EXISTS (SELECT 1 FROM tasks WHERE tasks.queue = q.name
   AND tasks.status IN ('claimed', 'started') AND tasks.lease_until <= now()) AS has_expired
 FROM queues q WHERE q.name = $1`;
 
-// reclaimBudget (lib/tasks/breaker.ts): expiries in the window, and the clock probe.
+// reclaimBudget (lib/tasks/claiming/breaker.ts): expiries in the window, and the clock probe.
 const BUDGET = `
 SELECT
   (SELECT count(*)::int FROM task_events WHERE queue = $1 AND type = 'lease_expired'

@@ -1,9 +1,9 @@
 import { TransactionRollbackError } from "drizzle-orm";
 import postgres from "postgres";
 import { connectDatabase } from "@/db/client";
-import { complete } from "@/lib/tasks/complete";
-import { claimNext } from "@/lib/tasks/claim-next";
-import { databaseClock } from "@/lib/tasks/clock";
+import { complete } from "@/lib/tasks/holding/complete";
+import { claimNext } from "@/lib/tasks/claiming/claim-next";
+import { databaseClock } from "@/lib/tasks/core/clock";
 import { BENCH_AGENT } from "./lib/seed";
 import { percentile } from "./lib/stats";
 

@@ -338,7 +338,7 @@ async function serverRows(server: BenchServer) {
       return { a, b, ca: await sessionCookie(big, "big@bench.test"), cb: await sessionCookie(small, "small@bench.test") };
     })());
   try {
-    // GET / renders every column's first page and the live counts (capped: lib/tasks/counts.ts).
+    // GET / renders every column's first page and the live counts (capped: lib/tasks/queues/counts.ts).
     await section("board-100k-vs-1k", async () => {
       const { a, b, ca, cb } = await scaleServers();
       await boardMedian(a, ca, 3); // warm both servers' routes

@@ -3,9 +3,9 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { connectDatabase } from "@/db/client";
-import { perform } from "@/lib/tasks/engine";
-import { createTask } from "@/lib/tasks/create";
-import { createActor } from "@/lib/tasks/actors";
+import { perform } from "@/lib/tasks/core/engine";
+import { createTask } from "@/lib/tasks/authoring/create";
+import { createActor } from "@/lib/tasks/core/actors";
 import type { BenchServerProcess } from "./lib/server";
 import { percentile } from "./lib/stats";
 

@@ -7,7 +7,7 @@ import { rowCounts } from "@/test/inspect";
 // The append-only guard on every partition of task_events (migration 0012): the parent's
 // statement trigger does not fire for a TRUNCATE of one partition, and DETACH removes the
 // cloned row triggers, so each partition carries its own; an event trigger refuses DROP and
-// DETACH unless the archive's transaction set claimboard.archiving. lib/tasks/events.test.ts
+// DETACH unless the archive's transaction set claimboard.archiving. lib/tasks/core/events.test.ts
 // covers the same statements against the parent.
 
 let f: EngineFixture;

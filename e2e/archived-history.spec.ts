@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { tasks } from "../db/schema";
-import { databaseClock } from "../lib/tasks/clock";
-import { appendEvents } from "../lib/tasks/events";
-import { taskCheckpoint } from "../lib/tasks/fold";
+import { databaseClock } from "../lib/tasks/core/clock";
+import { appendEvents } from "../lib/tasks/core/events";
+import { taskCheckpoint } from "../lib/tasks/reads/fold";
 import { AMAL, SARA } from "./people";
 import { expect, signIn, test } from "./fixtures";
 import { makeTask } from "./seed";

@@ -1,6 +1,6 @@
 import type { Page } from "@playwright/test";
 import { perform } from "../lib/tasks";
-import { editTask } from "../lib/tasks/edit";
+import { editTask } from "../lib/tasks/authoring/edit";
 import { AMAL, BILAL, SARA } from "./people";
 import { expect, live, pageAs, test } from "./fixtures";
 import { makeTask, must } from "./seed";

@@ -6,8 +6,8 @@ import { test as base, expect, type Browser, type Page, type TestInfo } from "@p
 import { eq } from "drizzle-orm";
 import { connectDatabase, type Database } from "../db/client";
 import { users } from "../db/schema";
-import { findActor } from "../lib/tasks/actors";
-import type { ActorRef } from "../lib/tasks/types";
+import { findActor } from "../lib/tasks/core/actors";
+import type { ActorRef } from "../lib/tasks/core/types";
 import { makeQueue } from "../test/queues";
 import type { Person } from "./people";
 

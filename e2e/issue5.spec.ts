@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { createAgentToken } from "../lib/auth/tokens";
 import { perform, start } from "../lib/tasks";
-import type { Task } from "../lib/tasks/types";
+import type { Task } from "../lib/tasks/core/types";
 import { AMAL, BILAL, SARA } from "./people";
 import { expect, live, pageAs, test } from "./fixtures";
 import { claimAs, escalated, makeTask, must } from "./seed";

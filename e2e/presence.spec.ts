@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Page } from "@playwright/test";
 import { createUser } from "../lib/auth/users";
 import { perform, setQueueSettings } from "../lib/tasks";
-import { loadTask } from "../lib/tasks/task-row";
+import { loadTask } from "../lib/tasks/core/task-row";
 import { BILAL, SARA, type Person } from "./people";
 import { expect, live, pageAs, test, type Fixtures } from "./fixtures";
 import { claimAs, makeTask, must } from "./seed";

@@ -2,7 +2,7 @@ import { expect } from "@playwright/test";
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { claim, complete, createActor, createTask, failTask, perform, recordSideEffect, setQueueSettings, start } from "../lib/tasks";
-import type { ActorRef, Result, Task } from "../lib/tasks/types";
+import type { ActorRef, Result, Task } from "../lib/tasks/core/types";
 
 /** Engine calls for setting a scene; a failure here is a broken test, so it throws. */
 export function must<T>(result: Result<T>): T {

@@ -1,6 +1,6 @@
 // How often a holder renews its lease, once: at a third of the lease. Every renewer follows
 // it — the reference agent, the MCP stdio server, the browser that keeps a present person's
-// leases (lib/tasks/held.ts renews each due lease once a third has passed) — and insights'
+// leases (lib/tasks/claiming/held.ts renews each due lease once a third has passed) — and insights'
 // recommended lease assumes it (lib/insights/recommend.ts). Pure: safe in the browser.
 
 /** The share of a lease after which its holder renews it. */

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import type { TaskStatus } from "@/db/schema";
 import { listAgentTokens, type AgentTokenRow } from "@/lib/auth/token-list";
-import type { ActorRef } from "@/lib/tasks/types";
+import type { ActorRef } from "@/lib/tasks/core/types";
 
 // The fleet page's reads (docs/fleet.md). Every query is bounded and walks an index, so the
 // page costs the same with a million events as with a hundred:

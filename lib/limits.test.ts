@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "./limits";
-import { commentInput, createTaskInput, failInput, claimBatchInput } from "./tasks/schemas";
+import { commentInput, createTaskInput, failInput, claimBatchInput } from "./tasks/core/schemas";
 
 // The engine's schemas enforce exactly the limits the forms and tool descriptions state.
 const at = (n: number) => "x".repeat(n);

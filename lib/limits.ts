@@ -1,4 +1,4 @@
-// The input limits of the contract, once. The engine's schemas (lib/tasks/schemas.ts) enforce
+// The input limits of the contract, once. The engine's schemas (lib/tasks/core/schemas.ts) enforce
 // them; the forms (maxLength, counters, sentences) and the MCP tools' descriptions read them
 // here, so a limit changed in one place is changed everywhere it is said. Pure: safe in the
 // browser.

@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import type { Db } from "@/db/client";
 import { createActor, createTask, ManualClock, perform, type ActorRef, type Operation, type Task } from "@/lib/tasks";
-import type { Standing } from "@/lib/tasks/standing";
-import type { Result } from "@/lib/tasks/types";
+import type { Standing } from "@/lib/tasks/core/standing";
+import type { Result } from "@/lib/tasks/core/types";
 import { freshDatabase, type TestDatabase } from "./db";
 import { makeQueue } from "./queues";
 

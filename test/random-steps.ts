@@ -13,7 +13,7 @@ export const STEP_KINDS = [
   "create", "claim", "claimNext", "start", "renew", "recordSideEffect", "release", "complete", "fail",
   "forceRelease", "requeue", "resolve", "cancel", "sweep", "edit", "comment",
 ] as const;
-/** The work graph's steps (lib/tasks/graph.property.test.ts): an added dependency, a pause toggled. */
+/** The work graph's steps (lib/tasks/authoring/graph.property.test.ts): an added dependency, a pause toggled. */
 export const GRAPH_STEP_KINDS = [...STEP_KINDS, "depend", "pause"] as const;
 export type StepKind = (typeof GRAPH_STEP_KINDS)[number];
 

@@ -2,8 +2,8 @@
 
 import { z } from "zod";
 import { guardedAction } from "@/lib/auth/action";
-import { listPausedQueues, listQueueNames, listQueueRules } from "@/lib/tasks/queries";
-import { ok } from "@/lib/tasks/types";
+import { listPausedQueues, listQueueNames, listQueueRules } from "@/lib/tasks/reads/queries";
+import { ok } from "@/lib/tasks/core/types";
 
 // Reads the board needs that the agent API does not offer, behind the same guard.
 export const listQueuesAction = guardedAction("staff", z.strictObject({}), async (_input, { db }) => ok(await listQueueNames(db)));

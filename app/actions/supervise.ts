@@ -5,8 +5,8 @@ import { guardedAction, operationAction } from "@/lib/auth/action";
 import { listAudit } from "@/lib/auth/audit";
 import { createToken, revokeToken } from "@/lib/auth/token-admin";
 import { cancel, forceRelease, requeue, resetBreaker, resolve, setQueuePaused, setQueueSettings, superviseMany, sweepExpiredLeases, type SuperviseDecision } from "@/lib/tasks";
-import { superviseManyInput } from "@/lib/tasks/supervise-many";
-import { ok } from "@/lib/tasks/types";
+import { superviseManyInput } from "@/lib/tasks/supervise/supervise-many";
+import { ok } from "@/lib/tasks/core/types";
 
 // Supervisors only: the escalation inbox, force-release, queues, the breaker, agent tokens.
 export const requeueAction = operationAction("supervisor", requeue);
@@ -37,7 +37,7 @@ export interface BulkOutcome {
 
 /**
  * The inbox's bulk decision over a selection, a group or everything its filter matches:
- * one engine call (lib/tasks/supervise-many.ts), one transaction, each task fenced by its
+ * one engine call (lib/tasks/supervise/supervise-many.ts), one transaction, each task fenced by its
  * own version, so a stale task is reported and the rest are done.
  */
 export const bulkSuperviseAction = guardedAction("supervisor", superviseManyInput, async (input, { run }) => {

@@ -2,9 +2,9 @@
 
 import { z } from "zod";
 import { guardedAction } from "@/lib/auth/action";
-import { queueName } from "@/lib/tasks/schemas";
-import { ok } from "@/lib/tasks/types";
-import { countEscalated, readInbox } from "@/lib/tasks/inbox";
+import { queueName } from "@/lib/tasks/core/schemas";
+import { ok } from "@/lib/tasks/core/types";
+import { countEscalated, readInbox } from "@/lib/tasks/supervise/inbox";
 
 // The inbox's read, behind the same guard as its writes, for the browser to refetch on events.
 export const inboxAction = guardedAction("supervisor", z.strictObject({ queue: queueName.nullable() }), async (input, { db, user }) =>

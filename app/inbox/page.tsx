@@ -1,12 +1,12 @@
 import type { Metadata } from "next";
 import { getDatabase } from "@/db";
-import { listQueueNames } from "@/lib/tasks/queries";
-import { queueName } from "@/lib/tasks/schemas";
+import { listQueueNames } from "@/lib/tasks/reads/queries";
+import { queueName } from "@/lib/tasks/core/schemas";
 import { Inbox } from "@/components/supervisor/inbox";
 import { inboxSort } from "@/components/supervisor/inbox-view";
 import { toWire } from "@/components/task/wire";
 import { requireSupervisor, streamPosition } from "../_lib/session";
-import { readInbox } from "@/lib/tasks/inbox";
+import { readInbox } from "@/lib/tasks/supervise/inbox";
 
 export const metadata: Metadata = { title: "Inbox · Claimboard" };
 

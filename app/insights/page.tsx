@@ -4,7 +4,7 @@ import { getDatabase } from "@/db";
 import { readInsights } from "@/lib/insights";
 import { EDGES_MS } from "@/lib/insights/distributions";
 import { DEFAULT_WINDOW, WINDOWS, windowName, type WindowName } from "@/lib/insights/window";
-import { queueName } from "@/lib/tasks/schemas";
+import { queueName } from "@/lib/tasks/core/schemas";
 import { ClaimantBars } from "@/components/insights/claimant-bars";
 import { HistogramChart } from "@/components/insights/histogram-chart";
 import { LeaseCard, VERDICT_TONE } from "@/components/insights/lease-card";

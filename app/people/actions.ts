@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { guardedAction, operationAction } from "@/lib/auth/action";
 import { invitePerson, listPeople, setPersonDisabled, setPersonRole, unlockSignIn } from "@/lib/auth/people";
-import { ok } from "@/lib/tasks/types";
+import { ok } from "@/lib/tasks/core/types";
 
 // People management (docs/fleet.md): each change is an engine operation, for supervisors
 // (`who`, decided by the engine from the caller's current role), with its audit record; the

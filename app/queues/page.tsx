@@ -3,7 +3,7 @@ import { getDatabase } from "@/db";
 import { QueueSettings } from "@/components/supervisor/queue-settings";
 import { toWire } from "@/components/task/wire";
 import { requireSupervisor, streamPosition } from "../_lib/session";
-import { listQueues } from "@/lib/tasks/queue-list";
+import { listQueues } from "@/lib/tasks/queues/queue-list";
 
 export const metadata: Metadata = { title: "Queues · Claimboard" };
 

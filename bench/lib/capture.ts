@@ -1,10 +1,10 @@
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import * as schema from "@/db/schema";
-import { perform } from "@/lib/tasks/engine";
-import { claimNext } from "@/lib/tasks/claim-next";
-import { complete, completeAndClaimNext } from "@/lib/tasks/complete";
-import { createActor } from "@/lib/tasks/actors";
+import { perform } from "@/lib/tasks/core/engine";
+import { claimNext } from "@/lib/tasks/claiming/claim-next";
+import { complete, completeAndClaimNext } from "@/lib/tasks/holding/complete";
+import { createActor } from "@/lib/tasks/core/actors";
 
 /** Task ids no other parameter of the cycle can equal, so they can be found and replaced by :id / :next_id. */
 const MARKER_ID = "987654321";

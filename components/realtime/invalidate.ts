@@ -3,7 +3,7 @@ import { supervisorKeys } from "@/components/supervisor/keys";
 import { queueKeys, taskKeys } from "@/components/task/api";
 import type { ListFilter } from "@/components/task/filters";
 import { STATUSES, type TaskStatus } from "@/components/task/wire";
-import { EVENT_TYPES, EVENTS, isEventType, touchedBy } from "@/lib/tasks/machine-events";
+import { EVENT_TYPES, EVENTS, isEventType, touchedBy } from "@/lib/tasks/core/machine-events";
 
 /** One message of GET /api/v1/events (lib/realtime/sse.ts). */
 export interface LiveEvent {
@@ -19,7 +19,7 @@ export interface LiveEvent {
 
 /**
  * Which board columns an event can change: the statuses the machine's moves that write it
- * leave and reach (lib/tasks/machine-events.ts); a type it does not know, any column.
+ * leave and reach (lib/tasks/core/machine-events.ts); a type it does not know, any column.
  */
 const TOUCHES = new Map<string, TaskStatus[]>(EVENT_TYPES.map((type) => [type, touchedBy(type, STATUSES)]));
 

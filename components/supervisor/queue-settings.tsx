@@ -21,7 +21,7 @@ import { LIMITS } from "@/lib/limits";
 
 type SettingField = "leaseSeconds" | "maxFailures" | "expiryThreshold" | "expiryWindowSeconds" | "retryDelaySeconds";
 
-/** The documented bounds (lib/tasks/schemas.ts, the database's checks). */
+/** The documented bounds (lib/tasks/core/schemas.ts, the database's checks). */
 const FIELDS: { name: SettingField; label: string; min: number; max: number; unit: string }[] = [
   { name: "leaseSeconds", label: "Lease length (seconds)", min: 5, max: 3600, unit: "seconds" },
   { name: "maxFailures", label: "Max failures", min: 1, max: 100, unit: "failures" },

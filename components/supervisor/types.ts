@@ -1,5 +1,5 @@
-import type { Inbox, InboxTask, TrippedQueue } from "@/lib/tasks/inbox";
-import type { QueueSummary } from "@/lib/tasks/queue-list";
+import type { Inbox, InboxTask, TrippedQueue } from "@/lib/tasks/supervise/inbox";
+import type { QueueSummary } from "@/lib/tasks/queues/queue-list";
 import type { AgentTokenRow } from "@/lib/auth/token-list";
 import type { Wire } from "@/components/task/wire";
 

@@ -66,7 +66,7 @@ export interface ReadinessView {
   claimableAt: string | null;
 }
 
-/** Why the viewer could not claim the task now (the engine's one answer, lib/tasks/readiness.ts). */
+/** Why the viewer could not claim the task now (the engine's one answer, lib/tasks/claiming/readiness.ts). */
 export async function fetchReadiness(id: string): Promise<ReadinessView> {
   return getJson<ReadinessView>(`/tasks/${id}/readiness`);
 }

@@ -1,4 +1,4 @@
-import { EVENTS, isEventType } from "@/lib/tasks/machine-events";
+import { EVENTS, isEventType } from "@/lib/tasks/core/machine-events";
 import type { EventView } from "./wire";
 
 /** One line of the timeline: an event, or a run of heartbeats folded into one. */
@@ -21,7 +21,7 @@ export interface Attempt {
   outcome: string;
 }
 
-/** How an attempt ended, in the machine's words for the event that ended it (lib/tasks/machine-events.ts). */
+/** How an attempt ended, in the machine's words for the event that ended it (lib/tasks/core/machine-events.ts). */
 const outcomeOf = (event: EventView) => (isEventType(event.type) ? EVENTS[event.type].outcome : undefined);
 
 /** Consecutive heartbeats by the same actor read as one line ("renewed the lease ×12"). */

@@ -37,7 +37,7 @@ const byId = (a: TaskView, b: TaskView) => {
   return x < y ? -1 : x > y ? 1 : 0;
 };
 
-/** The client's copy of the server's ORDER BY for a list (see lib/tasks/queries.ts). */
+/** The client's copy of the server's ORDER BY for a list (see lib/tasks/reads/queries.ts). */
 export function compareFor(filter: ListFilter): (a: TaskView, b: TaskView) => number {
   if (filter.sort === "created") return (a, b) => b.createdAt.localeCompare(a.createdAt) || byId(b, a);
   if (filter.sort === "updated") return (a, b) => b.updatedAt.localeCompare(a.updatedAt) || byId(b, a);

@@ -4,7 +4,7 @@ import type { EventView, TaskView, Viewer } from "./wire";
 // The task page's edit form, in plain functions: who is offered it, what a filled-in form
 // asks the server to change, and the sentence a conflicting edit gets.
 
-/** The API's limits (lib/tasks/schemas.ts), checked here to say it in words first. */
+/** The API's limits (lib/tasks/core/schemas.ts), checked here to say it in words first. */
 const TITLE_MAX = 200;
 const DESCRIPTION_MAX = 10_000;
 const PRIORITY_LIMIT = 1000;
@@ -14,7 +14,7 @@ export const isEditable = (task: TaskView) => task.status === "queued" || task.s
 
 /**
  * Whether to offer the viewer the edit form: a supervisor, the task's creator or its last
- * holder — the engine's rule (lib/tasks/edit.ts), read from the history the page shows.
+ * holder — the engine's rule (lib/tasks/authoring/edit.ts), read from the history the page shows.
  * The server decides either way; this only spares a form that would be refused.
  */
 export function mayEdit(task: TaskView, viewer: Viewer, history: EventView[]): boolean {

@@ -1,4 +1,4 @@
-import type { TaskOrder, TaskSort } from "@/lib/tasks/queries";
+import type { TaskOrder, TaskSort } from "@/lib/tasks/reads/queries";
 import { STATUSES, type TaskStatus } from "./wire";
 
 /** One list of tasks the browser asks for: a board column (or a status group of the list view). */

@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient, type QueryKey } from "@tanstack/react-query";
 import type { ActionResult } from "@/lib/auth/action";
-import type { Task } from "@/lib/tasks/types";
+import type { Task } from "@/lib/tasks/core/types";
 import type { HandoffNote } from "@/lib/client";
 import {
   claimAction,
@@ -19,7 +19,7 @@ import { useViewer } from "@/components/realtime/viewer";
 import { taskKeys } from "./api";
 import { putTask } from "./cache";
 import { describeError, type ErrorView } from "./describe-error";
-import { MOVES } from "@/lib/tasks/machine";
+import { MOVES } from "@/lib/tasks/core/machine";
 import type { TaskAction } from "./permissions";
 import { predict } from "./predict";
 import { toWire, type TaskView, type Viewer } from "./wire";

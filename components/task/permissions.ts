@@ -1,5 +1,5 @@
-import { FINISHED, HELD, MOVES, type MoveName, type MoveRow } from "@/lib/tasks/machine";
-import type { QueueRules } from "@/lib/tasks/queries";
+import { FINISHED, HELD, MOVES, type MoveName, type MoveRow } from "@/lib/tasks/core/machine";
+import type { QueueRules } from "@/lib/tasks/reads/queries";
 import type { TaskView, Viewer } from "./wire";
 
 /** The moves the page offers as buttons, in the order it shows them. */
@@ -14,9 +14,9 @@ export function leaseLapsed(task: TaskView, now: number): boolean {
 }
 
 /**
- * What the viewer may do to the task now, read from the machine's rows (lib/tasks/machine.ts).
+ * What the viewer may do to the task now, read from the machine's rows (lib/tasks/core/machine.ts).
  * This only decides which buttons to show: the server checks every call again and has the
- * last word (lib/tasks/machine.test.ts checks the two agree).
+ * last word (lib/tasks/core/machine.test.ts checks the two agree).
  */
 export function availableActions(task: TaskView, viewer: Viewer, now: number, rules?: QueueRules): TaskAction[] {
   if (task.pending) return [];

@@ -1,4 +1,4 @@
-import { MOVES, type MoveRow } from "@/lib/tasks/machine";
+import { MOVES, type MoveRow } from "@/lib/tasks/core/machine";
 import type { TaskAction } from "./permissions";
 import type { TaskView, Viewer } from "./wire";
 
@@ -6,7 +6,7 @@ const me = (viewer: Viewer) => ({ id: viewer.actorId, name: viewer.name, kind: "
 
 /**
  * The task as we expect the server to leave it, from the move's row of the machine
- * (lib/tasks/machine.ts): shown at once, undone on failure. A rule the server decides
+ * (lib/tasks/core/machine.ts): shown at once, undone on failure. A rule the server decides
  * (fail's last strike) is left to its answer.
  */
 export function predict(action: TaskAction, task: TaskView, viewer: Viewer): Partial<TaskView> {

@@ -9,7 +9,7 @@ import type { ReactNode } from "react";
 import type { EventView } from "./wire";
 import { editedSummary, RowNote } from "./timeline-notes";
 import { ArchivedNote } from "./archived-note";
-import { EVENTS, isEventType } from "@/lib/tasks/machine-events";
+import { EVENTS, isEventType } from "@/lib/tasks/core/machine-events";
 
 const progressText = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
 const text = (value: unknown) => (typeof value === "string" ? value : "");
@@ -34,7 +34,7 @@ function HandoffLine({ event }: { event: EventView }) {
 }
 
 /**
- * What happened, in words: the machine's sentence for the event type (lib/tasks/machine-events.ts),
+ * What happened, in words: the machine's sentence for the event type (lib/tasks/core/machine-events.ts),
  * or one its payload says more in. The payload itself is one click away.
  */
 function what(entry: TimelineEntry): ReactNode {

@@ -1,7 +1,7 @@
 import type { TaskStatus } from "@/db/schema";
 import type { ActorRef, Task } from "@/lib/http/wire";
-import type { TaskEvent } from "@/lib/tasks/queries";
-import { BOARD_ORDER, HELD } from "@/lib/tasks/machine";
+import type { TaskEvent } from "@/lib/tasks/reads/queries";
+import { BOARD_ORDER, HELD } from "@/lib/tasks/core/machine";
 
 /** A value as it crosses the wire as JSON: Dates become ISO 8601 strings. */
 export type Wire<T> = T extends Date
@@ -14,7 +14,7 @@ export type Wire<T> = T extends Date
 
 /** A task as the browser holds it: the API's task object; `pending` marks an optimistic guess not yet confirmed. */
 export type TaskView = Task & { pending?: string };
-/** An event as the browser holds it: the history's event, its payload typed by its type (lib/tasks/event-payloads.ts). */
+/** An event as the browser holds it: the history's event, its payload typed by its type (lib/tasks/core/event-payloads.ts). */
 export type EventView = Wire<TaskEvent>;
 export type { ActorRef, TaskStatus };
 
@@ -28,7 +28,7 @@ export function toWire<T>(value: T): Wire<T> {
   return JSON.parse(JSON.stringify(value)) as Wire<T>;
 }
 
-/** The statuses in the board's order, and the held ones: the machine's (lib/tasks/machine.ts). */
+/** The statuses in the board's order, and the held ones: the machine's (lib/tasks/core/machine.ts). */
 export const STATUSES = BOARD_ORDER;
 export { HELD };
 

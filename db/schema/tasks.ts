@@ -16,7 +16,7 @@ import {
 import { actorKind, claimants, taskStatus } from "./enums";
 
 /**
- * The words a task is found by. The query side (lib/tasks/search.ts) must use this same
+ * The words a task is found by. The query side (lib/tasks/reads/search.ts) must use this same
  * expression for the planner to use tasks_search; 'simple': no stemming, so codes, ids and
  * names in payloads match as written, and prefix queries serve search-as-you-type.
  */

@@ -1,7 +1,7 @@
 import { desc, eq } from "drizzle-orm";
 import type { Executor, Tx } from "@/db/client";
 import { actors, auditEvents } from "@/db/schema";
-import type { ActorRef } from "@/lib/tasks/types";
+import type { ActorRef } from "@/lib/tasks/core/types";
 
 // The audit of people administration and tokens (db/schema/audit.ts): one row per change,
 // written by the operation that made it, in its transaction; read by the people and agents

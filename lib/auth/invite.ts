@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { defineOperation } from "@/lib/tasks/engine";
-import { SUPERVISORS } from "@/lib/tasks/standing";
-import { fail, ok, type Result } from "@/lib/tasks/types";
+import { defineOperation } from "@/lib/tasks/core/engine";
+import { SUPERVISORS } from "@/lib/tasks/core/standing";
+import { fail, ok, type Result } from "@/lib/tasks/core/types";
 import { recordAudit } from "./audit";
 import { hashPassword } from "./passwords";
 import { createUserInput, insertUser, type UserAccount } from "./users";

@@ -3,9 +3,9 @@ import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Tx } from "@/db/client";
 import { actors, users, type UserRole } from "@/db/schema";
-import { defineOperation } from "@/lib/tasks/engine";
-import { SUPERVISORS } from "@/lib/tasks/standing";
-import { fail, ok, type Result } from "@/lib/tasks/types";
+import { defineOperation } from "@/lib/tasks/core/engine";
+import { SUPERVISORS } from "@/lib/tasks/core/standing";
+import { fail, ok, type Result } from "@/lib/tasks/core/types";
 import { recordAudit } from "./audit";
 import { clearAccountFailures, lockPolicies } from "./sign-in-lockout";
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { tokenRole } from "@/db/schema";
-import { defineOperation } from "@/lib/tasks/engine";
-import { SUPERVISORS } from "@/lib/tasks/standing";
-import { fail, ok } from "@/lib/tasks/types";
+import { defineOperation } from "@/lib/tasks/core/engine";
+import { SUPERVISORS } from "@/lib/tasks/core/standing";
+import { fail, ok } from "@/lib/tasks/core/types";
 import { recordAudit } from "./audit";
 import { insertToken, liveNameTaken, revokeLiveToken, tokenName } from "./tokens";
 

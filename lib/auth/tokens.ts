@@ -3,8 +3,8 @@ import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor, Tx } from "@/db/client";
 import { actors, agentTokens, type TokenRole } from "@/db/schema";
-import type { ActorRef } from "@/lib/tasks/types";
-import { executePrepared } from "@/lib/tasks/prepared";
+import type { ActorRef } from "@/lib/tasks/core/types";
+import { executePrepared } from "@/lib/tasks/core/prepared";
 import { purgeNowAndThen, takeOnConflict, TOKEN_KEY_PREFIX, waitOf, type Limit } from "@/lib/http/rate-limit";
 
 /** Tokens read `cb_` + 43 base64url characters (256 random bits), so a leaked one is recognisable. */

@@ -2,8 +2,8 @@ import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor, Tx } from "@/db/client";
 import { actors, users, type UserRole } from "@/db/schema";
-import { text } from "@/lib/tasks/schemas";
-import type { ActorRef } from "@/lib/tasks/types";
+import { text } from "@/lib/tasks/core/schemas";
+import type { ActorRef } from "@/lib/tasks/core/types";
 import { hashPassword } from "./passwords";
 
 export const createUserInput = z.strictObject({

@@ -3,10 +3,10 @@ import path from "node:path";
 import { inArray, sql } from "drizzle-orm";
 import type { Db, Tx } from "@/db/client";
 import { tasks } from "@/db/schema";
-import { databaseClock } from "@/lib/tasks/clock";
-import { appendEvents, type NewEvent } from "@/lib/tasks/events";
-import { taskCheckpoint } from "@/lib/tasks/fold";
-import type { ActorRef } from "@/lib/tasks/types";
+import { databaseClock } from "@/lib/tasks/core/clock";
+import { appendEvents, type NewEvent } from "@/lib/tasks/core/events";
+import { taskCheckpoint } from "@/lib/tasks/reads/fold";
+import type { ActorRef } from "@/lib/tasks/core/types";
 import { rollUpMissing } from "@/lib/insights/rollup";
 import { ArchiveRefused, refuseDefaultRows, refuseUnendedMonths, refuseUnfinishedTasks } from "./archive-checks";
 import { verifyArchiveFile, writeArchiveFile } from "./archive-file";
@@ -123,7 +123,7 @@ async function dropAndRecord(tx: Tx, request: ArchiveRequest, partitions: MonthP
      WHERE created_at < ${before.toISOString()}::timestamptz GROUP BY 1, 2 ORDER BY 1`);
   const taskIds = perTask.flatMap((r) => (r.task_id === null ? [] : [BigInt(r.task_id)]));
   // Locked in id order (FOR SHARE: finished tasks may still be commented on, after this commits),
-  // so each fact's copy of its row is the row its later events start from (lib/tasks/fold.ts).
+  // so each fact's copy of its row is the row its later events start from (lib/tasks/reads/fold.ts).
   const rows = new Map<string, typeof tasks.$inferSelect>();
   for (let i = 0; i < taskIds.length; i += FACTS_PER_WRITE) {
     const chunk = await tx.select().from(tasks).where(inArray(tasks.id, taskIds.slice(i, i + FACTS_PER_WRITE))).orderBy(tasks.id).for("share");

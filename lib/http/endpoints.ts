@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { TokenRole } from "@/db/schema";
-import { countTasksQuery, listEventsQuery, listTasksQuery } from "@/lib/tasks/query-schemas";
+import { countTasksQuery, listEventsQuery, listTasksQuery } from "@/lib/tasks/reads/query-schemas";
 import { eventStreamQuery } from "@/lib/realtime/query";
-import * as input from "@/lib/tasks/schemas";
+import * as input from "@/lib/tasks/core/schemas";
 import { errorObject, eventObject, healthBody, queueObject, queueResponse, readinessObject, taskCountsObject, taskObject, taskResponse } from "./wire";
 
 export { errorObject, eventObject, queueObject, readinessObject, taskCountsObject, taskObject };
@@ -55,7 +55,7 @@ const ownerCall = <B extends z.ZodType>(operationId: string, verb: string, summa
   errors: OWNER_CALL_ERRORS,
 }) satisfies Endpoint;
 
-/** POST /tasks/{id}/<verb> {version, reason?}: a supervisor's decision over a task (lib/tasks/supervise.ts, release.ts). */
+/** POST /tasks/{id}/<verb> {version, reason?}: a supervisor's decision over a task (lib/tasks/supervise/supervise.ts, release.ts). */
 const supervisorCall = (operationId: string, verb: string, summary: string) => ({
   operationId,
   method: "POST",

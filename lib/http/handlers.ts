@@ -8,11 +8,11 @@ import { compareCursors, parseCursor } from "@/lib/realtime/cursor";
 import { currentPosition } from "@/lib/realtime/feed";
 import { eventStream } from "@/lib/realtime/sse";
 import * as engine from "@/lib/tasks";
-import { COUNT_CAP, countTasks } from "@/lib/tasks/counts";
-import { validationError, type Operation } from "@/lib/tasks/engine";
-import { listTaskEvents, listTasks } from "@/lib/tasks/queries";
-import { queuePath, taskPath, type superviseBody } from "@/lib/tasks/schemas";
-import type { Task } from "@/lib/tasks/types";
+import { COUNT_CAP, countTasks } from "@/lib/tasks/queues/counts";
+import { validationError, type Operation } from "@/lib/tasks/core/engine";
+import { listTaskEvents, listTasks } from "@/lib/tasks/reads/queries";
+import { queuePath, taskPath, type superviseBody } from "@/lib/tasks/core/schemas";
+import type { Task } from "@/lib/tasks/core/types";
 import { endpoints, type Endpoint, type EndpointId } from "./endpoints";
 import { errorResponse } from "./errors";
 import { handle, respond } from "./handler";
@@ -93,7 +93,7 @@ export const handlers: Record<EndpointId, RouteHandler> = {
   /**
    * Take a held task back, as the board's force-release does. The `reason` becomes the
    * task's hand-off note, so whoever claims it next reads why (docs/api.md); the rule
-   * itself is forceRelease's (lib/tasks/release.ts).
+   * itself is forceRelease's (lib/tasks/holding/release.ts).
    */
   forceReleaseTask: handle(endpoints.forceReleaseTask, async ({ run, body, params }) => {
     const { version, reason } = body as SuperviseBody;
@@ -109,7 +109,7 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     if (!made.ok) return respond(made, () => null);
     return respond({ ok: true, value: (await engine.readQueueSummary(db, made.value.name))! }, (queue) => ({ queue }), 201);
   }),
-  /** Settings, description, paused, archived — one transaction (lib/tasks/update-queue.ts). */
+  /** Settings, description, paused, archived — one transaction (lib/tasks/queues/update-queue.ts). */
   updateQueue: handle(endpoints.updateQueue, async ({ run, body, params, db }) => {
     const path = queuePath.safeParse(params);
     if (!path.success) return errorResponse(validationError(path.error));

@@ -3,7 +3,7 @@ import {
   addComment, addDependencies, cancel, claim, claimBatch, claimNext, completeAndClaimNext, completeMany, createQueue, createTaskOnce,
   editTask, failTask, forceRelease, recordSideEffect, release, renew, requeue, resolve, start, taskReadiness, updateQueue,
 } from "@/lib/tasks";
-import type { Standing } from "@/lib/tasks/standing";
+import type { Standing } from "@/lib/tasks/core/standing";
 import type { TokenRole } from "@/db/schema";
 import { endpoints } from "./endpoints";
 import { buildOpenApiDocument } from "./openapi";
@@ -45,7 +45,7 @@ const OPERATION_OF: Partial<Record<EndpointName, Rule>> = {
 /** Endpoints that run no engine operation: reads of the board, the stream, the document itself. */
 const NO_OPERATION: EndpointName[] = ["listTasks", "countTasks", "getTask", "listTaskEvents", "listQueues", "events", "openapi", "metrics", "health"];
 
-/** A token's role and the standing it gives its caller (lib/tasks/standing.ts, tokenStanding). */
+/** A token's role and the standing it gives its caller (lib/tasks/core/standing.ts, tokenStanding). */
 const STANDING_OF: Record<TokenRole, Standing> = { agent: "agent", observer: "observer", supervisor: "supervisor" };
 
 const document = buildOpenApiDocument();

@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ClaimboardApiError, type Task } from "@/lib/client";
-import type { EngineError } from "@/lib/tasks/types";
+import type { EngineError } from "@/lib/tasks/core/types";
 
 // A tool's answer is the API's JSON, as structured content and as text. A refusal is an
 // error result whose text is the API's error body (plus `retryAfter`, which the API sends
@@ -26,7 +26,7 @@ export function refusal(error: ToolError): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(body) }], isError: true };
 }
 
-/** A validation failure of the arguments, in the API's words (lib/tasks/engine.ts validationError). */
+/** A validation failure of the arguments, in the API's words (lib/tasks/core/engine.ts validationError). */
 export const invalid = (error: EngineError): CallToolResult => refusal(error as ToolError);
 
 /** Anything a client call threw: the API's refusal as it came, or (a bug) a generic one. */

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { eventObject, readinessObject, taskObject } from "@/lib/http/endpoints";
-import { listEventsQuery, listTasksQuery } from "@/lib/tasks/queries";
-import * as api from "@/lib/tasks/schemas";
+import { listEventsQuery, listTasksQuery } from "@/lib/tasks/reads/queries";
+import * as api from "@/lib/tasks/core/schemas";
 import { LIMITS, limitText } from "@/lib/limits";
 
-// The tools' inputs are the API's own schemas (lib/tasks/schemas.ts, the query schemas),
+// The tools' inputs are the API's own schemas (lib/tasks/core/schemas.ts, the query schemas),
 // with the task in the path named `id`: nothing here adds or loosens a rule. The JSON
 // Schemas a client lists are generated from them.
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
-import { appendEvents } from "@/lib/tasks/events";
+import { appendEvents } from "@/lib/tasks/core/events";
 import { claimNext, createTask, databaseClock, perform, type ActorRef } from "@/lib/tasks";
 import { independentClients } from "@/test/clients";
 import type { TestDatabase } from "@/test/db";

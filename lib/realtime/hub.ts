@@ -1,7 +1,7 @@
 import postgres from "postgres";
 import type { Db } from "@/db/client";
 import { withinDeadline } from "@/lib/deadline";
-import { NOTIFY_CHANNEL } from "@/lib/tasks/events";
+import { NOTIFY_CHANNEL } from "@/lib/tasks/core/events";
 import type { Cursor } from "./cursor";
 import { currentPosition, readFeed, type FeedEvent } from "./feed";
 import { Subscriber, type SubscriberOptions } from "./subscriber";

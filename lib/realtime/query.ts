@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { queueName, taskId } from "@/lib/tasks/schemas";
+import { queueName, taskId } from "@/lib/tasks/core/schemas";
 import { parseCursor } from "./cursor";
 
 export const streamCursor = z.string().refine((value) => parseCursor(value) !== null, "must be a cursor from an event's id: field");

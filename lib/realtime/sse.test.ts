@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, expect, test, vi } from "vitest";
 import { databaseClock, type ActorRef } from "@/lib/tasks";
-import { appendEvents } from "@/lib/tasks/events";
+import { appendEvents } from "@/lib/tasks/core/events";
 import type { TestDatabase } from "@/test/db";
 import { createTasks, lastTableCursor, tableCursors, until, hubFixture, type HubFixture } from "@/test/realtime/helpers";
 import { parseEventStream, type SseItem } from "@/test/sse";

@@ -72,7 +72,7 @@ const commands: Record<string, Command> = {
     usage: "task create --title T [--queue Q] [--priority P] [--payload JSON] [--depends-on 4,7] [--not-before ISO-TIME] [--key K]",
     options: { title: str, queue: str, priority: str, payload: str, "depends-on": str, "not-before": str, key: str },
     async prepare(values) {
-      const { createTaskInput } = await import("@/lib/tasks/schemas");
+      const { createTaskInput } = await import("@/lib/tasks/core/schemas");
       const input = parse(createTaskInput, {
         title: required(values, "title"),
         queue: optional(values, "queue"),
@@ -98,7 +98,7 @@ const commands: Record<string, Command> = {
     options: {},
     positionals: true,
     async prepare(_values, positionals) {
-      const { taskId } = await import("@/lib/tasks/schemas");
+      const { taskId } = await import("@/lib/tasks/core/schemas");
       if (positionals.length !== 1) throw usageError("task readiness takes one task id");
       const id = parse(taskId, positionals[0], {});
       return async (db) => {

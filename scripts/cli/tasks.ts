@@ -16,7 +16,7 @@ export const taskCommands: Record<string, Command> = {
     usage: "task list [--q TEXT] [--status S] [--queue Q] [--sort priority|created|updated] [--limit N]",
     options: { q: str, status: str, queue: str, sort: str, limit: str },
     async prepare(values) {
-      const { listTasksQuery } = await import("@/lib/tasks/queries");
+      const { listTasksQuery } = await import("@/lib/tasks/reads/queries");
       const limit = integer(values, "limit");
       const query = parse(listTasksQuery, {
         q: optional(values, "q"),
@@ -26,7 +26,7 @@ export const taskCommands: Record<string, Command> = {
         limit: limit === undefined ? undefined : String(limit),
       });
       return async (db) => {
-        const { listTasks } = await import("@/lib/tasks/queries");
+        const { listTasks } = await import("@/lib/tasks/reads/queries");
         const { cliActor } = await import("./database");
         const page = await listTasks(db, query, await cliActor(db));
         const lines = page.items.map((t) => `${t.id}\t${t.status}\t${t.queue}\t${t.priority}\t${t.title}`);
@@ -41,7 +41,7 @@ export const taskCommands: Record<string, Command> = {
     options: { version: str, title: str, description: str, priority: str, payload: str },
     positionals: true,
     async prepare(values, positionals) {
-      const { editTaskInput } = await import("@/lib/tasks/schemas");
+      const { editTaskInput } = await import("@/lib/tasks/core/schemas");
       const taskId = one(positionals, "task edit");
       if (values.version === undefined) throw usageError("missing --version (the version you last saw: task list, or the board)");
       const input = parse(editTaskInput, {
@@ -66,7 +66,7 @@ export const taskCommands: Record<string, Command> = {
     options: { body: str },
     positionals: true,
     async prepare(values, positionals) {
-      const { commentInput } = await import("@/lib/tasks/schemas");
+      const { commentInput } = await import("@/lib/tasks/core/schemas");
       const input = parse(commentInput, { taskId: one(positionals, "task comment"), body: required(values, "body") }, { taskId: "ID" });
       return async (db) => {
         const { addComment } = await import("@/lib/tasks");

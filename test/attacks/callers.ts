@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { createActor, perform, claim, createTask, failTask, ManualClock, renew, setQueueSettings, start } from "@/lib/tasks";
-import { findActor } from "@/lib/tasks/actors";
+import { findActor } from "@/lib/tasks/core/actors";
 import { revokeAgentToken } from "@/lib/auth/tokens";
-import type { ActorRef, Result, Task } from "@/lib/tasks/types";
+import type { ActorRef, Result, Task } from "@/lib/tasks/core/types";
 import { makeQueue } from "../queues";
 import { mustSignIn, type AttackFixture } from "./helpers";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { endpoints, type Endpoint } from "@/lib/http/endpoints";
 import { createActor, perform, claim, createTask, failTask, setQueueSettings } from "@/lib/tasks";
-import type { Task } from "@/lib/tasks/types";
+import type { Task } from "@/lib/tasks/core/types";
 import { expectErrorShape } from "@/test/http/helpers";
 import { attackFixture, callAction, manifestActions, mustSignIn, signInOverHttp, stateDigest, type AttackFixture } from "./helpers";
 import { makeQueue } from "@/test/queues";

@@ -4,7 +4,7 @@ import { createActor, perform, setQueueSettings } from "@/lib/tasks";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { makeQueue } from "@/test/queues";
 import { startServer, type TestServer } from "@/test/server";
-import type { QueueSettingsInput } from "@/lib/tasks/schemas";
+import type { QueueSettingsInput } from "@/lib/tasks/core/schemas";
 
 // Plain-fetch helpers for the HTTP suites: a real `next start` server on a database of the
 // file's own, and assertions for API.md's task object and error envelope.

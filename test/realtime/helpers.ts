@@ -6,7 +6,7 @@ import { formatCursor, parseCursor } from "@/lib/realtime/cursor";
 import type { FeedEvent } from "@/lib/realtime/feed";
 import { Hub } from "@/lib/realtime/hub";
 import type { StreamFilter, Subscriber } from "@/lib/realtime/subscriber";
-import { appendEvents, type NewEvent } from "@/lib/tasks/events";
+import { appendEvents, type NewEvent } from "@/lib/tasks/core/events";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { makeQueue } from "@/test/queues";
 

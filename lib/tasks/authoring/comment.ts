@@ -1,0 +1,35 @@
+import { eq } from "drizzle-orm";
+import { taskEvents, tasks } from "@/db/schema";
+import { notFound } from "../core/conflicts";
+import { defineOperation } from "../core/engine";
+import { typedEvent } from "../core/event-payloads";
+import { appendEvents } from "../core/events";
+import type { TaskEvent } from "../reads/queries";
+import { commentInput } from "../core/schemas";
+import { ok } from "../core/types";
+import { WORKERS } from "../core/standing";
+
+/**
+ * A comment on a task: one `commented` event, in any status — discussing a done task is
+ * still useful. It changes no status, no version and no updated_at, and takes no row lock:
+ * it writes nothing to the task, so it never waits for (or delays) a claim. Its payload
+ * carries no version, so replay (lib/tasks/reads/fold.ts) passes over it as it does a lost claim.
+ */
+export const addComment = defineOperation({
+  name: "addComment",
+  who: WORKERS,
+  input: commentInput,
+  async run(tx, input, { actor, clock }) {
+    const [task] = await tx.select({ id: tasks.id, queue: tasks.queue }).from(tasks).where(eq(tasks.id, BigInt(input.taskId)));
+    if (!task) return notFound(input.taskId);
+    const [id] = await appendEvents(tx, clock, [{
+      taskId: task.id, queue: task.queue, type: "commented", actorId: actor.id, payload: { body: input.body },
+    }]);
+    const [row] = await tx.select().from(taskEvents).where(eq(taskEvents.id, id!));
+    const event: TaskEvent = typedEvent({
+      id: row!.id.toString(), taskId: input.taskId, queue: row!.queue, type: row!.type,
+      actor: { id: actor.id, name: actor.name, kind: actor.kind }, payload: row!.payload, createdAt: row!.createdAt,
+    });
+    return ok(event);
+  },
+});

@@ -1,0 +1,121 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { Tx } from "@/db/client";
+import { taskEvents, tasks } from "@/db/schema";
+import { defineOperation, type OperationContext } from "../core/engine";
+import { typedEvent } from "../core/event-payloads";
+import { appendEvents } from "../core/events";
+import { lockDependencies, normalizeIds } from "./graph";
+import { DEFAULT_QUEUE, queueForWork } from "../queues/queues";
+import { createTaskInput, type CreateTaskInput } from "../core/schemas";
+import { loadTask, toTask } from "../core/task-row";
+import { fail, ok, type Result, type Task } from "../core/types";
+import { WORKERS } from "../core/standing";
+
+export interface Created {
+  task: Task;
+  /** False when an idempotencyKey found the task an earlier, identical create made. */
+  created: boolean;
+}
+
+/** What a create asked for, as its created event records it: the fields an idempotent retry must repeat. */
+function requested(input: CreateTaskInput) {
+  return {
+    title: input.title,
+    description: input.description ?? "",
+    priority: input.priority ?? 0,
+    payload: input.payload ?? {},
+    dependsOn: normalizeIds(input.dependsOn ?? []).map(String),
+    notBefore: input.notBefore ? new Date(input.notBefore).toISOString() : null,
+  };
+}
+
+/**
+ * A new task, queued at version 1 (blocked while a dependency is not done; not claimable
+ * before notBefore). With an idempotencyKey, the unique index (queue, idempotency_key)
+ * decides: a concurrent identical create waits for the first to commit, then finds its task.
+ */
+async function createOnce(tx: Tx, input: CreateTaskInput, { actor, clock }: OperationContext): Promise<Result<Created>> {
+  const queue = input.queue ?? DEFAULT_QUEUE;
+  const open = await queueForWork(tx, queue);
+  if (!open.ok) return open;
+  const fields = requested(input);
+  const dependencies = await lockDependencies(tx, normalizeIds(input.dependsOn ?? []));
+  if (!dependencies.ok) return dependencies;
+  const now = clock.now();
+  const [row] = await tx
+    .insert(tasks)
+    .values({
+      queue,
+      title: fields.title,
+      description: fields.description,
+      payload: fields.payload,
+      priority: fields.priority,
+      dependsOn: dependencies.value.map((d) => d.id),
+      blockedBy: dependencies.value.filter((d) => d.status !== "done").map((d) => d.id),
+      notBefore: fields.notBefore ? new Date(fields.notBefore) : null,
+      idempotencyKey: input.idempotencyKey ?? null,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .onConflictDoNothing({ target: [tasks.queue, tasks.idempotencyKey], where: sql`${tasks.idempotencyKey} IS NOT NULL` })
+    .returning();
+  if (!row) return findEarlier(tx, queue, input.idempotencyKey!, fields);
+  await appendEvents(tx, clock, [{
+    taskId: row.id, queue, type: "created", actorId: actor.id,
+    payload: {
+      version: row.version, status: row.status, ...fields,
+      ...(input.idempotencyKey !== undefined ? { idempotencyKey: input.idempotencyKey } : {}),
+    },
+  }]);
+  return ok({ task: toTask(row, null), created: true });
+}
+
+/** The task an earlier create with this key made: the same when the fields match, else a conflict. */
+async function findEarlier(tx: Tx, queue: string, key: string, fields: ReturnType<typeof requested>): Promise<Result<Created>> {
+  const [found] = await tx
+    .select({ id: tasks.id, type: taskEvents.type, payload: taskEvents.payload })
+    .from(tasks)
+    .innerJoin(taskEvents, and(eq(taskEvents.taskId, tasks.id), eq(taskEvents.type, "created")))
+    .where(and(eq(tasks.queue, queue), eq(tasks.idempotencyKey, key)))
+    .orderBy(asc(taskEvents.id))
+    .limit(1);
+  const task = found ? await loadTask(tx, found.id) : null;
+  const created = found && typedEvent(found);
+  if (!created || !task || created.type !== "created") throw new Error(`idempotency key ${key} in ${queue} conflicted, but no task holds it`);
+  const earlier = created.payload;
+  const differ = (Object.keys(fields) as (keyof typeof fields)[])
+    .filter((k) => canonical(fields[k]) !== canonical(earlier[k] ?? (k === "dependsOn" ? [] : k === "notBefore" ? null : undefined)));
+  if (differ.length === 0) return ok({ task, created: false });
+  return fail({
+    code: "idempotency_conflict", field: "idempotencyKey",
+    message: `idempotencyKey "${key}" already made task ${task.id} in queue ${queue} with a different ${differ.join(", ")}`,
+    task,
+  });
+}
+
+/** JSON with object keys sorted: jsonb does not keep the key order a client sent. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v);
+}
+
+/** Create a task, or (same idempotencyKey, same fields) find the one an earlier create made. */
+export const createTaskOnce = defineOperation({
+  name: "createTask",
+  who: WORKERS,
+  input: createTaskInput,
+  run: (tx, input, ctx) => createOnce(tx, input, ctx),
+});
+
+/** A new task, queued at version 1, in a queue that exists and is not archived. */
+export const createTask = defineOperation({
+  name: "createTask",
+  who: WORKERS,
+  input: createTaskInput,
+  async run(tx, input, ctx) {
+    const result = await createOnce(tx, input, ctx);
+    return result.ok ? ok(result.value.task) : result;
+  },
+});

@@ -1,0 +1,121 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Tx } from "@/db/client";
+import { notFound } from "../core/conflicts";
+import { defineOperation } from "../core/engine";
+import { appendEvents } from "../core/events";
+import { editsAnyTask, WORKERS } from "../core/standing";
+import { EDITABLE_FIELDS, editTaskInput, type EditTaskInput } from "../core/schemas";
+import { loadTask, toTasks } from "../core/task-row";
+import { EDITABLE } from "../core/machine";
+import { statusIn, transition } from "../core/transition";
+import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
+
+type Field = (typeof EDITABLE_FIELDS)[number];
+/** What an edited event records per field; `from` of a large payload is left out (docs/engine.md). */
+export type Changes = Partial<Record<Field, { from?: unknown; to: unknown; fromOmitted?: true }>>;
+
+// Only a task nobody holds and nobody has finished can be edited (the machine's EDITABLE).
+
+/** Past this much JSON, the previous payload is not repeated in the event (an earlier event holds it). */
+export const PAYLOAD_FROM_MAX_BYTES = 4096;
+
+/**
+ * Who may edit a task besides a supervisor (or the operator, editsAnyTask): whoever created it, or its last holder (the
+ * actor of its latest `claimed` event) — the one who released or failed it and knows what
+ * its description is missing. `t` is the task row.
+ */
+const editorOf = (actorId: string): SQL => sql`(
+  EXISTS (SELECT 1 FROM task_events e WHERE e.task_id = t.id AND e.type = 'created' AND e.actor_id = ${actorId}::uuid)
+  OR ${actorId}::uuid = (SELECT e.actor_id FROM task_events e WHERE e.task_id = t.id AND e.type = 'claimed'
+                         ORDER BY e.id DESC LIMIT 1))`;
+
+async function mayEdit(tx: Tx, taskId: string, actor: ActorRef): Promise<boolean> {
+  const [row] = await tx.execute<{ may: boolean }>(sql`SELECT ${editorOf(actor.id)} AS may FROM tasks t WHERE t.id = ${taskId}::bigint`);
+  return row?.may === true;
+}
+
+/** JSON with sorted keys: jsonb does not keep the order a client sent, so compare canonically. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v);
+
+/** The fields the edit names whose value differs from the task's now. */
+function changesOf(task: Task, input: EditTaskInput): Changes {
+  const changes: Changes = {};
+  for (const field of EDITABLE_FIELDS) {
+    const to = input[field];
+    if (to === undefined || canonical(to) === canonical(task[field])) continue;
+    const big = field === "payload" && Buffer.byteLength(JSON.stringify(task.payload)) > PAYLOAD_FROM_MAX_BYTES;
+    changes[field] = big ? { to, fromOmitted: true } : { from: task[field], to };
+  }
+  return changes;
+}
+
+const COLUMNS: Record<Field, (value: unknown) => SQL> = {
+  title: (v) => sql`title = ${v as string}`,
+  description: (v) => sql`description = ${v as string}`,
+  priority: (v) => sql`priority = ${v as number}`,
+  payload: (v) => sql`payload = ${JSON.stringify(v)}::jsonb`,
+};
+
+/** Why the guarded UPDATE changed nothing: most useful reason first. */
+async function explain(tx: Tx, input: EditTaskInput, actor: ActorRef, anyone: boolean): Promise<Result<Task>> {
+  const task = await loadTask(tx, input.taskId);
+  if (!task) return notFound(input.taskId);
+  if (!anyone && !(await mayEdit(tx, input.taskId, actor))) {
+    return fail({ code: "forbidden", message: `Only whoever created task ${task.id}, its last holder or a supervisor may edit it`, task });
+  }
+  if (!EDITABLE.includes(task.status)) {
+    return fail({
+      code: "invalid_transition",
+      message: `Task ${task.id} is ${task.status} (version ${task.version}): only a queued or escalated task can be edited`,
+      task,
+    });
+  }
+  return fail({
+    code: "version_conflict",
+    message: `Task ${task.id} is at version ${task.version}, not ${input.version}: it changed while you were editing`,
+    task,
+  });
+}
+
+/**
+ * Edits a queued or escalated task: version + 1 and an `edited` event with each changed
+ * field's {from, to}. An edit that changes nothing writes nothing and answers the task as
+ * it is, whatever version it names — so a retry whose first answer was lost is a success.
+ * Staff and agents edit a task they created or held last; a supervisor, any (the standing).
+ */
+export const editTask = defineOperation({
+  name: "editTask",
+  who: WORKERS,
+  input: editTaskInput,
+  async run(tx, input, { actor, clock, standing }): Promise<Result<Task>> {
+    const anyone = editsAnyTask(standing);
+    // Locked first, so the comparison below and the guarded UPDATE see the same row.
+    await tx.execute(sql`SELECT id FROM tasks WHERE id = ${input.taskId}::bigint FOR UPDATE`);
+    const task = await loadTask(tx, input.taskId);
+    if (!task) return notFound(input.taskId);
+    const changes = changesOf(task, input);
+    const fields = Object.keys(changes) as Field[];
+    if (fields.length === 0) {
+      const allowed = EDITABLE.includes(task.status) && (anyone || (await mayEdit(tx, input.taskId, actor)));
+      return allowed ? ok(task) : explain(tx, input, actor, anyone);
+    }
+    const set = sql.join([...fields.map((f) => COLUMNS[f](changes[f]!.to)), sql`version = t.version + 1`, sql`updated_at = ${clock.now()}`], sql`, `);
+    const changed = await transition(
+      tx,
+      input.taskId,
+      set,
+      sql`${statusIn(EDITABLE)} AND t.version = ${input.version} ${anyone ? sql`` : sql`AND ${editorOf(actor.id)}`}`,
+    );
+    if (!changed) return explain(tx, input, actor, anyone);
+    const { row } = changed;
+    await appendEvents(tx, clock, [{
+      taskId: row.id, queue: row.queue, type: "edited", actorId: actor.id,
+      payload: { version: row.version, status: row.status, changes },
+    }]);
+    return ok((await toTasks(tx, [row], actor))[0]!);
+  },
+});

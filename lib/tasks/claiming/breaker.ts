@@ -1,0 +1,118 @@
+import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import { queues, tasks, type Queue } from "@/db/schema";
+import type { Clock } from "../core/clock";
+import { defineOperation } from "../core/engine";
+import { appendEvents, SYSTEM_ACTOR_ID } from "../core/events";
+import { queueInput } from "../core/schemas";
+import { fail, ok } from "../core/types";
+import { SUPERVISORS } from "../core/standing";
+
+/** Events this far ahead of the database clock mean the clock went backwards. */
+export const CLOCK_TOLERANCE_SECONDS = 5;
+
+export interface QueueState {
+  queue: Queue;
+  /** Some held task of this queue has a lapsed lease. */
+  hasExpired: boolean;
+}
+
+/** The queue's settings and whether any lease in it has lapsed (one probe of tasks_held_lease). */
+export async function readQueueState(tx: Executor, name: string, clock: Clock): Promise<QueueState | null> {
+  const [row] = await tx
+    .select({
+      queue: queues,
+      hasExpired: sql<boolean>`EXISTS (
+        SELECT 1 FROM ${tasks}
+        WHERE ${tasks.queue} = ${queues.name} AND ${tasks.status} IN ('claimed', 'started')
+          AND ${tasks.leaseUntil} <= ${clock.now()})`,
+    })
+    .from(queues)
+    .where(eq(queues.name, name));
+  return row ?? null;
+}
+
+/**
+ * How many lapsed leases this transaction may reclaim in the queue: the stop conditions
+ * of DESIGN.md. Trips the breaker (once, with an event) when the expiries of the window
+ * have reached the threshold or the database clock is seen to have moved backwards.
+ * Concurrent reclaimers may each use the same budget, so a burst can overshoot the
+ * threshold by what they reclaim at the same instant.
+ */
+export async function reclaimBudget(tx: Executor, state: QueueState, clock: Clock): Promise<number> {
+  const { queue } = state;
+  if (queue.breakerTrippedAt || !state.hasExpired) return 0;
+  const [stats] = await tx.execute<{ recent_expiries: number; clock_behind: boolean }>(sql`
+    SELECT
+      (SELECT count(*)::int FROM task_events
+        WHERE queue = ${queue.name} AND type = 'lease_expired'
+          AND created_at > ${clock.now()} - make_interval(secs => ${queue.expiryWindowSeconds})
+          AND id > ${queue.breakerResetEventId.toString()}::bigint) AS recent_expiries,
+      EXISTS (SELECT 1 FROM task_events
+        WHERE queue = ${queue.name}
+          AND created_at > ${clock.now()} + make_interval(secs => ${CLOCK_TOLERANCE_SECONDS})
+          AND id > ${queue.breakerResetEventId.toString()}::bigint) AS clock_behind`);
+  const recent = Number(stats?.recent_expiries ?? 0);
+  if (stats?.clock_behind) {
+    await tripBreaker(tx, clock, queue.name, "clock_backwards",
+      "the database clock is behind the newest recorded event: it moved backwards", {});
+    return 0;
+  }
+  const budget = queue.expiryThreshold - recent;
+  if (budget <= 0) {
+    await tripExpirySpike(tx, clock, queue, recent);
+    return 0;
+  }
+  return budget;
+}
+
+export async function tripExpirySpike(tx: Executor, clock: Clock, queue: Queue, expiries: number): Promise<void> {
+  await tripBreaker(tx, clock, queue.name, "expiry_spike",
+    `${expiries} lease expiries within ${queue.expiryWindowSeconds} s reached the threshold of ${queue.expiryThreshold}`,
+    { expiries, threshold: queue.expiryThreshold, windowSeconds: queue.expiryWindowSeconds });
+}
+
+async function tripBreaker(
+  tx: Executor,
+  clock: Clock,
+  queue: string,
+  cause: "expiry_spike" | "clock_backwards",
+  reason: string,
+  details: Record<string, unknown>,
+): Promise<void> {
+  const tripped = await tx
+    .update(queues)
+    .set({ breakerTrippedAt: clock.now(), breakerReason: reason, updatedAt: clock.now() })
+    .where(and(eq(queues.name, queue), isNull(queues.breakerTrippedAt)))
+    .returning({ name: queues.name });
+  if (tripped.length === 0) return; // someone else tripped it first
+  await appendEvents(tx, clock, [
+    { taskId: null, queue, type: "breaker_tripped", actorId: SYSTEM_ACTOR_ID, payload: { cause, reason, ...details } },
+  ]);
+}
+
+/** Supervisor: close the breaker again; expiries and clock readings before the reset no longer count. */
+export const resetBreaker = defineOperation({
+  name: "resetBreaker",
+  who: SUPERVISORS,
+  input: queueInput,
+  async run(tx, input, { actor, clock }) {
+    const reset = await tx
+      .update(queues)
+      .set({
+        breakerTrippedAt: null,
+        breakerReason: null,
+        breakerResetEventId: sql`(SELECT coalesce(max(id), 0) FROM task_events)`,
+        updatedAt: clock.now(),
+      })
+      .where(and(eq(queues.name, input.queue), isNotNull(queues.breakerTrippedAt)))
+      .returning();
+    if (reset.length === 0) {
+      return fail({ code: "invalid_transition", message: `The breaker of queue ${input.queue} is not tripped` });
+    }
+    await appendEvents(tx, clock, [
+      { taskId: null, queue: input.queue, type: "breaker_reset", actorId: actor.id, payload: {} },
+    ]);
+    return ok(reset[0]!);
+  },
+});

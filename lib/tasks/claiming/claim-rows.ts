@@ -1,0 +1,107 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Tx } from "@/db/client";
+import type { TaskRow } from "@/db/schema";
+import type { Clock } from "../core/clock";
+import { appendEvents, type NewEvent } from "../core/events";
+import { lapseEvent } from "../core/lapse";
+import { rawToTaskRow } from "../core/task-row";
+import type { ActorRef } from "../core/types";
+import { executePrepared } from "../core/prepared";
+import { instanceOf, lapseHandoff, startAttempt } from "../core/attempt";
+
+export interface ClaimedRow {
+  row: TaskRow;
+  /** The lease had lapsed: this claim expired the previous attempt first. */
+  reclaimed: boolean;
+  previousOwnerId: string | null;
+  /** The lapsed attempt had reported progress: the system wrote its hand-off note. */
+  wroteHandoff: boolean;
+}
+
+/** Columns a candidate CTE must select, for claimRows. */
+export const CANDIDATE_COLUMNS = sql.raw(`id, status, owner_id, needs_check, side_effect_recorded, priority, created_at, progress, progress_at`);
+
+/**
+ * The one conditional write of every claim. `candidates` is a MATERIALIZED CTE body that
+ * has already locked its rows (FOR UPDATE); the UPDATE joins it by id — never
+ * `WHERE id IN (subquery … LIMIT … FOR UPDATE SKIP LOCKED)`, which the planner may re-run
+ * and so lock and update more rows than the limit (PostgreSQL bug #15715).
+ *
+ * A candidate that was still held had a lapsed lease: the same UPDATE expires it (version
+ * + 1, needs_check if that attempt recorded a side effect) and claims it (version + 1),
+ * and starts it (version + 1) when asked and no check is needed.
+ */
+export async function claimRows(
+  tx: Tx,
+  clock: Clock,
+  candidates: SQL,
+  options: { actor: ActorRef; leaseSeconds?: number; start?: boolean; instance?: string },
+): Promise<ClaimedRow[]> {
+  const start = options.start ?? false;
+  const leaseSeconds = options.leaseSeconds ?? null;
+  const rows = await executePrepared<Record<string, unknown>>(tx, sql`
+    WITH candidates AS MATERIALIZED (${candidates}),
+    decided AS (
+      SELECT c.id,
+             c.status AS previous_status,
+             c.owner_id AS previous_owner_id,
+             -- c, not t: only the locked candidate row is current; t here is the statement's
+             -- snapshot, which may predate a release that set needs_check (same status).
+             c.needs_check OR (c.status <> 'queued' AND c.side_effect_recorded) AS needs_check,
+             coalesce(${leaseSeconds}::int, q.lease_seconds) AS lease_seconds,
+             -- The lapsed attempt's progress, for the system's hand-off note (none from a queued task).
+             c.progress, CASE WHEN c.status <> 'queued' THEN c.progress_at END AS progress_at
+      FROM candidates c
+      JOIN tasks t ON t.id = c.id
+      JOIN queues q ON q.name = t.queue
+    )
+    UPDATE tasks t SET
+      status = CASE WHEN ${start}::boolean AND NOT d.needs_check THEN 'started' ELSE 'claimed' END::task_status,
+      owner_id = ${options.actor.id}::uuid,
+      lease_until = ${clock.now()} + make_interval(secs => d.lease_seconds),
+      lease_seconds = d.lease_seconds,
+      needs_check = d.needs_check,
+      side_effect_recorded = false,
+      not_before = NULL, -- it was due: once claimed, a task waits for nothing until it fails again
+      ${startAttempt(clock.now())},
+      ${lapseHandoff("d", clock.now())},
+      version = t.version
+        + CASE WHEN d.previous_status <> 'queued' THEN 1 ELSE 0 END
+        + 1
+        + CASE WHEN ${start}::boolean AND NOT d.needs_check THEN 1 ELSE 0 END,
+      updated_at = ${clock.now()}
+    FROM decided d
+    WHERE t.id = d.id
+    RETURNING t.*, d.previous_status, d.previous_owner_id, d.progress_at IS NOT NULL AS wrote_handoff`);
+
+  const claimed = rows.map((raw) => ({
+    row: rawToTaskRow(raw),
+    reclaimed: raw.previous_status !== "queued",
+    previousOwnerId: (raw.previous_owner_id as string | null) ?? null,
+    wroteHandoff: Boolean(raw.wrote_handoff),
+  }));
+  // Keep the claim order stable (and the event ids with it): best candidate first.
+  claimed.sort(
+    (a, b) =>
+      b.row.priority - a.row.priority ||
+      a.row.createdAt.getTime() - b.row.createdAt.getTime() ||
+      Number(a.row.id - b.row.id),
+  );
+  await appendEvents(tx, clock, claimed.flatMap((c) => claimEvents(c, options.actor, options.instance)));
+  return claimed;
+}
+
+function claimEvents({ row, reclaimed, previousOwnerId, wroteHandoff }: ClaimedRow, actor: ActorRef, instance?: string): NewEvent[] {
+  const started = row.status === "started";
+  // The UPDATE made up to three transitions at once: the lapse, the claim, the start; one version each.
+  let version = row.version - (started ? 1 : 0) - 1 - (reclaimed ? 1 : 0);
+  const by = { taskId: row.id, queue: row.queue, actorId: actor.id };
+  const events: NewEvent[] = [];
+  if (reclaimed) events.push(lapseEvent(row, { version: ++version, previousOwnerId, wroteHandoff }));
+  events.push({
+    ...by, type: "claimed",
+    payload: { version: ++version, status: "claimed", leaseUntil: row.leaseUntil?.toISOString(), leaseSeconds: row.leaseSeconds, ...instanceOf(instance) },
+  });
+  if (started) events.push({ ...by, type: "started", payload: { version: ++version, status: "started", ...instanceOf(instance) } });
+  return events;
+}

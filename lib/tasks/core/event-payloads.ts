@@ -1,0 +1,170 @@
+// What each event of the log carries: one interface per event type, keyed by type in
+// EventPayloads. The appenders (lib/tasks/core/events.ts's NewEvent) are checked against these,
+// and the readers — fold, the timeline, the inbox, the conflict explainer — narrow by
+// `type` instead of casting the payload. Pure TypeScript: the browser imports it too.
+// The database keeps the list of types (db/schema.ts, event_type); machine.test.ts checks
+// that EVENT_TYPES (lib/tasks/core/machine.ts) names exactly those.
+
+import type { TaskStatus } from "./machine";
+
+/** Who wrote a note or did a thing, as events record them. */
+export interface EventActor {
+  id: string;
+  name: string;
+  kind: "user" | "agent" | "system";
+}
+
+/** A hand-off note as the row and the event keep it (lib/tasks/core/attempt.ts writes it). */
+export interface HandoffPayload {
+  summary: string;
+  next: string | null;
+  artifacts: string[];
+  by: EventActor;
+}
+
+/** Every transition's event: the version it left and the status it reached. */
+interface Moved {
+  version: number;
+  status: TaskStatus;
+  /** The Claimboard-Instance of the caller, when it sent one. */
+  instance?: string;
+}
+
+export interface CreatedPayload extends Moved {
+  title: string;
+  description: string;
+  priority: number;
+  payload: unknown;
+  dependsOn: string[];
+  notBefore: string | null;
+  idempotencyKey?: string;
+}
+export interface ClaimedPayload extends Moved { leaseUntil?: string; leaseSeconds: number | null }
+export interface ClaimRejectedPayload { version: number; expectedVersion: number; ownerId: string | null; status: TaskStatus }
+export type StartedPayload = Moved;
+export type CheckConfirmedPayload = Moved;
+export interface HeartbeatPayload extends Moved { leaseUntil?: string; progress?: unknown; presence?: true }
+export interface SideEffectPayload extends Moved { description: string }
+export interface ReleasedPayload extends Moved {
+  needsCheck: boolean;
+  handoff?: HandoffPayload;
+  /** A supervisor took it away from its holder. */
+  force?: true;
+  previousOwnerId?: string | null;
+}
+export interface LeaseExpiredPayload extends Moved {
+  previousOwnerId: string | null;
+  needsCheck: boolean;
+  /** The system's note from the lapsed attempt's last progress. */
+  handoff?: unknown;
+  /** The lapse of an attempt that met its ceiling: a failure too (its `failed` follows). */
+  strike?: true;
+}
+export interface FailedPayload extends Moved {
+  reason: string;
+  failureCount: number;
+  needsCheck: boolean;
+  notBefore?: string | null;
+  handoff?: HandoffPayload;
+  attemptLimit?: true;
+}
+export interface EscalatedPayload extends Moved {
+  reason?: string;
+  failureCount?: number;
+  needsCheck?: boolean;
+  notBefore?: string | null;
+  /** The cancelled dependency that sent this task to the inbox. */
+  dependency?: string;
+}
+/** A supervisor's decision (requeue, resolve, cancel), with their note when they gave one. */
+export interface DecisionPayload extends Moved { reason?: string }
+export interface CompletedPayload extends Moved { result?: unknown }
+export interface AttemptLimitPayload extends Moved { ceiling: string; maxAttemptSeconds: number }
+export interface DependencyAddedPayload extends Moved { added: string[]; dependsOn: string[]; blockedBy: string[] }
+export interface UnblockedPayload extends Moved { dependencies: string[] }
+/** One field's change; `from` of a large payload is left out. */
+export interface FieldChange { from?: unknown; to: unknown; fromOmitted?: true }
+export interface EditedPayload extends Moved { changes: Partial<Record<"title" | "description" | "priority" | "payload", FieldChange>> }
+/** No version: a comment changes nothing of the task. `pending` marks the page's own placeholder. */
+export interface CommentedPayload { body: string; pending?: true }
+export interface EventsArchivedPayload {
+  by: string;
+  operator?: string;
+  before: string;
+  months: string[];
+  total: number;
+  file: string;
+  path?: string;
+  sha256: string;
+  events: number;
+  /** A task's fact: the row as the archived events had made it (lib/tasks/reads/fold.ts replays from it). */
+  task?: Record<string, unknown>;
+  /** A queue's fact: how many tasks' histories it covers. */
+  tasks?: number;
+}
+
+// Queue-level facts (no task).
+export interface BreakerTrippedPayload { cause: "expiry_spike" | "clock_backwards"; reason: string; [detail: string]: unknown }
+export type BreakerResetPayload = Record<string, never>;
+export interface SettingsChangedPayload {
+  changes?: Record<string, { from: unknown; to: unknown }>;
+  created?: true;
+  by?: string;
+  settings?: Record<string, unknown>;
+  [why: string]: unknown;
+}
+export interface QueuePausedPayload { by: string }
+export interface QueueArchivedPayload { by: string; openTasks: number }
+
+export interface EventPayloads {
+  created: CreatedPayload;
+  claimed: ClaimedPayload;
+  claim_rejected: ClaimRejectedPayload;
+  started: StartedPayload;
+  check_confirmed: CheckConfirmedPayload;
+  heartbeat: HeartbeatPayload;
+  side_effect: SideEffectPayload;
+  released: ReleasedPayload;
+  lease_expired: LeaseExpiredPayload;
+  failed: FailedPayload;
+  escalated: EscalatedPayload;
+  requeued: DecisionPayload;
+  resolved: DecisionPayload;
+  completed: CompletedPayload;
+  cancelled: DecisionPayload;
+  breaker_tripped: BreakerTrippedPayload;
+  breaker_reset: BreakerResetPayload;
+  settings_changed: SettingsChangedPayload;
+  attempt_limit_reached: AttemptLimitPayload;
+  dependency_added: DependencyAddedPayload;
+  unblocked: UnblockedPayload;
+  queue_paused: QueuePausedPayload;
+  queue_resumed: QueuePausedPayload;
+  edited: EditedPayload;
+  commented: CommentedPayload;
+  archived: QueueArchivedPayload;
+  unarchived: QueueArchivedPayload;
+  events_archived: EventsArchivedPayload;
+}
+
+export type EventType = keyof EventPayloads;
+
+/** An event's type with its payload: narrowing on `type` types `payload`. */
+export type TypedEvent<K extends EventType = EventType> = { [T in K]: { type: T; payload: EventPayloads[T] } }[K];
+
+/** `event` with its payload typed by its `type`. */
+export type Typed<E extends { type: string; payload: unknown }> = Omit<E, "type" | "payload"> & TypedEvent;
+
+/**
+ * The one place the reading side trusts the log: every event was appended through NewEvent,
+ * whose payload the compiler checked against its type's interface. Rows read back from
+ * task_events (payload: jsonb, so `unknown` to drizzle) pass through here once.
+ */
+export function typedEvent<E extends { type: string; payload: unknown }>(event: E): Typed<E> {
+  return event as unknown as Typed<E>;
+}
+
+/** Narrows an event to one type (and so its payload), for code that picks events out of a list. */
+export function isEvent<K extends EventType>(event: TypedEvent, type: K): event is Extract<TypedEvent, { type: K }> {
+  return event.type === type;
+}

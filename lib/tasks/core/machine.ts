@@ -1,0 +1,136 @@
+// The task state machine, written once. Every reader takes its lists from here: the
+// engine's guards and conflict explanations (lib/tasks/core/transition.ts, supervise.ts), the
+// fold oracle (fold.ts), the page's actions and optimistic predictions
+// (components/task/permissions.ts, mutations.ts), the live cache invalidation
+// (components/realtime/invalidate.ts), the timeline, and the diagram in
+// docs/state-machine.md; its events are machine-events.ts. Pure TypeScript — no drizzle, no zod — so the browser imports it.
+// Each move's SQL specifics (its SET list, a guard beyond the row's) stay in its own file
+// under lib/tasks; lib/tasks/core/machine.test.ts walks every move against the engine.
+
+import type { EventType } from "./event-payloads";
+
+/** The statuses, in the database enum's order (db/schema.ts task_status; machine.test.ts compares). */
+export const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled"] as const;
+export type TaskStatus = (typeof STATUSES)[number];
+
+/** Held: an owner works on it under a lease, which can lapse. */
+export const HELD: readonly TaskStatus[] = ["claimed", "started"];
+/** Finished: nothing more happens to it (a comment still may). */
+export const FINISHED: readonly TaskStatus[] = ["done", "cancelled"];
+/** Claimable as it is; a held task is claimable too once its lease lapsed (claim's `fromLapsed`). */
+export const CLAIMABLE: readonly TaskStatus[] = ["queued"];
+/** Nobody holds it and it is not finished: its fields may be edited. */
+export const EDITABLE: readonly TaskStatus[] = ["queued", "escalated"];
+
+/** Where each status stands on the board, left to right (a new status needs its place). */
+const BOARD_RANK: Record<TaskStatus, number> = { queued: 0, claimed: 1, started: 2, escalated: 3, done: 4, cancelled: 5 };
+export const BOARD_ORDER: readonly TaskStatus[] = [...STATUSES].sort((a, b) => BOARD_RANK[a] - BOARD_RANK[b]);
+
+/**
+ * Who makes the move: the task's `owner`; a `supervisor` (the surface checks the role);
+ * a `claimant` (whoever the queue admits); an `editor` (its creator, its last holder, or a
+ * supervisor); `anyone` signed in; or the `system` (a claim or a sweep does it on its behalf).
+ */
+export type Who = "owner" | "supervisor" | "claimant" | "editor" | "anyone" | "system";
+
+/**
+ * What the move does to the lease: `takes` (the caller becomes the owner with a fresh
+ * lease), `renews` (pushed forward), `keeps` (runs on as it was), `ends` (lease and owner
+ * cleared, the attempt over), `finishes` (the lease ends, the owner stays on the finished
+ * task as who finished it), `none` (no lease before or after).
+ */
+export type LeaseEffect = "takes" | "renews" | "keeps" | "ends" | "finishes" | "none";
+
+export interface MoveRow {
+  /** For sentences: "cannot {verb} it". */
+  verb: string;
+  who: Who;
+  from: readonly TaskStatus[];
+  /** Held statuses it moves from only once the lease lapsed (a claim takes over, a sweep materialises). */
+  fromLapsed?: readonly TaskStatus[];
+  /** The status it reaches, or `same` for a move that leaves the status as it was. */
+  to: TaskStatus | "same";
+  /** A second status a rule of the move may reach instead (the SQL decides it in the same UPDATE). */
+  or?: { to: TaskStatus; when: string };
+  lease: LeaseEffect;
+  /** The owner's lease must still be valid: a lapsed lease may already be someone else's. */
+  requiresLease?: true;
+  /** Adds a version (a transition); renewals and side effects do not. */
+  version: boolean;
+  /** What it does to failure_count. */
+  failures?: "counts" | "resets";
+  /** Clears needs_check (the caller confirmed the check). */
+  clearsCheck?: true;
+  /** The events it writes, in order (a companion event shares its transition's version). */
+  events: readonly EventType[];
+  /** Facts it writes when refused (the refusal is a fact of the log too). */
+  refusedWith?: readonly EventType[];
+}
+
+/**
+ * One row per move. To add a move: a row here, its SQL specifics in its own file, its event
+ * payloads in event-payloads.ts; machine.test.ts then walks it (docs/state-machine.md).
+ */
+export const MOVES = {
+  create: { verb: "create", who: "anyone", from: [], to: "queued", lease: "none", version: false, events: ["created"] },
+  claim: {
+    verb: "claim", who: "claimant", from: CLAIMABLE, fromLapsed: HELD, to: "claimed",
+    or: { to: "started", when: "with start, no check needed" },
+    lease: "takes", version: true, events: ["claimed"], refusedWith: ["claim_rejected"],
+  },
+  start: {
+    verb: "start", who: "owner", from: ["claimed"], to: "started", lease: "keeps", requiresLease: true, version: true,
+    clearsCheck: true, events: ["check_confirmed", "started"],
+  },
+  renew: {
+    verb: "renew the lease of", who: "owner", from: HELD, to: "same", lease: "renews", requiresLease: true, version: false,
+    events: ["heartbeat"], refusedWith: ["attempt_limit_reached"],
+  },
+  sideEffect: {
+    verb: "record a side effect on", who: "owner", from: HELD, to: "same", lease: "keeps", requiresLease: true, version: false,
+    events: ["side_effect"],
+  },
+  release: { verb: "release", who: "owner", from: HELD, to: "queued", lease: "ends", version: true, events: ["released"] },
+  complete: { verb: "complete", who: "owner", from: ["started"], to: "done", lease: "finishes", version: true, events: ["completed"] },
+  fail: {
+    verb: "fail", who: "owner", from: HELD, to: "queued", or: { to: "escalated", when: "last strike" },
+    lease: "ends", version: true, failures: "counts", events: ["failed", "escalated"],
+  },
+  lapse: { verb: "expire", who: "system", from: [], fromLapsed: HELD, to: "queued", lease: "ends", version: true, events: ["lease_expired"] },
+  strike: {
+    verb: "strike", who: "system", from: [], fromLapsed: HELD, to: "queued",
+    or: { to: "escalated", when: "last strike" },
+    lease: "ends", version: true, failures: "counts", events: ["lease_expired", "failed", "escalated"],
+  },
+  forceRelease: { verb: "release", who: "supervisor", from: HELD, to: "queued", lease: "ends", version: true, events: ["released"] },
+  requeue: {
+    verb: "requeue", who: "supervisor", from: ["escalated"], to: "queued", lease: "none", version: true, failures: "resets",
+    events: ["requeued"],
+  },
+  resolve: { verb: "resolve", who: "supervisor", from: ["escalated"], to: "done", lease: "none", version: true, events: ["resolved"] },
+  cancel: { verb: "cancel", who: "supervisor", from: ["escalated", "queued"], to: "cancelled", lease: "none", version: true, events: ["cancelled"] },
+  edit: { verb: "edit", who: "editor", from: EDITABLE, to: "same", lease: "none", version: true, events: ["edited"] },
+  addDependencies: {
+    verb: "add dependencies to", who: "anyone", from: ["queued"], to: "same", lease: "none", version: true, events: ["dependency_added"],
+  },
+  unblock: { verb: "unblock", who: "system", from: ["queued"], to: "same", lease: "none", version: false, events: ["unblocked"] },
+  escalateDependent: { verb: "escalate", who: "system", from: ["queued"], to: "escalated", lease: "none", version: true, events: ["escalated"] },
+  comment: { verb: "comment on", who: "anyone", from: STATUSES, to: "same", lease: "none", version: false, events: ["commented"] },
+} as const satisfies Record<string, MoveRow>;
+
+export type MoveName = keyof typeof MOVES;
+
+/** Moves by the task's owner: the engine builds their guards from the row (transition.ts's ownerTransition). */
+export type OwnerMove = { [K in MoveName]: (typeof MOVES)[K]["who"] extends "owner" ? K : never }[MoveName];
+export type SupervisorMove = { [K in MoveName]: (typeof MOVES)[K]["who"] extends "supervisor" ? K : never }[MoveName];
+
+/** Events a call that already took effect wrote last: a retry that finds one is a success. */
+export const doneBy = (row: MoveRow): EventType[] => (row.version ? [...row.events] : []);
+
+/** Every status the move can reach. */
+export const reaches = (row: MoveRow): TaskStatus[] =>
+  row.to === "same" ? [...row.from, ...(row.fromLapsed ?? [])] : [row.to, ...(row.or ? [row.or.to] : [])];
+
+/** Every status the move can leave. */
+export const leaves = (row: MoveRow): TaskStatus[] => [...new Set([...row.from, ...(row.fromLapsed ?? [])])];
+

@@ -1,0 +1,96 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Tx } from "@/db/client";
+import type { TaskRow, TaskStatus } from "@/db/schema";
+import { rawToTaskRow } from "./task-row";
+import { executePrepared } from "./prepared";
+import { clearAttempt } from "./attempt";
+import type { Expectation } from "./conflicts";
+import { doneBy, MOVES, type OwnerMove, type SupervisorMove, type TaskStatus as MachineStatus } from "./machine";
+import type { ActorRef } from "./types";
+
+export interface Changed {
+  row: TaskRow;
+  previous: { status: TaskStatus; ownerId: string | null; needsCheck: boolean; sideEffectRecorded: boolean };
+}
+
+/**
+ * One guarded UPDATE of one task. `set` and `guard` may refer to the task as `t` and its
+ * queue as `q`. The row is locked first (waiting at most the session's lock_timeout) so
+ * the RETURNING can say what the row was before; the guard then decides, and a null
+ * result means the caller lost — never a read-then-write in two steps.
+ */
+export async function transition(tx: Tx, taskId: string, set: SQL, guard: SQL): Promise<Changed | null> {
+  const [raw] = await executePrepared<Record<string, unknown>>(tx, sql`
+    WITH before AS MATERIALIZED (
+      SELECT id, status, owner_id, needs_check, side_effect_recorded FROM tasks
+      WHERE id = ${taskId}::bigint
+      FOR UPDATE
+    )
+    UPDATE tasks t SET ${set}
+    FROM before b, queues q
+    WHERE t.id = b.id AND q.name = t.queue AND ${guard}
+    RETURNING t.*, b.status AS previous_status, b.owner_id AS previous_owner_id,
+              b.needs_check AS previous_needs_check, b.side_effect_recorded AS previous_side_effect_recorded`);
+  if (!raw) return null;
+  return {
+    row: rawToTaskRow(raw),
+    previous: {
+      status: raw.previous_status as TaskStatus,
+      ownerId: (raw.previous_owner_id as string | null) ?? null,
+      needsCheck: Boolean(raw.previous_needs_check),
+      sideEffectRecorded: Boolean(raw.previous_side_effect_recorded),
+    },
+  };
+}
+
+/** The SET list that ends an attempt and puts the task back in line (or elsewhere). */
+export const endAttempt = (status: SQL, now: SQL) => sql`
+  status = ${status},
+  owner_id = NULL,
+  lease_until = NULL,
+  lease_seconds = NULL,
+  needs_check = t.needs_check OR t.side_effect_recorded,
+  side_effect_recorded = false,
+  ${clearAttempt},
+  version = t.version + 1,
+  updated_at = ${now}`;
+
+/** `t.status` in `statuses`: the machine's constants, written into the statement as literals. */
+export const statusIn = (statuses: readonly MachineStatus[]) =>
+  sql.raw(statuses.length === 1 ? `t.status = '${statuses[0]}'` : `t.status IN (${statuses.map((s) => `'${s}'`).join(", ")})`);
+
+/** A guarded call names its task and the version it saw. */
+export interface Fenced {
+  taskId: string;
+  version: number;
+}
+
+/**
+ * An owner's move, built from its row of the machine (lib/tasks/core/machine.ts): the guard of
+ * its UPDATE — status in `from`, owned by the caller, at the version named (a parameter, or
+ * a column of a batch), the lease still valid where the row requires it, and `also` for
+ * what is the move's own — and the expectation explainMiss reads when that guard matched nothing.
+ */
+export function ownerTransition(name: OwnerMove) {
+  const row = MOVES[name];
+  const lease = (now: SQL) => ("requiresLease" in row ? sql` AND t.lease_until > ${now}` : sql``);
+  return {
+    guard: (actor: ActorRef, version: number | SQL, now: SQL, also?: SQL) =>
+      sql`${statusIn(row.from)} AND t.owner_id = ${actor.id}::uuid AND t.version = ${version}${lease(now)}${also ? sql` AND ${also}` : sql``}`,
+    expected: (call: Fenced, actor: ActorRef, more: Partial<Expectation> = {}): Expectation => ({
+      taskId: call.taskId, version: call.version, actor, verb: row.verb, from: row.from, doneBy: doneBy(row),
+      ...("requiresLease" in row ? { requiresLease: true } : {}), ...more,
+    }),
+  };
+}
+
+/** A supervisor's move, from its row: status in `from` at the version named, whoever holds it. */
+export function supervisorGuard(name: SupervisorMove) {
+  const row = MOVES[name];
+  return {
+    guard: (version: number) => sql`${statusIn(row.from)} AND t.version = ${version}`,
+    expected: (call: Fenced, actor: ActorRef): Expectation => ({
+      taskId: call.taskId, version: call.version, actor, verb: row.verb, from: row.from, doneBy: doneBy(row), ownerOnly: false,
+    }),
+  };
+}

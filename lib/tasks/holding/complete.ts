@@ -1,0 +1,142 @@
+import { sql } from "drizzle-orm";
+import type { Tx } from "@/db/client";
+import { readQueueState } from "../claiming/breaker";
+import { claimBest } from "../claiming/claim-next";
+import type { Clock } from "../core/clock";
+import { explainMiss, HELD } from "../core/conflicts";
+import { defineOperation, Rollback } from "../core/engine";
+import { appendEvents, oneEventWrite } from "../core/events";
+import { instanceOf } from "../core/attempt";
+import { dependentsUnblocked } from "../authoring/graph";
+import { DEFAULT_QUEUE } from "../queues/queues";
+import { executePrepared } from "../core/prepared";
+import { completeInput, completeNextInput } from "../core/schemas";
+import { loadTask, rawToTaskRow, toTasks } from "../core/task-row";
+import { ownerTransition } from "../core/transition";
+import { ok, type ActorRef, type Result, type Task } from "../core/types";
+import { WORKERS } from "../core/standing";
+
+const move = ownerTransition("complete");
+
+export interface Completion {
+  taskId: string;
+  version: number;
+  result?: unknown;
+}
+
+/** An item's answer; `replayed` when it had already been completed by this caller (a retry). */
+export type Completed = Result<Task> & { replayed?: boolean };
+
+/**
+ * The completion of started tasks by their owner, who stays on the done task as the one who
+ * completed it. One guarded UPDATE for every item (a single completion is a batch of one): the rows are
+ * locked in id order first, so two batches that share tasks cannot deadlock, and each
+ * row's own guard decides for that row alone. Items whose row did not change are explained
+ * one by one, as any owner call is. Results come back in the order of `items`.
+ */
+export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items: Completion[], instance?: string): Promise<Completed[]> {
+  const now = clock.now();
+  // One item (the common case) as plain parameters, so its statement reads like every other
+  // transition's; a batch as one JSON parameter, so every batch size shares one statement.
+  const item = items.length === 1
+    ? sql`SELECT ${items[0]!.taskId}::bigint AS id, ${items[0]!.version}::int AS version`
+    : sql`SELECT id, version FROM jsonb_to_recordset(${JSON.stringify(items.map((i) => ({ id: i.taskId, version: i.version })))}::jsonb)
+          AS i(id bigint, version int)`;
+  const updating = executePrepared<Record<string, unknown>>(tx, sql`
+    WITH item AS (${item}), locked AS MATERIALIZED (
+      SELECT t.id FROM tasks t JOIN item ON item.id = t.id
+      ORDER BY t.id
+      FOR UPDATE OF t
+    )
+    UPDATE tasks t SET status = 'done', lease_until = NULL, lease_seconds = NULL, side_effect_recorded = false,
+                       version = t.version + 1, updated_at = ${now}
+    FROM locked l, item
+    WHERE t.id = l.id AND item.id = t.id
+      AND ${move.guard(actor, sql`item.version`, now)}
+    RETURNING t.*`);
+  // Sent behind the UPDATE in the same round trip, it unblocks only what the UPDATE made done
+  // (claimable when this commits).
+  const unblocking = dependentsUnblocked(tx, clock, actor, items.map((i) => BigInt(i.taskId)));
+  unblocking.catch(() => {}); // awaited below; an error of either is the transaction's
+  const raws = await updating;
+  const done = new Map(raws.map((raw) => rawToTaskRow(raw)).map((row) => [row.id.toString(), row]));
+  const doneTasks = new Map((await toTasks(tx, [...done.values()], actor)).map((task) => [task.id, task]));
+
+  await appendEvents(tx, clock, items.flatMap((item) => {
+    const row = done.get(item.taskId);
+    if (!row) return [];
+    return [{
+      taskId: row.id, queue: row.queue, type: "completed" as const, actorId: actor.id,
+      payload: { version: row.version, status: row.status, ...(item.result !== undefined ? { result: item.result } : {}), ...instanceOf(instance) },
+    }];
+  }));
+  await appendEvents(tx, clock, await unblocking);
+
+  const results: Completed[] = [];
+  for (const item of items) {
+    const task = doneTasks.get(item.taskId);
+    if (task) {
+      results.push(ok(task));
+      continue;
+    }
+    const missed = await explainMiss(tx, clock, move.expected(item, actor));
+    results.push(missed.ok ? { ...missed, replayed: true } : missed);
+  }
+  return results;
+}
+
+/**
+ * Owner only, from started. Allowed after the lease lapsed as long as nobody reclaimed the
+ * task: state, owner and version still match, so the work is still this owner's.
+ */
+export const complete = defineOperation({
+  name: "complete",
+  who: WORKERS,
+  input: completeInput,
+  async run(tx, item, { actor, clock, instance }) {
+    // The completion's event and its dependents' `unblocked` events: one write, one NOTIFY.
+    const [completed] = await oneEventWrite(tx, clock, () => completeTasks(tx, clock, actor, [item], instance));
+    const { replayed: _, ...answer } = completed!;
+    return answer;
+  },
+});
+
+/**
+ * Completes the task and, with `next`, claims (and starts) the next task of `next.queue` in
+ * the same transaction: one commit and one NOTIFY for the agent loop's two steps, each still
+ * its own guarded write with its own events. A refused completion claims nothing; a refused
+ * claim undoes the completion too, so the caller can retry either way from where it was.
+ */
+export const completeAndClaimNext = defineOperation({
+  name: "completeAndClaimNext",
+  who: WORKERS,
+  input: completeNextInput,
+  async run(tx, { next, ...item }, { actor, clock, instance }): Promise<Result<{ task: Task; next?: Task | null }>> {
+    return oneEventWrite(tx, clock, async () => {
+      // The next queue's settings do not depend on the completion: asked for now, the read
+      // travels in one round trip with the completion's UPDATE.
+      const queueState = next ? readQueueState(tx, next.queue ?? DEFAULT_QUEUE, clock) : undefined;
+      queueState?.catch(() => {}); // a refused completion returns without it; its error is the transaction's
+      const [completed] = await completeTasks(tx, clock, actor, [item], instance);
+      if (!completed!.ok) return completed!;
+      if (!next) return ok({ task: completed!.value });
+      // A retry whose first answer was lost gets the same next task, not a second one.
+      if (completed!.replayed) return ok({ task: completed!.value, next: await claimedWith(tx, item.taskId, actor) });
+      const claimed = await claimBest(tx, clock, actor, next, 1, instance, queueState);
+      if (!claimed.ok) throw new Rollback(claimed);
+      return ok({ task: completed!.value, next: claimed.value[0] ?? null });
+    });
+  },
+});
+
+/** The task this caller claimed in the transaction that completed `taskId`, if it still holds it. */
+async function claimedWith(tx: Tx, taskId: string, actor: ActorRef): Promise<Task | null> {
+  const [found] = await executePrepared<{ task_id: string }>(tx, sql`
+    SELECT claim.task_id::text FROM task_events done
+    JOIN task_events claim ON claim.tx_id = done.tx_id AND claim.type = 'claimed' AND claim.actor_id = done.actor_id
+    WHERE done.task_id = ${taskId}::bigint AND done.type = 'completed' AND done.actor_id = ${actor.id}::uuid
+    ORDER BY done.id DESC, claim.id
+    LIMIT 1`);
+  const task = found ? await loadTask(tx, found.task_id) : null;
+  return task && task.owner?.id === actor.id && HELD.includes(task.status) ? task : null;
+}

@@ -1,0 +1,54 @@
+import { and, sql, type SQL } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import { tasks, taskStatus, type TaskStatus } from "@/db/schema";
+import { taskFilters } from "../reads/queries";
+import type { CountTasksQuery } from "../reads/query-schemas";
+import type { ActorRef } from "../core/types";
+
+/**
+ * The board's live counts: per status for the current filter, and per queue and status.
+ *
+ * Each count stops at COUNT_CAP + 1 rows (a LIMIT inside count(*)), so its cost is bounded
+ * by the cap, not by the table: 100,000 done tasks cost what 1,001 do, and the board says
+ * "1,000+" (GitHub and Linear do the same). Below the cap every count is exact. Each probe
+ * is an index(-only) scan: tasks_status_order for a status, tasks_queue_status for a queue
+ * and status, tasks_search for a search (docs/performance.md has the EXPLAINs).
+ */
+export const COUNT_CAP = 1000;
+
+export { countTasksQuery, type CountTasksQuery } from "../reads/query-schemas";
+
+export type StatusCounts = Record<TaskStatus, number>;
+
+export interface TaskCounts {
+  /** The current filter's tasks in each status (at most COUNT_CAP + 1: more than the cap). */
+  statuses: StatusCounts;
+  /** Every queue that is not archived, with its tasks in each status (the filter's queue aside, unfiltered). */
+  queues: { queue: string; statuses: StatusCounts }[];
+  cap: number;
+}
+
+const capped = (where: SQL) => sql`(SELECT count(*)::int FROM (SELECT 1 FROM ${tasks} WHERE ${where} LIMIT ${COUNT_CAP + 1}) capped)`;
+
+export async function countTasks(db: Executor, query: CountTasksQuery, caller: ActorRef): Promise<TaskCounts> {
+  const filters = taskFilters(query, caller);
+  const statuses = taskStatus.enumValues;
+  const perStatus = sql.join(
+    statuses.map((status) => sql`${capped(and(sql`${tasks.status} = ${status}`, ...filters)!)} AS ${sql.identifier(status)}`),
+    sql`, `,
+  );
+  const perQueue = sql.join(
+    statuses.map((status) => sql`(SELECT count(*)::int FROM (SELECT 1 FROM tasks t WHERE t.queue = q.name AND t.status = ${status} LIMIT ${COUNT_CAP + 1}) c) AS ${sql.identifier(status)}`),
+    sql`, `,
+  );
+  const [filtered, queues] = await Promise.all([
+    db.execute<StatusCounts>(sql`SELECT ${perStatus}`),
+    db.execute<StatusCounts & { queue: string }>(sql`SELECT q.name AS queue, ${perQueue} FROM queues q WHERE q.archived_at IS NULL ORDER BY q.name`),
+  ]);
+  const pick = (row: Record<string, unknown>): StatusCounts => Object.fromEntries(statuses.map((s) => [s, Number(row[s] ?? 0)])) as StatusCounts;
+  return {
+    statuses: pick(filtered[0]!),
+    queues: queues.map((row) => ({ queue: row.queue, statuses: pick(row) })),
+    cap: COUNT_CAP,
+  };
+}

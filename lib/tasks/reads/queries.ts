@@ -1,0 +1,167 @@
+import { and, asc, desc, eq, gt, gte, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import type { Executor } from "@/db/client";
+import { actors, queues, taskEvents, tasks } from "@/db/schema";
+import { typedEvent, type TypedEvent } from "../core/event-payloads";
+import { searchCondition } from "./search";
+import { toTask } from "../core/task-row";
+import type { ActorRef, Task } from "../core/types";
+
+import type { ListTasksQuery, TaskOrder, listEventsQuery } from "./query-schemas";
+
+export { listEventsQuery, listTasksQuery, taskFilterShape, taskOrders, taskSorts } from "./query-schemas";
+export type { ListTasksQuery, TaskOrder, TaskSort } from "./query-schemas";
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+type Ordering = TaskOrder | "created" | "updated";
+
+/** sort= and order= name one ordering (they are refused together). */
+function orderingOf(query: ListTasksQuery): Ordering {
+  if (query.sort === "priority") return "priority";
+  if (query.sort) return query.sort;
+  return query.order ?? "id";
+}
+
+/** The cursor task's own values, read in SQL: created_at has microseconds a Date would lose. */
+const of = (cursorId: string, columns: string) => sql`(SELECT ${sql.raw(columns)} FROM tasks c WHERE c.id = ${cursorId}::bigint)`;
+
+/** Where a page starts after the cursor, and the ORDER BY that goes with it. */
+function keyset(order: Ordering, cursor: string | undefined): { after: SQL | undefined; orderBy: SQL[] } {
+  const [id, micros] = cursor ? cursor.split(".") : [undefined, undefined];
+  if (order === "newest") {
+    return { after: id ? lt(tasks.id, BigInt(id)) : undefined, orderBy: [desc(tasks.id)] };
+  }
+  if (order === "priority") {
+    // The redundant `priority <=` gives an index walk a place to start.
+    const after = id
+      ? sql`${tasks.priority} <= ${of(id, "c.priority")}
+            AND (${tasks.priority} < ${of(id, "c.priority")} OR (${tasks.createdAt}, ${tasks.id}) > ${of(id, "c.created_at, c.id")})`
+      : undefined;
+    return { after, orderBy: [desc(tasks.priority), asc(tasks.createdAt), asc(tasks.id)] };
+  }
+  if (order === "created") {
+    const after = id ? sql`(${tasks.createdAt}, ${tasks.id}) < ${of(id, "c.created_at, c.id")}` : undefined;
+    return { after, orderBy: [desc(tasks.createdAt), desc(tasks.id)] };
+  }
+  if (order === "updated") {
+    // The value the cursor task had when the page was read: it may have moved since, and a
+    // walk must neither repeat nor skip the tasks that did not.
+    const at = micros !== undefined ? sql`(timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond')` : of(id ?? "0", "c.updated_at");
+    const after = id ? sql`(${tasks.updatedAt}, ${tasks.id}) < (${at}, ${id}::bigint)` : undefined;
+    return { after, orderBy: [desc(tasks.updatedAt), desc(tasks.id)] };
+  }
+  return { after: id ? gt(tasks.id, BigInt(id)) : undefined, orderBy: [asc(tasks.id)] };
+}
+
+/** The filters of a list (everything but the page position); the counts share them. */
+export function taskFilters(query: Omit<ListTasksQuery, "order" | "sort" | "limit" | "cursor">, caller: ActorRef): SQL[] {
+  const filters: (SQL | undefined)[] = [
+    query.status ? eq(tasks.status, query.status) : undefined,
+    query.queue ? eq(tasks.queue, query.queue) : undefined,
+    query.owner === "me" ? eq(tasks.ownerId, caller.id) : undefined,
+    query.owner === "none" ? isNull(tasks.ownerId) : undefined,
+    query.needsCheck ? eq(tasks.needsCheck, query.needsCheck === "true") : undefined,
+    query.q ? searchCondition(query.q) : undefined,
+    query.minPriority !== undefined ? gte(tasks.priority, query.minPriority) : undefined,
+    query.olderThan ? sql`${tasks.createdAt} <= now() - make_interval(secs => ${query.olderThan})` : undefined,
+    query.dependsOn ? sql`${tasks.dependsOn} @> ARRAY[${query.dependsOn}::bigint] AND ${tasks.dependsOn} <> '{}'::bigint[]` : undefined,
+  ];
+  return filters.filter((f): f is SQL => f !== undefined);
+}
+
+/**
+ * A page of tasks, keyset-paginated: oldest first by default, or in another `order` /
+ * `sort`. Never an OFFSET: a page costs the same at any depth.
+ */
+export async function listTasks(db: Executor, query: ListTasksQuery, caller: ActorRef): Promise<Page<Task>> {
+  const size = query.limit ?? 50;
+  const ordering = orderingOf(query);
+  const { after, orderBy } = keyset(ordering, query.cursor);
+  const rows = await db
+    .select({
+      task: tasks,
+      owner: { id: actors.id, name: actors.name, kind: actors.kind },
+      // Microseconds, exact: a JavaScript Date would round the cursor to milliseconds.
+      updatedMicros: sql<string>`(extract(epoch FROM ${tasks.updatedAt}) * 1000000)::bigint::text`,
+    })
+    .from(tasks)
+    .leftJoin(actors, eq(actors.id, tasks.ownerId))
+    .where(and(...taskFilters(query, caller), after))
+    .orderBy(...orderBy)
+    .limit(size + 1);
+  const items = rows.slice(0, size).map((r) => toTask(r.task, r.owner?.id ? r.owner : null));
+  const last = rows[size - 1];
+  const nextCursor = rows.length > size ? (ordering === "updated" ? `${last!.task.id}.${last!.updatedMicros}` : items.at(-1)!.id) : null;
+  return { items, nextCursor };
+}
+
+/** One event of a task's history; its payload is typed by its type (event-payloads.ts). */
+export type TaskEvent = {
+  id: string;
+  taskId: string | null;
+  queue: string;
+  actor: ActorRef;
+  createdAt: Date;
+} & TypedEvent;
+
+/** A task's history, oldest first, after an event id. */
+export async function listTaskEvents(
+  db: Executor,
+  id: string,
+  query: z.infer<typeof listEventsQuery>,
+): Promise<Page<TaskEvent>> {
+  const size = query.limit ?? 100;
+  const rows = await db
+    .select({ event: taskEvents, actor: { id: actors.id, name: actors.name, kind: actors.kind } })
+    .from(taskEvents)
+    .innerJoin(actors, eq(actors.id, taskEvents.actorId))
+    .where(and(eq(taskEvents.taskId, BigInt(id)), query.after ? gt(taskEvents.id, BigInt(query.after)) : undefined))
+    .orderBy(asc(taskEvents.id))
+    .limit(size + 1);
+  const items = rows.slice(0, size).map(({ event, actor }): TaskEvent => typedEvent({
+    id: event.id.toString(),
+    taskId: event.taskId?.toString() ?? null,
+    queue: event.queue,
+    type: event.type,
+    actor,
+    payload: event.payload,
+    createdAt: event.createdAt,
+  }));
+  return { items, nextCursor: rows.length > size ? items.at(-1)!.id : null };
+}
+
+/** The paused queues, who paused them and since when (the board says so). */
+export async function listPausedQueues(db: Executor): Promise<{ name: string; pausedBy: string | null; pausedAt: string | null }[]> {
+  const rows = await db
+    .select({ name: queues.name, pausedBy: actors.name, pausedAt: queues.pausedAt })
+    .from(queues)
+    .leftJoin(actors, eq(actors.id, queues.pausedBy))
+    .where(eq(queues.paused, true))
+    .orderBy(asc(queues.name));
+  return rows.map((r) => ({ ...r, pausedAt: r.pausedAt?.toISOString() ?? null }));
+}
+
+/** The open queues' names, alphabetically, for the pickers and filter lists: archived queues are hidden there. */
+export async function listQueueNames(db: Executor): Promise<string[]> {
+  const rows = await db.select({ name: queues.name }).from(queues).where(isNull(queues.archivedAt)).orderBy(asc(queues.name));
+  return rows.map((r) => r.name);
+}
+
+export interface QueueRules {
+  name: string;
+  claimants: "anyone" | "people" | "agents";
+  maxFailures: number;
+  maxAttemptSeconds: number | null;
+}
+
+/** Every queue's claim rules, alphabetically: who may claim, the last strike, the attempt ceiling. */
+export async function listQueueRules(db: Executor): Promise<QueueRules[]> {
+  return db
+    .select({ name: queues.name, claimants: queues.claimants, maxFailures: queues.maxFailures, maxAttemptSeconds: queues.maxAttemptSeconds })
+    .from(queues)
+    .orderBy(asc(queues.name));
+}
