@@ -2,7 +2,7 @@
 // EventPayloads. The appenders (lib/tasks/core/events.ts's NewEvent) are checked against these,
 // and the readers — fold, the timeline, the inbox, the conflict explainer — narrow by
 // `type` instead of casting the payload. Pure TypeScript: the browser imports it too.
-// The database keeps the list of types (db/schema.ts, event_type); machine.test.ts checks
+// The database keeps the list of types (db/schema/enums.ts, event_type); machine.test.ts checks
 // that EVENT_TYPES (lib/tasks/core/machine.ts) names exactly those.
 
 import type { TaskStatus } from "./machine";

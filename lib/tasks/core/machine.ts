@@ -9,7 +9,7 @@
 
 import type { EventType } from "./event-payloads";
 
-/** The statuses, in the database enum's order (db/schema.ts task_status; machine.test.ts compares). */
+/** The statuses, in the database enum's order (db/schema/enums.ts task_status; machine.test.ts compares). */
 export const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled"] as const;
 export type TaskStatus = (typeof STATUSES)[number];
 
