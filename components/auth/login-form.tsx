@@ -5,6 +5,7 @@ import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 import { useHydrated } from "@/components/ui/local-time";
+import { safeNext } from "@/lib/auth/next-path";
 
 const problems: Record<string, string> = {
   CredentialsSignin: "Wrong email or password.",
@@ -36,7 +37,7 @@ export function LoginForm({ next, sso, initialError }: { next: string; sso: stri
     setError(null);
     const result = await signIn("credentials", { email, password, redirect: false }).catch(() => null);
     if (result?.ok && !result.error) {
-      window.location.assign(next);
+      window.location.assign(safeNext(next));
       return;
     }
     setBusy(false);
@@ -66,7 +67,7 @@ export function LoginForm({ next, sso, initialError }: { next: string; sso: stri
       {sso ? (
         <>
           <p className="text-center text-xs text-slate-500">or</p>
-          <Button className="w-full" onClick={() => void signIn("oidc", { callbackUrl: next })}>
+          <Button className="w-full" onClick={() => void signIn("oidc", { callbackUrl: safeNext(next) })}>
             {sso}
           </Button>
         </>
