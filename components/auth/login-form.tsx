@@ -10,6 +10,8 @@ import { safeNext } from "@/lib/auth/next-path";
 const problems: Record<string, string> = {
   CredentialsSignin: "Wrong email or password.",
   AccessDenied: "That single sign-on account has no Claimboard account. Ask a supervisor to add you.",
+  // lib/auth/options.ts: an account is linked only by an address the provider verified.
+  EmailUnverified: "Your single sign-on provider has not verified that email address, so it cannot sign you in here. Verify it there, or ask a supervisor.",
   SessionRequired: "Please sign in to carry on.",
   // lib/auth/login-throttle.ts: the account (or address) failed too often in the window.
   TooManyAttempts: "Too many failed sign-ins. Try again later (up to 15 minutes), or ask a supervisor.",

@@ -42,6 +42,15 @@ async function signInWithPassword(email: string, password: string, address: stri
   return { id: user.actorId, email: user.email };
 }
 
+/** The login page's sentence for a single sign-on whose email the provider has not verified. */
+const EMAIL_UNVERIFIED = "EmailUnverified";
+
+/** OIDC's email_verified claim; some providers send it as the string "true". */
+function emailVerified(profile: unknown): boolean {
+  const claim = (profile as { email_verified?: unknown } | undefined)?.email_verified;
+  return claim === true || claim === "true";
+}
+
 /** An OIDC provider for teams with single sign-on, when OIDC_ISSUER and its client are set. */
 function oidcProvider(): Provider[] {
   const { OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET } = process.env;
@@ -83,10 +92,13 @@ export const authOptions: NextAuthOptions = {
     ...oidcProvider(),
   ],
   callbacks: {
-    // Single sign-on admits only people who already have an account (made with the CLI).
-    async signIn({ user, account }) {
+    // Single sign-on admits only people who already have an account (made with the CLI),
+    // matched by an email the provider verified: anyone may type any address into an IdP
+    // account, and an unverified one would sign them in as whoever holds it here.
+    async signIn({ user, account, profile }) {
       if (account?.provider !== "oidc") return true;
       if (!user.email) return false;
+      if (!emailVerified(profile)) return `/login?error=${EMAIL_UNVERIFIED}`;
       const { db } = getDatabase();
       const [known] = await db.select().from(users).where(eq(sql`lower(${users.email})`, user.email.toLowerCase()));
       if (!known || known.disabled) return false;
