@@ -5,10 +5,10 @@ import { handle } from "@/lib/http/handler";
 import { getHub } from "@/lib/realtime";
 import { compareCursors, parseCursor } from "@/lib/realtime/cursor";
 import { currentPosition } from "@/lib/realtime/feed";
-import { eventStream } from "@/lib/realtime/sse";
+import { openEventStream } from "@/lib/realtime/open-stream";
 
 // A reconnecting EventSource keeps its original URL, so Last-Event-ID wins over ?after=.
-export const GET = handle(endpoints.events, async ({ request, query, db }) => {
+export const GET = handle(endpoints.events, async ({ request, query, db, principal }) => {
   const header = request.headers.get("last-event-id");
   const raw = header ?? query.after;
   const after = raw === undefined ? null : parseCursor(raw);
@@ -21,7 +21,7 @@ export const GET = handle(endpoints.events, async ({ request, query, db }) => {
     return errorResponse({ code: "invalid_request", message: "Last-Event-ID is ahead of the event stream: not a cursor it handed out", field: "Last-Event-ID" });
   }
   const hub = await getHub();
-  return eventStream(hub, { queue: query.queue, taskId: query.task }, after, request.signal);
+  return openEventStream(hub, principal!, { queue: query.queue, taskId: query.task }, after, request);
 });
 
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods(endpoints.events);
