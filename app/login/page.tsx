@@ -38,7 +38,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
               ))}
             </ul>
             <p className="mt-1">
-              Their passwords were printed when <code>npm start</code> first ran, and are in <code className="break-all">{demoLoginsFile()}</code> on the server.
+              Their passwords were printed when <code>npm start</code> first ran, and are in <code className="break-all">{demoLoginsFile()}</code> in the server&apos;s data folder.
             </p>
           </aside>
         ) : null}
