@@ -41,7 +41,21 @@ export interface EmbeddedOptions {
 }
 
 const USER = "postgres";
-const PASSWORD = "claimboard";
+/**
+ * The password of clusters made before passwords were random. The cluster listens on
+ * 127.0.0.1, where every local user may connect, so new ones get a random password kept
+ * beside the data (`<dataDir>.password`, mode 600); a folder without that file is from
+ * before and still has this one (docs/security.md says how to change it).
+ */
+export const LEGACY_PASSWORD = "claimboard";
+
+const passwordFileOf = (dataDir: string) => `${path.resolve(dataDir)}.password`;
+
+/** The superuser password of the cluster in `dataDir`: the kept one, else the legacy one. */
+export async function keptPassword(dataDir: string): Promise<string> {
+  const kept = await fs.readFile(passwordFileOf(dataDir), "utf8").catch(() => null);
+  return kept?.trim() || LEGACY_PASSWORD;
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -82,8 +96,12 @@ async function initialise(binaries: Binaries, dataDir: string, user: RunAs | nul
   await fs.mkdir(dataDir, { recursive: true });
   if (user) await fs.chown(dataDir, user.uid, user.gid);
   await fs.chmod(dataDir, 0o700);
+  // Kept before initdb runs: a cluster is never made with a password nobody wrote down.
+  const password = randomBytes(24).toString("base64url");
+  await fs.writeFile(passwordFileOf(dataDir), `${password}\n`, { mode: 0o600 });
+  await fs.chmod(passwordFileOf(dataDir), 0o600);
   const passwordFile = `${dataDir}.pw-${randomBytes(4).toString("hex")}`;
-  await fs.writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
+  await fs.writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
   if (user) await fs.chown(passwordFile, user.uid, user.gid);
   try {
     const initdb = run(
@@ -156,7 +174,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     );
   }
 
-  const urlFor = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  const password = encodeURIComponent(await keptPassword(dataDir));
+  const urlFor = (database: string) => `postgres://${USER}:${password}@127.0.0.1:${port}/${database}`;
   return {
     adminUrl: urlFor("postgres"),
     urlFor,

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { ensureDatabase, freePort, startEmbeddedPostgres, type EmbeddedServer } from "./embedded";
+import { ensureDatabase, freePort, keptPassword, startEmbeddedPostgres, type EmbeddedServer } from "./embedded";
 import { canReach, clusterUser, SHARED_DIR } from "./embedded-binaries";
 
 export const DATA_DIR = path.resolve(process.env.CLAIMBOARD_DATA_DIR ?? ".data");
@@ -52,7 +52,7 @@ export async function openProjectDatabase(
   const dir = clusterDir();
   const runningPort = await runningClusterPort(dir);
   if (runningPort) {
-    return { url: urlFor(runningPort), source: "running", release: async () => {} };
+    return { url: urlFor(runningPort, await keptPassword(dir)), source: "running", release: async () => {} };
   }
   if (dir === SHARED_CLUSTER_DIR) {
     log(`the postgres user cannot reach ${DATA_DIR} (a parent folder is private), so the cluster lives in ${path.dirname(dir)}`);
@@ -70,8 +70,8 @@ export async function openProjectDatabase(
   return { url: server.urlFor(DATABASE), source: "embedded", release: (mode) => server.stop(mode) };
 }
 
-function urlFor(port: number): string {
-  return `postgres://postgres:claimboard@127.0.0.1:${port}/${DATABASE}`;
+function urlFor(port: number, password: string): string {
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;
 }
 
 /** The port of a live, ready cluster on `dir`, from its postmaster.pid. */

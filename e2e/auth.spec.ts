@@ -40,4 +40,26 @@ test.describe("signing in", () => {
     // The header does not offer them either.
     await expect(page.getByRole("link", { name: "Inbox" })).toHaveCount(0);
   });
+
+  test("a hostile next= never takes a signed-in person off this site", async ({ page, baseURL }) => {
+    // Should a redirect escape, the other site answers here instead of DNS failing.
+    await page.context().route(/^https?:\/\/evil\.example\//, (route) => route.fulfill({ status: 200, body: "evil" }));
+    const origin = new URL(baseURL!).origin;
+    const hostile = ["/%09/evil.example", "/%0a/evil.example", "/%0d/evil.example", "/%5Cevil.example", "//evil.example", "/%2F/evil.example", "/%252F/evil.example", "https://evil.example/"];
+
+    // The form: signing in with the hostile next lands on the board.
+    await page.goto(`/login?next=${hostile[0]}`);
+    await page.getByLabel("Email").fill(BILAL.email);
+    await page.getByLabel("Password").fill(BILAL.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL((url) => url.origin !== origin || url.pathname !== "/login");
+    expect(new URL(page.url()).origin).toBe(origin);
+    await expect(page.getByTestId("signed-in-as")).toContainText(BILAL.name);
+
+    // The server's redirect of a visitor already signed in.
+    for (const next of hostile) {
+      await page.goto(`/login?next=${next}`).catch(() => null);
+      expect(new URL(page.url()).origin, `next=${next}`).toBe(origin);
+    }
+  });
 });

@@ -11,11 +11,22 @@ export interface Idp {
   issuer: string;
   clientId: string;
   clientSecret: string;
-  /** The identity the next authorization signs in as. */
-  signInAs(identity: { sub: string; email: string; name: string }): void;
+  /**
+   * The identity the next authorization signs in as. `email_verified` is true unless given
+   * (as a provider says for an address it checked); give it as false, or as undefined to
+   * leave the claim out.
+   */
+  signInAs(identity: Identity): void;
   /** Token requests that were refused (a wrong secret or PKCE verifier), for assertions. */
   refusals: string[];
   close(): Promise<void>;
+}
+
+export interface Identity {
+  sub: string;
+  email: string;
+  name: string;
+  email_verified?: boolean;
 }
 
 const b64url = (data: Buffer | string) => Buffer.from(data).toString("base64url");
@@ -31,7 +42,7 @@ export async function startIdp(): Promise<Idp> {
   const kid = randomBytes(8).toString("hex");
   const clientId = "claimboard-e2e";
   const clientSecret = randomBytes(16).toString("hex");
-  let identity = { sub: "nobody", email: "nobody@example.com", name: "Nobody" };
+  let identity: Identity = { sub: "nobody", email: "nobody@example.com", name: "Nobody", email_verified: true };
   const codes = new Map<string, { challenge: string; redirectUri: string; identity: typeof identity }>();
   const refusals: string[] = [];
   let issuer = "";
@@ -101,7 +112,7 @@ export async function startIdp(): Promise<Idp> {
     issuer,
     clientId,
     clientSecret,
-    signInAs: (who) => void (identity = who),
+    signInAs: (who) => void (identity = "email_verified" in who ? who : { ...who, email_verified: true }),
     refusals,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

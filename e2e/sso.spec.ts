@@ -56,3 +56,40 @@ test("single sign-on: a known person is signed in; an unknown or disabled one is
     await idp.close();
   }
 });
+
+test("single sign-on links an account only by an email the provider verified", async ({ browser, db }) => {
+  const idp = await startIdp();
+  const server = await startServer(process.env.E2E_DATABASE_URL!, {
+    OIDC_ISSUER: idp.issuer,
+    OIDC_CLIENT_ID: idp.clientId,
+    OIDC_CLIENT_SECRET: idp.clientSecret,
+    OIDC_NAME: "Acme SSO",
+  });
+  try {
+    // A supervisor's address, claimed by an IdP account that never proved it owns it.
+    const tag = randomBytes(3).toString("hex");
+    const email = `chief.${tag}@example.com`;
+    await createUser(db, { email, name: `Chief ${tag}`, role: "supervisor", password: randomBytes(12).toString("hex") });
+
+    for (const [claim, verified] of [["false", false], ["missing", undefined]] as const) {
+      idp.signInAs({ sub: `idp-impostor-${claim}-${tag}`, email, name: "Impostor", email_verified: verified });
+      const attempt = await ssoAttempt(browser, server.url);
+      await expect(attempt.page.getByText("has not verified that email address"), `email_verified ${claim}`).toBeVisible();
+      await expect(attempt.page.getByTestId("signed-in-as")).toHaveCount(0);
+      const session = await attempt.page.request.get("/api/auth/session");
+      expect(await session.json(), `no session with email_verified ${claim}`).toEqual({});
+      await attempt.close();
+    }
+
+    // The same address, verified: the supervisor it belongs to.
+    idp.signInAs({ sub: `idp-chief-${tag}`, email, name: "Chief at Acme", email_verified: true });
+    const verified = await ssoAttempt(browser, server.url);
+    await expect(verified.page.getByTestId("signed-in-as")).toContainText(`Chief ${tag}`);
+    await verified.close();
+
+    expect(idp.refusals, "token requests the provider refused (client secret, PKCE, redirect)").toEqual([]);
+  } finally {
+    await server.stop();
+    await idp.close();
+  }
+});

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { connectDatabase } from "@/db/client";
-import { freePort } from "@/db/embedded";
+import { freePort, keptPassword } from "@/db/embedded";
 import { createAgentToken } from "@/lib/auth/tokens";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { alive, clusterStopped, commandOf, descendants, listeningAddresses, npmStart, privateCopy, signalNpm, type Started } from "@/test/npm-start";
@@ -76,7 +76,7 @@ describe("npm start", () => {
     expect(listeningAddresses(first.port)).toEqual(["127.0.0.1"]);
     expect(existsSync(path.join(clusterDir, "postmaster.pid"))).toBe(true);
 
-    const stream = await openStream(first, `postgres://postgres:claimboard@127.0.0.1:${pgPort}/claimboard`);
+    const stream = await openStream(first, `postgres://postgres:${await keptPassword(clusterDir)}@127.0.0.1:${pgPort}/claimboard`);
     expect(await stopAndCheck(first, ["SIGTERM"], clusterDir)).toBe(0);
     await stream.ended; // ended by the server, not left hanging
     expect(first.output()).toContain("stopped (PostgreSQL shut down cleanly)");

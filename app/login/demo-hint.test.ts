@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { users } from "@/db/schema";
 import { createUser } from "@/lib/auth/users";
 import { freshDatabase, type TestDatabase } from "@/test/db";
-import { DEMO_PEOPLE, demoLoginsHint } from "./demo-hint";
+import { DEMO_PEOPLE, demoLoginsFile, demoLoginsHint } from "./demo-hint";
 
 // The sign-in page hints at the demo accounts only after an embedded first start: its
 // logins file on disk and the demo people in the database, both.
@@ -41,4 +41,11 @@ test("the file and the demo people: the hint names them (never a password); a di
 test("the file but none of the demo people (they were removed): no hint", async () => {
   await database.db.update(users).set({ disabled: true }).where(inArray(users.email, DEMO_PEOPLE.map((p) => p.email)));
   expect(await demoLoginsHint(database.db, dir)).toBeNull();
+});
+
+test("the hint names the file, never where it is on the server (a path tells a stranger the layout, a user name)", () => {
+  for (const folder of ["/srv/someone/claimboard-data", path.join(process.cwd(), ".data"), dir]) {
+    const named = demoLoginsFile(folder);
+    expect(named).toBe("demo-logins.txt");
+  }
 });

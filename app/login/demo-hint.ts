@@ -19,8 +19,8 @@ export const dataDir = () => path.resolve(process.env.CLAIMBOARD_DATA_DIR ?? ".d
  * Whether the sign-in page may hint at the demo accounts: only when an embedded first start
  * made them — its logins file is on this server's disk (scripts/serve.ts writes it, and only
  * for the embedded database, never for DATABASE_URL) — and the demo people are still in the
- * database, still enabled. The hint names the accounts and the file; it never shows a
- * password (they are random, and the file is the server owner's, mode 600).
+ * database, still enabled. The hint names the accounts and the file (not where it is); it
+ * never shows a password (they are random, and the file is the server owner's, mode 600).
  */
 export async function demoLoginsHint(db: Executor, dir = dataDir()): Promise<{ email: string; role: string }[] | null> {
   const file = path.join(dir, "demo-logins.txt");
@@ -34,9 +34,11 @@ export async function demoLoginsHint(db: Executor, dir = dataDir()): Promise<{ e
   return people.length > 0 ? people : null;
 }
 
-/** The file, as the hint names it: relative to where the server runs when inside it. */
+/**
+ * The file, as the hint names it: its name only. The sign-in page is public, and a path on
+ * the server tells a stranger its layout (and often a user name); whoever runs the server
+ * knows its data folder (.data, or CLAIMBOARD_DATA_DIR).
+ */
 export function demoLoginsFile(dir = dataDir()): string {
-  const file = path.join(dir, "demo-logins.txt");
-  const relative = path.relative(process.cwd(), file);
-  return relative.startsWith("..") ? file : relative;
+  return path.basename(path.join(dir, "demo-logins.txt"));
 }

@@ -2,16 +2,11 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { LoginForm } from "@/components/auth/login-form";
 import { getDatabase } from "@/db";
+import { safeNext } from "@/lib/auth/next-path";
 import { currentUser } from "@/lib/auth/session";
 import { demoLoginsFile, demoLoginsHint } from "./demo-hint";
 
 export const metadata: Metadata = { title: "Sign in · Claimboard" };
-
-/** Only same-site paths: a `next` pointing elsewhere would make this an open redirect. */
-function safeNext(value: string | string[] | undefined): string {
-  const next = Array.isArray(value) ? value[0] : value;
-  return next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/";
-}
 
 /** The single sign-on button shows only when the OIDC provider is configured (lib/auth/options.ts). */
 function ssoLabel(): string | null {
@@ -43,7 +38,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
               ))}
             </ul>
             <p className="mt-1">
-              Their passwords were printed when <code>npm start</code> first ran, and are in <code className="break-all">{demoLoginsFile()}</code> on the server.
+              Their passwords were printed when <code>npm start</code> first ran, and are in <code className="break-all">{demoLoginsFile()}</code> in the server&apos;s data folder.
             </p>
           </aside>
         ) : null}

@@ -5,10 +5,13 @@ import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 import { useHydrated } from "@/components/ui/local-time";
+import { safeNext } from "@/lib/auth/next-path";
 
 const problems: Record<string, string> = {
   CredentialsSignin: "Wrong email or password.",
   AccessDenied: "That single sign-on account has no Claimboard account. Ask a supervisor to add you.",
+  // lib/auth/options.ts: an account is linked only by an address the provider verified.
+  EmailUnverified: "Your single sign-on provider has not verified that email address, so it cannot sign you in here. Verify it there, or ask a supervisor.",
   SessionRequired: "Please sign in to carry on.",
   // lib/auth/login-throttle.ts: the account (or address) failed too often in the window.
   TooManyAttempts: "Too many failed sign-ins. Try again later (up to 15 minutes), or ask a supervisor.",
@@ -36,7 +39,7 @@ export function LoginForm({ next, sso, initialError }: { next: string; sso: stri
     setError(null);
     const result = await signIn("credentials", { email, password, redirect: false }).catch(() => null);
     if (result?.ok && !result.error) {
-      window.location.assign(next);
+      window.location.assign(safeNext(next));
       return;
     }
     setBusy(false);
@@ -66,7 +69,7 @@ export function LoginForm({ next, sso, initialError }: { next: string; sso: stri
       {sso ? (
         <>
           <p className="text-center text-xs text-slate-500">or</p>
-          <Button className="w-full" onClick={() => void signIn("oidc", { callbackUrl: next })}>
+          <Button className="w-full" onClick={() => void signIn("oidc", { callbackUrl: safeNext(next) })}>
             {sso}
           </Button>
         </>

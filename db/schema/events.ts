@@ -48,6 +48,9 @@ export const taskEvents = pgTable(
     index("task_events_task").on(t.taskId, t.id),
     // The realtime feed walks events in (transaction id, event id) order.
     index("task_events_feed").on(t.txId, t.id),
+    // A stream of one queue replays in that order too, reading only that queue's events
+    // (lib/realtime/feed.ts); a task's few events are found through task_events_task.
+    index("task_events_queue_feed").on(t.queue, t.txId, t.id),
     index("task_events_queue_time").on(t.queue, t.createdAt),
     index("task_events_expiries").on(t.queue, t.createdAt).where(sql`${t.type} = 'lease_expired'`),
     // Queue-level facts are few: the breaker's and the settings' history is a short walk here.

@@ -8,7 +8,7 @@ import { users } from "@/db/schema";
 import { UNKNOWN_ADDRESS } from "@/lib/http/client-address";
 import { loginAddress, TOO_MANY_ATTEMPTS } from "./login-throttle";
 import { isLocked, lockPolicies, recordFailure } from "./sign-in-lockout";
-import { verifyPassword } from "./passwords";
+import { SIGN_IN_LIMITS, verifyPassword } from "./passwords";
 
 // A hash of a password nobody has: unknown emails cost the same argon2 work as known ones.
 const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$2xXTo52JUtMG5ep7MHdXT5kNaU1vJJXmq5FuF8MHrJU";
@@ -20,6 +20,7 @@ const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$2xXTo5
  */
 async function signInWithPassword(email: string, password: string, address: string) {
   const account = email.trim().toLowerCase();
+  if (account.length > SIGN_IN_LIMITS.email) return null; // no such account: nothing to count it against
   const policies = lockPolicies();
   const { db } = getDatabase();
   // Without a trusted proxy every caller is "direct": one shared address key would let anyone
@@ -30,8 +31,10 @@ async function signInWithPassword(email: string, password: string, address: stri
     byAddress ? isLocked(db, "address", address, policies.address) : false,
   ]);
   if (accountLocked || addressLocked) throw new Error(TOO_MANY_ATTEMPTS);
-  const [user] = await db.select().from(users).where(eq(sql`lower(${users.email})`, account));
-  const valid = await verifyPassword(user?.passwordHash ?? DUMMY_HASH, password);
+  // Too long to be anyone's password: a failure like any other, without the hash.
+  const tooLong = password.length > SIGN_IN_LIMITS.password;
+  const [user] = tooLong ? [] : await db.select().from(users).where(eq(sql`lower(${users.email})`, account));
+  const valid = !tooLong && (await verifyPassword(user?.passwordHash ?? DUMMY_HASH, password));
   if (!user || !valid || user.disabled) {
     await Promise.all([
       recordFailure(db, "account", account, policies.account),
@@ -40,6 +43,15 @@ async function signInWithPassword(email: string, password: string, address: stri
     return null;
   }
   return { id: user.actorId, email: user.email };
+}
+
+/** The login page's sentence for a single sign-on whose email the provider has not verified. */
+const EMAIL_UNVERIFIED = "EmailUnverified";
+
+/** OIDC's email_verified claim; some providers send it as the string "true". */
+function emailVerified(profile: unknown): boolean {
+  const claim = (profile as { email_verified?: unknown } | undefined)?.email_verified;
+  return claim === true || claim === "true";
 }
 
 /** An OIDC provider for teams with single sign-on, when OIDC_ISSUER and its client are set. */
@@ -83,10 +95,13 @@ export const authOptions: NextAuthOptions = {
     ...oidcProvider(),
   ],
   callbacks: {
-    // Single sign-on admits only people who already have an account (made with the CLI).
-    async signIn({ user, account }) {
+    // Single sign-on admits only people who already have an account (made with the CLI),
+    // matched by an email the provider verified: anyone may type any address into an IdP
+    // account, and an unverified one would sign them in as whoever holds it here.
+    async signIn({ user, account, profile }) {
       if (account?.provider !== "oidc") return true;
       if (!user.email) return false;
+      if (!emailVerified(profile)) return `/login?error=${EMAIL_UNVERIFIED}`;
       const { db } = getDatabase();
       const [known] = await db.select().from(users).where(eq(sql`lower(${users.email})`, user.email.toLowerCase()));
       if (!known || known.disabled) return false;

@@ -26,8 +26,6 @@ export interface ArchiveRequest {
   before: string;
   out: string;
   actor: ActorRef;
-  /** Who ran it, as the shell knows them (the actor is the CLI's). */
-  operator?: string;
 }
 
 export interface ArchiveResult {
@@ -57,7 +55,8 @@ export async function archiveEvents(db: Db, request: ArchiveRequest): Promise<Ar
   // its events went would read as empty). Ended months are closed hours (rollup.ts).
   if (partitions.length > 0) await rollUpMissing(db, partitions[0]!.from, before);
 
-  const file = await open(request.out, "wx").catch((error: NodeJS.ErrnoException) => {
+  // 600: the file holds every event of those months, for the server's owner only.
+  const file = await open(request.out, "wx", 0o600).catch((error: NodeJS.ErrnoException) => {
     throw new ArchiveRefused(`cannot write ${request.out}: ${error.code === "EEXIST" ? "it already exists" : error.message}`);
   });
   let keep = false;
@@ -137,7 +136,8 @@ async function dropAndRecord(tx: Tx, request: ArchiveRequest, partitions: MonthP
   await tx.execute(sql.raw(`DROP TABLE ${tables}`));
 
   const common = {
-    by: request.actor.name, ...(request.operator ? { operator: request.operator } : {}),
+    // No operating-system account: these facts are read by everyone who sees the board.
+    by: request.actor.name,
     before: request.before, months: result.months, total: result.events, file: result.file, path: path.resolve(request.out), sha256: result.sha256,
   };
   const perQueue = new Map<string, { events: number; tasks: number }>();

@@ -6,7 +6,7 @@ import { PROMETHEUS_CONTENT_TYPE } from "@/lib/metrics/prometheus";
 import { getHub } from "@/lib/realtime";
 import { compareCursors, parseCursor } from "@/lib/realtime/cursor";
 import { currentPosition } from "@/lib/realtime/feed";
-import { eventStream } from "@/lib/realtime/sse";
+import { openEventStream } from "@/lib/realtime/open-stream";
 import * as engine from "@/lib/tasks";
 import { COUNT_CAP, countTasks } from "@/lib/tasks/queues/counts";
 import { validationError, type Operation } from "@/lib/tasks/core/engine";
@@ -118,7 +118,7 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     return respond({ ok: true, value: (await engine.readQueueSummary(db, path.data.name))! }, (queue) => ({ queue }));
   }),
   // A reconnecting EventSource keeps its original URL, so Last-Event-ID wins over ?after=.
-  events: handle(endpoints.events, async ({ request, query, db }) => {
+  events: handle(endpoints.events, async ({ request, query, db, principal }) => {
     const header = request.headers.get("last-event-id");
     const raw = header ?? query.after;
     const after = raw === undefined ? null : parseCursor(raw);
@@ -131,7 +131,7 @@ export const handlers: Record<EndpointId, RouteHandler> = {
       return errorResponse({ code: "invalid_request", message: "Last-Event-ID is ahead of the event stream: not a cursor it handed out", field: "Last-Event-ID" });
     }
     const hub = await getHub();
-    return eventStream(hub, { queue: query.queue, taskId: query.task }, after, request.signal);
+    return openEventStream(hub, principal!, { queue: query.queue, taskId: query.task }, after, request);
   }),
   /** No auth, the same for every caller, so caches may keep it a minute. */
   openapi: handle(endpoints.openapi, async () =>

@@ -4,10 +4,13 @@ import { withinDeadline } from "@/lib/deadline";
 import { NOTIFY_CHANNEL } from "@/lib/tasks/core/events";
 import type { Cursor } from "./cursor";
 import { currentPosition, readFeed, type FeedEvent } from "./feed";
+import { Gate } from "./gate";
 import { Subscriber, type SubscriberOptions } from "./subscriber";
 
 /** A lost notification is covered by this periodic re-read. */
 export const BACKSTOP_MS = 5_000;
+/** Replay reads (streams catching up from a cursor) running at once, on the shared pool. */
+export const REPLAY_CONCURRENCY = Math.max(1, Math.floor(Number(process.env.REPLAY_CONCURRENCY)) || 2);
 /** Re-read this soon while committed events wait behind an open transaction. */
 const HELD_BACK_RETRY_MS = 100;
 const RECONNECT_MIN_MS = 100;
@@ -55,7 +58,12 @@ export class Hub {
    * settle in time (lib/deadline.ts), and a hub holding the old one would read from an ended
    * pool forever.
    */
-  constructor(private readonly options: { db: () => Db; url: string }) {}
+  constructor(private readonly options: { db: () => Db; url: string; replayConcurrency?: number }) {
+    this.replays = new Gate(options.replayConcurrency ?? REPLAY_CONCURRENCY);
+  }
+
+  /** Subscribers' replay reads pass here; the hub's own read of new events does not wait for them. */
+  readonly replays: Gate;
 
   get db(): Db {
     return this.options.db();

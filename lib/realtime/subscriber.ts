@@ -17,6 +17,9 @@ export interface SubscriberOptions {
   maxPending?: number;
 }
 
+/** Events per replay read: one read holds a connection only this long. */
+const REPLAY_PAGE = 500;
+
 const matches = (filter: StreamFilter, event: FeedEvent) =>
   (!filter.queue || event.queue === filter.queue) && (!filter.taskId || event.taskId === filter.taskId);
 
@@ -74,12 +77,20 @@ export class Subscriber {
       });
   }
 
-  /** Reads from the cursor up to the visibility horizon. */
+  /**
+   * Reads from the cursor up to the visibility horizon, a page at a time, filtered in SQL.
+   * Each page waits for a place at the hub's replay gate, so many replaying streams take
+   * turns on a few connections instead of queueing the whole pool behind them.
+   */
   private async catchUp(): Promise<void> {
+    const { hub, filter } = this.options;
     for (;;) {
-      const page = await readFeed(this.options.hub.db, this.cursor);
+      const page = await hub.replays.run(() => readFeed(hub.db, this.cursor, REPLAY_PAGE, filter));
       this.deliver(page.events);
-      if (page.events.length < 500 || this.isClosed) return;
+      if (this.isClosed) return;
+      // Past the non-matching events this read skipped, so the hub's next batch is not a gap.
+      if (compareCursors(page.through, this.cursor) > 0) this.cursor = page.through;
+      if (page.events.length < REPLAY_PAGE) return;
     }
   }
 

@@ -1,4 +1,3 @@
-import { userInfo } from "node:os";
 import path from "node:path";
 import { CliError, usageError } from "./errors";
 import { optional, required, str, type Command } from "./flags";
@@ -19,15 +18,8 @@ export const eventCommands: Record<string, Command> = {
       return async (db) => {
         const { archiveEvents, ArchiveRefused } = await import("@/lib/events/archive");
         const { cliActor } = await import("./database");
-        const operator = (() => {
-          try {
-            return userInfo().username;
-          } catch {
-            return undefined;
-          }
-        })();
         try {
-          const r = await archiveEvents(db, { before, out, actor: await cliActor(db), operator });
+          const r = await archiveEvents(db, { before, out, actor: await cliActor(db) });
           const range = r.months.length === 1 ? r.months[0] : `${r.months[0]} to ${r.months.at(-1)}`;
           return [
             `archived ${r.events} events of ${r.tasks} tasks (${range}) to ${out}`,

@@ -1,0 +1,1 @@
+CREATE INDEX "task_events_queue_feed" ON "task_events" USING btree ("queue","tx_id","id");

@@ -1,0 +1,30 @@
+import "server-only";
+import { and, eq, isNull } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import { agentTokens } from "@/db/schema";
+import type { TokenPrincipal } from "@/lib/auth/tokens";
+import { findUserAccount } from "@/lib/auth/users";
+
+/**
+ * How often an open event stream re-checks the grant it was opened under (a token still
+ * unrevoked, a person still enabled in the same role); it ends when that is gone. A
+ * revocation, a disable or a role change reaches open streams within this much.
+ */
+export const STREAM_GRANT_CHECK_MS = Math.max(100, Math.floor(Number(process.env.STREAM_GRANT_CHECK_MS)) || 30_000);
+
+/**
+ * What the caller's grant rests on now, or null when it is gone: the token's role while it
+ * is not revoked; a person's role while they are enabled. A stream compares this with what
+ * it was at opening, so a demoted supervisor's stream ends too (and reconnects as staff).
+ */
+export async function currentGrant(db: Executor, principal: TokenPrincipal): Promise<string | null> {
+  if (principal.tokenId.startsWith("session:")) {
+    const account = await findUserAccount(db, principal.actor.id);
+    return account && !account.disabled ? `person:${account.role}` : null;
+  }
+  const [token] = await db
+    .select({ role: agentTokens.role })
+    .from(agentTokens)
+    .where(and(eq(agentTokens.id, principal.tokenId), isNull(agentTokens.revokedAt)));
+  return token ? `token:${token.role}` : null;
+}

@@ -1,0 +1,43 @@
+import "server-only";
+import type { TokenPrincipal } from "@/lib/auth/tokens";
+import { errorResponse } from "@/lib/http/errors";
+import type { Cursor } from "./cursor";
+import { currentGrant, STREAM_GRANT_CHECK_MS } from "./grant";
+import type { Hub } from "./hub";
+import { eventStream } from "./sse";
+import { STREAMS_PER_PERSON, STREAMS_PER_TOKEN, takeStreamPlace } from "./stream-cap";
+import type { StreamFilter } from "./subscriber";
+
+/** Retry-After for a caller at the cap: its streams end only when it closes one. */
+const CAP_RETRY_SECONDS = 5;
+
+/**
+ * GET /api/v1/events for an authorised caller: a place under its cap of open streams
+ * (429 rate_limited at the cap), then the stream, which gives the place back when it ends
+ * and ends itself when the caller's grant is gone (re-checked every STREAM_GRANT_CHECK_MS).
+ */
+export async function openEventStream(hub: Hub, principal: TokenPrincipal, filter: StreamFilter, after: Cursor | null, request: Request): Promise<Response> {
+  const person = principal.tokenId.startsWith("session:");
+  const cap = person ? STREAMS_PER_PERSON : STREAMS_PER_TOKEN;
+  const release = takeStreamPlace(principal.tokenId, cap);
+  if (!release) {
+    return errorResponse({
+      code: "rate_limited",
+      message: `At most ${cap} event streams may be open per ${person ? "person" : "token"} (on this server); close one first`,
+      retryAfterSeconds: CAP_RETRY_SECONDS,
+    });
+  }
+  try {
+    // The grant as it is now, which every re-check must still find (lib/realtime/grant.ts).
+    const granted = await currentGrant(hub.db, principal);
+    if (granted === null) {
+      release(); // revoked or disabled since it was authorised, a moment ago
+      return errorResponse({ code: "unauthorized", message: "The token or session is no longer valid" });
+    }
+    const stillGranted = async () => (await currentGrant(hub.db, principal)) === granted;
+    return eventStream(hub, filter, after, request.signal, { onClose: release, recheck: { everyMs: STREAM_GRANT_CHECK_MS, stillGranted } });
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
