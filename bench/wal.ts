@@ -23,7 +23,13 @@ const lsn = async (admin: postgres.Sql) => ((await admin`SELECT pg_current_wal_l
 /** Every WAL record between two positions, per task. */
 export async function walBetween(admin: postgres.Sql, from: string, to: string, tasks: number): Promise<WalCount> {
   if (from === to) return { bytes: 0, records: 0, fpiBytes: 0 };
-  // pg_walinspect reads flushed WAL only; with asynchronous commit (the tests' cluster) the walwriter flushes within 200 ms.
+  // pg_walinspect reads flushed WAL only. With asynchronous commit (the tests' cluster) the
+  // walwriter flushes within 200 ms, but not on a loaded machine: a transaction with an xid,
+  // committed synchronously, flushes everything before its commit record, `to` included.
+  await admin.begin(async (tx) => {
+    await tx`SET LOCAL synchronous_commit = on`;
+    await tx`SELECT pg_current_xact_id()`;
+  });
   for (let i = 0; i < 500; i++) {
     const [{ flushed }] = (await admin`SELECT pg_current_wal_flush_lsn() >= ${to}::pg_lsn AS flushed`) as unknown as [{ flushed: boolean }];
     if (flushed) break;
