@@ -35,7 +35,7 @@ export const heldLeases = defineOperation({
         WITH mine AS MATERIALIZED (
           SELECT id FROM tasks
           WHERE owner_id = ${actor.id}::uuid AND status IN ('claimed', 'started') AND lease_until > ${now}
-            -- Due: a third of the lease has passed since the claim or the last renewal. However
+            -- Due: RENEW_FRACTION (lib/cadence.ts, a third) of the lease has passed since the claim or the last renewal. However
             -- many pages ask, a lease is renewed once a third, and a fresh one not at all.
             AND lease_until <= ${now} + make_interval(secs => lease_seconds * 2.0 / 3)
           ORDER BY id
