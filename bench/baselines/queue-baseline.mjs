@@ -11,7 +11,7 @@ const jobs = Number(jobsArg);
 const versionOf = (name) => JSON.parse(readFileSync(new URL(`./node_modules/${name}/package.json`, import.meta.url), "utf8")).version;
 const QUEUE = "bench";
 const walWindow = process.env.BENCH_WAL_WINDOW === "1";
-const lsn = async (client) => (await client.query("SELECT pg_current_wal_lsn()::text AS lsn")).rows[0].lsn;
+const lsn = async (client) => (await client.query("SELECT pg_current_wal_insert_lsn()::text AS lsn")).rows[0].lsn;
 
 /** Polls `count` every 10 ms until it is 0; returns when. */
 async function drained(count) {
