@@ -26,17 +26,16 @@ const lsn = async (admin: postgres.Sql) => ((await admin`SELECT pg_current_wal_i
 export async function walBetween(admin: postgres.Sql, from: string, to: string, tasks: number): Promise<WalCount> {
   if (from === to) return { bytes: 0, records: 0, fpiBytes: 0 };
   // pg_walinspect reads flushed WAL only. With asynchronous commit (the tests' cluster) the
-  // walwriter flushes within 200 ms, but not on a loaded machine: a transaction with an xid,
-  // committed synchronously, flushes everything before its commit record, `to` included.
+  // walwriter flushes within 200 ms, but not on a loaded machine, so no waiting for it: a
+  // transaction that writes WAL (a logical message, after the window), committed
+  // synchronously, flushes everything before its commit record, `to` included.
   await admin.begin(async (tx) => {
     await tx`SET LOCAL synchronous_commit = on`;
-    await tx`SELECT pg_current_xact_id()`;
+    // A commit flushes only when the transaction wrote WAL: an xid alone writes none.
+    await tx`SELECT pg_logical_emit_message(true, 'claimboard-bench', 'wal window')`;
   });
-  for (let i = 0; i < 500; i++) {
-    const [{ flushed }] = (await admin`SELECT pg_current_wal_flush_lsn() >= ${to}::pg_lsn AS flushed`) as unknown as [{ flushed: boolean }];
-    if (flushed) break;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  const [{ flushed }] = (await admin`SELECT pg_current_wal_flush_lsn() >= ${to}::pg_lsn AS flushed`) as unknown as [{ flushed: boolean }];
+  if (!flushed) throw new Error(`WAL up to ${to} is not flushed: pg_walinspect would count a short window`);
   const [row] = (await admin`
     SELECT sum(count)::float8 AS records, sum(combined_size)::float8 AS bytes, sum(fpi_size)::float8 AS fpi
     FROM pg_get_wal_stats(${from}::pg_lsn, ${to}::pg_lsn, false)`) as unknown as [{ records: number; bytes: number; fpi: number }];
