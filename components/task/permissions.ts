@@ -1,6 +1,7 @@
 import { FINISHED, HELD, MOVES, type MoveName, type MoveRow } from "@/lib/tasks/core/machine";
 import type { QueueRules } from "@/lib/tasks/reads/queries";
 import type { TaskView, Viewer } from "./wire";
+import { RENEW } from "@/lib/acts";
 
 /** The moves the page offers as buttons, in the order it shows them. */
 export const TASK_ACTIONS = [
@@ -46,7 +47,7 @@ function offered(row: MoveRow, task: TaskView, viewer: Viewer, now: number): boo
 export const actionLabels: Record<TaskAction, string> = {
   claim: "Claim",
   start: "Start",
-  renew: "Renew lease",
+  renew: RENEW.label,
   sideEffect: "Record side effect",
   release: "Release…",
   complete: "Complete",

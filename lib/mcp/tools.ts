@@ -5,6 +5,7 @@ import { CLAIM_FORBIDDEN, describeTool } from "./refusals";
 import { toolInput as input, toolOutput as output } from "./schemas";
 import { LIMITS, limitText } from "@/lib/limits";
 import { RENEW_CADENCE_TEXT } from "@/lib/cadence";
+import { RENEW } from "@/lib/acts";
 
 // The MCP tools: API.md's names, each one typed-client call (lib/client.ts) with the API's
 // body fields and the task as `id`. What a tool answers is the API's JSON.
@@ -61,7 +62,7 @@ export const tools: Tool[] = [
     call: (client, { confirmCheck, ...args }) => wrap(client.start(ref(args), { confirmCheck })),
   }),
   tool({
-    name: "report_progress", title: "Report progress (heartbeat)", endpoint: "heartbeat", leaseEffect: "sets",
+    name: RENEW.mcpTool, title: `Report progress (${RENEW.http})`, endpoint: "heartbeat", leaseEffect: "sets",
     description: describeTool(
       `Tell the board how far you are (progress: any JSON, e.g. {"percent": 40, "step": "parsing"}) and renew the lease. Call it at each meaningful step of long work, and again whenever ${RENEW_CADENCE_TEXT} has passed; the version stays the same. Should your lease lapse, your last progress becomes the hand-off note for whoever takes the task over.`,
       [...OWNER, "attempt_limit", "forbidden"],
