@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
   bigint,
-  primaryKey,
   customType,
   index,
   jsonb,
@@ -10,7 +9,6 @@ import {
   timestamp,
   uuid,
 } from "drizzle-orm/pg-core";
-import { actors, queues, tasks } from "./tasks";
 import { eventType } from "./enums";
 
 /** PostgreSQL's 64-bit transaction id; the realtime replay orders by it. */
@@ -26,15 +24,17 @@ export const taskEvents = pgTable(
     // partitioned tables (17 has). The sequence keeps the ids the old table handed out
     // (migration 0012); nothing inserts an id by hand, so ids still rise within a transaction.
     id: bigint("id", { mode: "bigint" }).notNull().default(sql`nextval('task_events_id_seq')`),
+    // No foreign keys (migration 0017): the engine writes every event beside the transition it
+    // records, with the task, queue and actor that transition just read; a key check would
+    // repeat that read and, worse, take KEY SHARE on the one queue row and the one agent row
+    // that every worker shares — a multixact per event (docs/performance.md "The write path").
+    // Nothing deletes tasks, queues or actors; the fold oracle (lib/tasks/reads/fold.test.ts) checks no event
+    // points nowhere after its random runs of every kind of step.
     /** Null for queue-level facts (breaker_tripped, breaker_reset, settings_changed). */
-    taskId: bigint("task_id", { mode: "bigint" }).references(() => tasks.id),
-    queue: text("queue")
-      .notNull()
-      .references(() => queues.name),
+    taskId: bigint("task_id", { mode: "bigint" }),
+    queue: text("queue").notNull(),
     type: eventType("type").notNull(),
-    actorId: uuid("actor_id")
-      .notNull()
-      .references(() => actors.id),
+    actorId: uuid("actor_id").notNull(),
     payload: jsonb("payload").notNull().default({}),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
     txId: xid8("tx_id")
@@ -43,8 +43,9 @@ export const taskEvents = pgTable(
   },
   // Partitioned by month on created_at (migration 0012, docs/engine.md "Retiring the log"):
   // drizzle-kit knows nothing of partitions; the key must hold the partition column.
+  // No primary key (migration 0017): ids come from one sequence and nothing inserts one by
+  // hand; every read by id also names the task, and so walks task_events_task.
   (t) => [
-    primaryKey({ name: "task_events_pkey", columns: [t.id, t.createdAt] }),
     index("task_events_task").on(t.taskId, t.id),
     // The realtime feed walks events in (transaction id, event id) order.
     index("task_events_feed").on(t.txId, t.id),

@@ -87,7 +87,10 @@ export const tasks = pgTable(
     payload: jsonb("payload").notNull().default({}),
     priority: integer("priority").notNull().default(0),
     status: taskStatus("status").notNull().default("queued"),
-    ownerId: uuid("owner_id").references(() => actors.id),
+    // No foreign key (migration 0017): the owner is the authenticated caller the claim just
+    // resolved, and a key check on every claim would KEY SHARE-lock the agent's actor row that
+    // all its workers share.
+    ownerId: uuid("owner_id"),
     leaseUntil: timestamp("lease_until", { withTimezone: true }),
     /** The lease length of the current claim; heartbeats renew by this much. */
     leaseSeconds: integer("lease_seconds"),

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { taskEvents, tasks } from "@/db/schema";
 import { notFound } from "../core/conflicts";
 import { defineOperation } from "../core/engine";
@@ -25,7 +25,7 @@ export const addComment = defineOperation({
     const [id] = await appendEvents(tx, clock, [{
       taskId: task.id, queue: task.queue, type: "commented", actorId: actor.id, payload: { body: input.body },
     }]);
-    const [row] = await tx.select().from(taskEvents).where(eq(taskEvents.id, id!));
+    const [row] = await tx.select().from(taskEvents).where(and(eq(taskEvents.taskId, task.id), eq(taskEvents.id, id!)));
     const event: TaskEvent = typedEvent({
       id: row!.id.toString(), taskId: input.taskId, queue: row!.queue, type: row!.type,
       actor: { id: actor.id, name: actor.name, kind: actor.kind }, payload: row!.payload, createdAt: row!.createdAt,
