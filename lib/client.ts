@@ -8,7 +8,7 @@ import { ClaimboardApiError, toApiError } from "./client/errors";
 import { clientRoutes, type EndpointOf, type RouteName } from "./client/routes";
 import type {
   Answer, Body, CallOptions, ClaimOptions, CompletionResult, Health, ListTasksQuery, NewTask, Query,
-  Queue, Readiness, Task, TaskChanges, TaskCounts, TaskEvent, TaskFilterQuery, TaskRef,
+  Queue, Readiness, Task, TaskChanges, TaskCounts, TaskEvent, TaskFilterQuery, TaskRef, Webhook, WebhookDelivery,
 } from "./client/types";
 
 export type * from "./client/types";
@@ -191,6 +191,24 @@ export class ClaimboardClient {
   /** Settings, description, paused and archived at once (name at least one). */
   async updateQueue(name: string, changes: Body<"updateQueue">): Promise<Queue> {
     return (await this.call("updateQueue", { id: name, body: changes })).queue;
+  }
+
+  /** A webhook for `events` (and `queues`); the answer's `secret` (whsec_…) is shown this once. */
+  async createWebhook(input: Body<"createWebhook">): Promise<{ webhook: Webhook; secret: string }> {
+    return this.call("createWebhook", { body: input });
+  }
+
+  async listWebhooks(): Promise<Webhook[]> {
+    return (await this.call("listWebhooks", {})).webhooks;
+  }
+
+  async deleteWebhook(id: string): Promise<void> {
+    await this.call("deleteWebhook", { id });
+  }
+
+  /** A webhook's delivery log, newest first; `before` is the previous page's nextCursor. */
+  async listWebhookDeliveries(id: string, query: { before?: string; limit?: number } = {}): Promise<{ deliveries: WebhookDelivery[]; nextCursor: string | null }> {
+    return this.call("listWebhookDeliveries", { id, query });
   }
 
   /** 200 or 503, both with `{ok, db}`: a down database is an answer, not an error. */

@@ -21,6 +21,10 @@ export const LIMITS = {
   queueName: 64,
   queueDescription: 500,
   search: 200,
+  webhookUrl: 2000,
+  webhookDescription: 500,
+  /** Event types (or queues) one webhook may name. */
+  webhookFilter: 50,
   priority: { min: -1000, max: 1000 },
   leaseSeconds: { min: 5, max: 3600 },
   maxAttemptSeconds: { min: 60, max: 604_800 },

@@ -1,7 +1,6 @@
 // `npm start` / `npm run dev`: the database (embedded unless DATABASE_URL), migrations,
 // a production build when none exists, then Next.js — and a clean stop on Ctrl-C/SIGTERM.
 import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -12,6 +11,7 @@ import { settlePrepare } from "../db/pooler";
 import { connectDatabase } from "../db/client";
 import { DATA_DIR, openProjectDatabase, type ProjectDatabase } from "../db/project-database";
 import { seedDemo } from "../lib/demo";
+import { serverSecret } from "./server-secret";
 
 const mode = process.argv[2] === "dev" ? "dev" : "start";
 const port = Number(process.env.PORT ?? 3000);
@@ -87,17 +87,6 @@ function run(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, [nextBin, ...args], { env, stdio: "inherit" });
 }
 
-/** Sessions need a signing secret: without NEXTAUTH_SECRET, one kept in the data folder. */
-async function localSecret(): Promise<string> {
-  const file = path.join(DATA_DIR, "auth-secret");
-  const existing = await fs.readFile(file, "utf8").catch(() => null);
-  if (existing?.trim()) return existing.trim();
-  const secret = randomBytes(32).toString("hex");
-  await fs.mkdir(DATA_DIR, { recursive: true });
-  await fs.writeFile(file, secret, { mode: 0o600 });
-  return secret;
-}
-
 /** The embedded default only: demo people and tasks on a first start, logins printed once. */
 async function seedDemoOnce(url: string): Promise<void> {
   const { db, client } = connectDatabase(url, { max: 1 });
@@ -143,7 +132,7 @@ async function main() {
     DATABASE_URL: database.url,
     PORT: String(port),
     NODE_ENV: mode === "dev" ? ("development" as const) : ("production" as const),
-    NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? (await localSecret()),
+    NEXTAUTH_SECRET: await serverSecret(),
     NEXTAUTH_URL: process.env.NEXTAUTH_URL ?? `http://localhost:${port}`,
     NEXT_TELEMETRY_DISABLED: "1",
   };

@@ -22,7 +22,7 @@ export const createTokenAction = operationAction("supervisor", createToken);
 export const revokeTokenAction = operationAction("supervisor", revokeToken);
 
 /** Who did what to whom among people (the people page) or tokens (the agents page), newest first. */
-export const auditAction = guardedAction("supervisor", z.strictObject({ subject: z.enum(["person", "token"]) }), async (input, { db }) =>
+export const auditAction = guardedAction("supervisor", z.strictObject({ subject: z.enum(["person", "token", "webhook"]) }), async (input, { db }) =>
   ok(await listAudit(db, input.subject)),
 );
 

@@ -7,6 +7,8 @@ import { inboxSort } from "@/components/supervisor/inbox-view";
 import { toWire } from "@/components/task/wire";
 import { requireSupervisor, streamPosition } from "../_lib/session";
 import { readInbox } from "@/lib/tasks/supervise/inbox";
+import { listDisabledWebhooks } from "@/lib/webhooks/ops";
+import { DisabledWebhooks } from "@/components/supervisor/disabled-webhooks";
 
 export const metadata: Metadata = { title: "Inbox · Claimboard" };
 
@@ -21,10 +23,11 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   const user = await requireSupervisor(`/inbox${queue ? `?queue=${encodeURIComponent(queue)}` : ""}`, "inbox");
   await streamPosition(); // before any read: the browser's stream resumes from there
   const { db } = getDatabase();
-  const [inbox, queues] = await Promise.all([readInbox(db, queue, user.actor), listQueueNames(db)]);
+  const [inbox, queues, disabledHooks] = await Promise.all([readInbox(db, queue, user.actor), listQueueNames(db), listDisabledWebhooks(db)]);
   return (
     <main className="mx-auto max-w-screen-lg px-4 py-4">
       <h1 className="mb-4 text-xl font-semibold">Escalation inbox</h1>
+      <DisabledWebhooks hooks={disabledHooks} />
       <Inbox initial={toWire(inbox)} queues={queues} initialSearch={search} initialSort={sort} />
     </main>
   );

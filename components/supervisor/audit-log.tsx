@@ -31,6 +31,12 @@ export function auditSentence(row: AuditView): string {
       return `created the ${text(detail.role)} token ${name}`;
     case "token_revoked":
       return `revoked the token ${name}`;
+    case "webhook_created":
+      return `registered the webhook ${name}`;
+    case "webhook_deleted":
+      return `deleted the webhook ${name}`;
+    case "webhook_disabled":
+      return `disabled the webhook ${name}: it answered 410 Gone`;
   }
 }
 
@@ -44,7 +50,7 @@ export function AuditLog({ subject, initial }: { subject: AuditSubject; initial:
     queryFn: async () => toWire(await unwrap(auditAction({ subject }))),
     initialData: initial,
   });
-  const heading = subject === "person" ? "Changes to people" : "Changes to tokens";
+  const heading = { person: "Changes to people", token: "Changes to tokens", webhook: "Changes to webhooks" }[subject];
   return (
     <section aria-labelledby={`audit-${subject}-heading`} data-testid="audit-log">
       <h2 id={`audit-${subject}-heading`} className="mb-2 text-lg font-semibold">{heading}</h2>

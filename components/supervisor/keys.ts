@@ -8,8 +8,10 @@ export const supervisorKeys = {
   people: ["supervisor", "people"] as const,
   queues: ["supervisor", "queues"] as const,
   tokens: ["supervisor", "tokens"] as const,
+  webhooks: ["supervisor", "webhooks"] as const,
+  deliveries: (id: string) => ["supervisor", "webhooks", "deliveries", id] as const,
   /** Who did what to whom: the people page's ("person") or the agents page's ("token"). */
-  audit: (subject: "person" | "token") => ["supervisor", "audit", subject] as const,
+  audit: (subject: "person" | "token" | "webhook") => ["supervisor", "audit", subject] as const,
   /** Not fetched: a tick that tells the insights page to re-render (components/insights). */
   insightsTick: ["supervisor", "insights-tick"] as const,
 };

@@ -7,7 +7,7 @@ import type { ActorRef } from "@/lib/tasks/core/types";
 // written by the operation that made it, in its transaction; read by the people and agents
 // pages. No "server-only": the CLI writes these too, outside Next.js.
 
-export type AuditSubject = "person" | "token";
+export type AuditSubject = "person" | "token" | "webhook";
 
 export type AuditAction =
   | "person_invited"
@@ -16,7 +16,10 @@ export type AuditAction =
   | "person_enabled"
   | "sign_in_unlocked"
   | "token_created"
-  | "token_revoked";
+  | "token_revoked"
+  | "webhook_created"
+  | "webhook_deleted"
+  | "webhook_disabled";
 
 export interface AuditRecord {
   action: AuditAction;

@@ -33,6 +33,10 @@ const ROUTE_ENDPOINTS = {
   listQueues: "listQueues",
   createQueue: "createQueue",
   updateQueue: "updateQueue",
+  createWebhook: "createWebhook",
+  listWebhooks: "listWebhooks",
+  deleteWebhook: "deleteWebhook",
+  listWebhookDeliveries: "listWebhookDeliveries",
 } as const satisfies Record<string, EndpointId>;
 
 export type RouteName = keyof typeof ROUTE_ENDPOINTS;

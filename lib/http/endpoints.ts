@@ -3,7 +3,11 @@ import type { TokenRole } from "@/db/schema";
 import { countTasksQuery, listEventsQuery, listTasksQuery } from "@/lib/tasks/reads/query-schemas";
 import { eventStreamQuery } from "@/lib/realtime/query";
 import * as input from "@/lib/tasks/core/schemas";
-import { errorObject, eventObject, healthBody, queueObject, queueResponse, readinessObject, taskCountsObject, taskObject, taskResponse } from "./wire";
+import { createWebhookInput, listDeliveriesQuery } from "@/lib/webhooks/schemas";
+import {
+  errorObject, eventObject, healthBody, queueObject, queueResponse, readinessObject, taskCountsObject, taskObject, taskResponse,
+  webhookDeliveryObject, webhookObject,
+} from "./wire";
 
 export { errorObject, eventObject, queueObject, readinessObject, taskCountsObject, taskObject };
 
@@ -17,7 +21,7 @@ export const INSTANCE_HEADER = "Claimboard-Instance";
 
 export interface Endpoint {
   operationId: string;
-  method: "GET" | "POST" | "PATCH";
+  method: "GET" | "POST" | "PATCH" | "DELETE";
   /** OpenAPI form, under /api/v1. */
   path: string;
   summary: string;
@@ -223,6 +227,35 @@ export const endpoints = {
       description: "claimboard_tasks, claimboard_events_total, claimboard_conflicts_total, claimboard_claim_duration_seconds, claimboard_sse_subscribers, claimboard_listen_reconnects_total, … (see docs/insights.md)",
     },
     errors: [],
+  },
+  // Notifications (API.md v1.2, docs/webhooks.md): supervisors' endpoints for events.
+  createWebhook: {
+    operationId: "createWebhook", method: "POST", path: "/webhooks",
+    summary: "Supervisor: register an endpoint for chosen event types (and queues); the signing secret is in this answer only",
+    roles: SUPERVISE, body: createWebhookInput,
+    success: { status: 201, description: "The webhook and its secret (whsec_…, shown once)", schema: z.object({ webhook: webhookObject, secret: z.string() }) },
+    errors: [400, 413],
+  },
+  listWebhooks: {
+    operationId: "listWebhooks", method: "GET", path: "/webhooks",
+    summary: "Supervisor: the registered webhooks, newest first (never their secrets)",
+    roles: SUPERVISE,
+    success: { status: 200, description: "The webhooks", schema: z.object({ webhooks: z.array(webhookObject) }) },
+    errors: [],
+  },
+  deleteWebhook: {
+    operationId: "deleteWebhook", method: "DELETE", path: "/webhooks/{id}",
+    summary: "Supervisor: delete a webhook; what was still to send is not sent",
+    roles: SUPERVISE,
+    success: { status: 200, description: "Deleted", schema: z.object({ deleted: z.uuid() }) },
+    errors: [400, 404],
+  },
+  listWebhookDeliveries: {
+    operationId: "listWebhookDeliveries", method: "GET", path: "/webhooks/{id}/deliveries",
+    summary: "Supervisor: a webhook's delivery log, newest first (status, tries, last error)",
+    roles: SUPERVISE, query: listDeliveriesQuery,
+    success: { status: 200, description: "A page of deliveries", schema: z.object({ deliveries: z.array(webhookDeliveryObject), nextCursor: z.string().nullable() }) },
+    errors: [400, 404],
   },
   health: {
     operationId: "health", method: "GET", path: "/health", summary: "Liveness: the server and its database",

@@ -13,6 +13,8 @@ import { validationError, type Operation } from "@/lib/tasks/core/engine";
 import { listTaskEvents, listTasks } from "@/lib/tasks/reads/queries";
 import { queuePath, taskPath, type superviseBody } from "@/lib/tasks/core/schemas";
 import type { Task } from "@/lib/tasks/core/types";
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks } from "@/lib/webhooks/ops";
+import { webhookIdInput } from "@/lib/webhooks/schemas";
 import { endpoints, type Endpoint, type EndpointId } from "./endpoints";
 import { errorResponse } from "./errors";
 import { handle, respond } from "./handler";
@@ -116,6 +118,18 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     const changed = await run(engine.updateQueue, { ...body, queue: path.data.name });
     if (!changed.ok) return respond(changed, () => null);
     return respond({ ok: true, value: (await engine.readQueueSummary(db, path.data.name))! }, (queue) => ({ queue }));
+  }),
+  createWebhook: handle(endpoints.createWebhook, async ({ run, body }) => respond(await run(createWebhook, body), (made) => made, 201)),
+  listWebhooks: handle(endpoints.listWebhooks, async ({ db }) =>
+    Response.json({ webhooks: await listWebhooks(db) }, { headers: { "Cache-Control": "no-store" } }),
+  ),
+  deleteWebhook: handle(endpoints.deleteWebhook, async ({ run, params }) => respond(await run(deleteWebhook, { id: params.id }), (gone) => gone)),
+  listWebhookDeliveries: handle(endpoints.listWebhookDeliveries, async ({ db, query, params }) => {
+    const id = webhookIdInput.safeParse({ id: params.id });
+    if (!id.success) return errorResponse(validationError(id.error));
+    const page = await listDeliveries(db, { ...query, id: id.data.id });
+    if (!page) return errorResponse({ code: "not_found", message: `No webhook ${id.data.id}` });
+    return Response.json(page, { headers: { "Cache-Control": "no-store" } });
   }),
   // A reconnecting EventSource keeps its original URL, so Last-Event-ID wins over ?after=.
   events: handle(endpoints.events, async ({ request, query, db, principal }) => {

@@ -5,6 +5,7 @@ import {
 } from "@/lib/tasks";
 import type { Standing } from "@/lib/tasks/core/standing";
 import type { TokenRole } from "@/db/schema";
+import { createWebhook, deleteWebhook } from "@/lib/webhooks/ops";
 import { endpoints } from "./endpoints";
 import { buildOpenApiDocument } from "./openapi";
 
@@ -40,10 +41,12 @@ const OPERATION_OF: Partial<Record<EndpointName, Rule>> = {
   forceReleaseTask: forceRelease,
   createQueue,
   updateQueue,
+  createWebhook,
+  deleteWebhook,
 };
 
 /** Endpoints that run no engine operation: reads of the board, the stream, the document itself. */
-const NO_OPERATION: EndpointName[] = ["listTasks", "countTasks", "getTask", "listTaskEvents", "listQueues", "events", "openapi", "metrics", "health"];
+const NO_OPERATION: EndpointName[] = ["listTasks", "countTasks", "getTask", "listTaskEvents", "listQueues", "events", "openapi", "metrics", "health", "listWebhooks", "listWebhookDeliveries"];
 
 /** A token's role and the standing it gives its caller (lib/tasks/core/standing.ts, tokenStanding). */
 const STANDING_OF: Record<TokenRole, Standing> = { agent: "agent", observer: "observer", supervisor: "supervisor" };

@@ -118,6 +118,37 @@ export const taskResponse = z.object({ task: taskObject });
 export const queueResponse = z.object({ queue: queueObject });
 export const healthBody = z.object({ ok: z.boolean(), db: z.enum(["up", "down"]) });
 
+/** A webhook (API.md "Notifications"); its secret only in the answer that made it. */
+export const webhookObject = z
+  .object({
+    id: z.uuid(),
+    url: z.string(),
+    events: z.array(z.string()).meta({ description: "Event types delivered, or [\"*\"] for all" }),
+    queues: z.array(z.string()).nullable().meta({ description: "Only these queues' events; null for every queue" }),
+    description: z.string(),
+    createdAt: z.iso.datetime(),
+    disabledAt: z.iso.datetime().nullable(),
+    disabledReason: z.string().nullable().meta({ description: "Why nothing more is sent, e.g. the receiver answered 410 Gone" }),
+  })
+  .meta({ id: "Webhook" });
+export const webhookDeliveryObject = z
+  .object({
+    id: z.string(),
+    eventId: z.string().meta({ description: "The event's id: webhook-id is evt_<eventId>, the same on every try" }),
+    type: z.string(),
+    taskId: z.string().nullable(),
+    queue: z.string(),
+    status: z.enum(["pending", "delivered", "failed"]),
+    attempts: z.number().int(),
+    nextAttemptAt: z.iso.datetime().nullable(),
+    lastStatus: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    lastAttemptAt: z.iso.datetime().nullable(),
+    deliveredAt: z.iso.datetime().nullable(),
+    eventAt: z.iso.datetime(),
+  })
+  .meta({ id: "WebhookDelivery" });
+
 /**
  * A schema's type as callers hold it: a JSON value (payload, progress, a result) is
  * `unknown`, as the engine holds it, rather than zod's recursive JSON type.
@@ -137,5 +168,7 @@ export type TaskCounts = z.infer<typeof taskCountsObject>;
 /** A queue as GET /queues shows it (supervisor tokens). */
 export type Queue = z.infer<typeof queueObject>;
 export type Health = z.infer<typeof healthBody>;
+export type Webhook = z.infer<typeof webhookObject>;
+export type WebhookDelivery = z.infer<typeof webhookDeliveryObject>;
 /** API.md's error body's `error`. */
 export type ApiError = Loose<z.infer<typeof errorObject>["error"]>;

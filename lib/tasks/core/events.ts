@@ -16,7 +16,7 @@ export type NewEvent = { taskId: bigint | null; queue: string; actorId: string }
 const gathering = new WeakMap<Executor, NewEvent[]>();
 
 /**
- * Appends events and NOTIFYs in the same statement, so both commit with the caller's
+ * Appends events (and their webhook deliveries) and NOTIFYs in the same statement, so all commit with the caller's
  * transition or neither does. Ids are taken in the order given. The notification carries
  * only ids (first, last, count): constant size, far below NOTIFY's 8000-byte cap.
  * Inside oneEventWrite the events wait for its single write instead.
@@ -36,7 +36,15 @@ export async function appendEvents(tx: Executor, clock: Clock, events: NewEvent[
     WITH inserted AS (
       INSERT INTO task_events (task_id, queue, type, actor_id, payload, created_at)
       VALUES ${sql.join(rows, sql`, `)}
-      RETURNING id
+      RETURNING id, task_id, queue, type, actor_id, payload, created_at
+    ), outbox AS (
+      -- The webhooks' outbox (lib/webhooks): a delivery per matching live webhook, committed
+      -- with its event or not at all. With no webhook registered this joins an empty table.
+      INSERT INTO webhook_deliveries (webhook_id, event_id, task_id, queue, type, actor_id, payload, event_at, next_attempt_at)
+      SELECT w.id, i.id, i.task_id, i.queue, i.type, i.actor_id, i.payload, i.created_at, i.created_at
+      FROM inserted i JOIN webhooks w
+        ON w.disabled_at IS NULL AND (i.type::text = ANY (w.events) OR '*' = ANY (w.events))
+       AND (w.queues IS NULL OR i.queue = ANY (w.queues))
     )
     SELECT pg_notify(${NOTIFY_CHANNEL}, json_build_object(
              'first', min(id)::text, 'last', max(id)::text, 'count', count(*))::text),

@@ -1,0 +1,54 @@
+import { SARA } from "./people";
+import { expect, signIn, test } from "./fixtures";
+
+// /webhooks as a supervisor uses it: register an endpoint (the secret shown once, in a dialog),
+// see it listed with what it hears, its (empty) delivery log, a refusal in words, delete it.
+
+test("a supervisor registers a webhook, sees its secret once and its delivery log, and deletes it", async ({ page, queue }) => {
+  await signIn(page, SARA, "/webhooks");
+  const form = page.getByRole("form", { name: "Register a webhook" });
+  await form.getByLabel("Endpoint URL").fill("http://10.0.0.7/hook");
+  await form.getByRole("button", { name: "Register webhook" }).click();
+  await expect(form.getByRole("alert")).toHaveText(/^Url: url points to 10\.0\.0\.7 is a private, link-local or reserved address\.$/);
+
+  const url = `https://198.51.100.7/${queue}`;
+  await form.getByLabel("Endpoint URL").fill(url);
+  await form.getByLabel("failed", { exact: true }).check();
+  await form.getByLabel(queue, { exact: true }).check();
+  await form.getByRole("button", { name: "Register webhook" }).click();
+  const dialog = page.getByRole("dialog", { name: "Webhook registered" });
+  await expect(dialog.getByLabel("Signing secret")).toHaveValue(/^whsec_[A-Za-z0-9+/=]{32}$/);
+  await dialog.getByRole("button", { name: "Done" }).click();
+
+  const hook = page.getByTestId("webhook").filter({ hasText: url });
+  await expect(hook).toContainText(`failed, escalated · queues ${queue}`);
+  await expect(hook).toContainText("active");
+  await hook.getByRole("button", { name: "Deliveries" }).click();
+  await expect(hook).toContainText("Nothing delivered yet");
+  await expect(page.getByRole("region", { name: "Changes to webhooks" }).getByRole("listitem").filter({ hasText: `registered the webhook ${url}` })).toContainText(SARA.name);
+
+  await page.reload(); // the secret is not on the page any more
+  await expect(page.getByText(/whsec_/)).toHaveCount(0);
+  await page.getByTestId("webhook").filter({ hasText: url }).getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Webhook deleted" })).toBeVisible();
+  await expect(page.getByTestId("webhook").filter({ hasText: url })).toHaveCount(0);
+});
+
+test("a webhook its receiver disabled (410 Gone) is named in the supervisors' inbox", async ({ page, db, queue }) => {
+  const { webhooks } = await import("../db/schema");
+  const { eq } = await import("drizzle-orm");
+  const url = `https://198.51.100.8/${queue}`;
+  const [row] = await db.insert(webhooks).values({
+    url, events: ["escalated"], secretSealed: "unused", createdBy: "00000000-0000-0000-0000-000000000000",
+    disabledAt: new Date(), disabledReason: "the receiver answered 410 Gone",
+  }).returning();
+  try {
+    await signIn(page, SARA, "/inbox");
+    const notice = page.getByRole("status", { name: "Disabled webhooks" });
+    await expect(notice).toContainText(`${url}: the receiver answered 410 Gone`);
+    await notice.getByRole("link", { name: "Open webhooks" }).click();
+    await expect(page.getByTestId("webhook").filter({ hasText: url })).toContainText("disabled: the receiver answered 410 Gone");
+  } finally {
+    await db.update(webhooks).set({ deletedAt: new Date() }).where(eq(webhooks.id, row!.id));
+  }
+});

@@ -1,0 +1,126 @@
+import { and, desc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import type { z } from "zod";
+import type { Executor } from "@/db/client";
+import { queues, webhookDeliveries, webhooks, type WebhookDeliveryRow, type WebhookRow } from "@/db/schema";
+import { recordAudit } from "@/lib/auth/audit";
+import { defineOperation } from "@/lib/tasks/core/engine";
+import { SUPERVISORS } from "@/lib/tasks/core/standing";
+import { fail, ok } from "@/lib/tasks/core/types";
+import { createWebhookInput, webhookIdInput, type listDeliveriesInput } from "./schemas";
+import { newWebhookSecret, sealSecret } from "./secret";
+import { urlRefusal } from "./targets";
+
+// Webhooks registered and removed by supervisors (API, /webhooks, CLI): engine operations, each
+// audited in its transaction. Reads (the list, a delivery log) are plain functions.
+
+/** A webhook as the API answers it: never its secret. */
+export interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  queues: string[] | null;
+  description: string;
+  createdAt: Date;
+  disabledAt: Date | null;
+  disabledReason: string | null;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  eventId: string;
+  type: string;
+  taskId: string | null;
+  queue: string;
+  status: "pending" | "delivered" | "failed";
+  attempts: number;
+  nextAttemptAt: Date | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  lastAttemptAt: Date | null;
+  deliveredAt: Date | null;
+  eventAt: Date;
+}
+
+export const toWebhook = (row: WebhookRow): Webhook => ({
+  id: row.id, url: row.url, events: row.events, queues: row.queues, description: row.description,
+  createdAt: row.createdAt, disabledAt: row.disabledAt, disabledReason: row.disabledReason,
+});
+
+const toDelivery = (row: WebhookDeliveryRow): WebhookDelivery => ({
+  id: row.id.toString(), eventId: row.eventId.toString(), type: row.type, taskId: row.taskId?.toString() ?? null,
+  queue: row.queue, status: row.status as WebhookDelivery["status"], attempts: row.attempts,
+  nextAttemptAt: row.status === "pending" ? row.nextAttemptAt : null, lastStatus: row.lastStatus, lastError: row.lastError,
+  lastAttemptAt: row.lastAttemptAt, deliveredAt: row.deliveredAt, eventAt: row.eventAt,
+});
+
+/** Registers an endpoint; the secret is in this answer only (`whsec_…`), never stored in the clear. */
+export const createWebhook = defineOperation({
+  name: "createWebhook",
+  who: SUPERVISORS,
+  input: createWebhookInput,
+  async run(tx, input, { actor }) {
+    const refused = await urlRefusal(input.url);
+    if (refused) return fail({ code: "invalid_request", message: refused, field: "url" });
+    if (input.queues) {
+      const known = await tx.select({ name: queues.name }).from(queues).where(inArray(queues.name, input.queues));
+      const missing = input.queues.find((q) => !known.some((k) => k.name === q));
+      if (missing) return fail({ code: "invalid_request", message: `queues: no queue is named ${missing}`, field: "queues" });
+    }
+    const secret = newWebhookSecret();
+    const [row] = await tx.insert(webhooks).values({
+      url: input.url, events: [...new Set(input.events)], queues: input.queues ? [...new Set(input.queues)] : null,
+      description: input.description ?? "", secretSealed: sealSecret(secret), createdBy: actor.id,
+    }).returning();
+    await recordAudit(tx, actor, {
+      action: "webhook_created", subject: { kind: "webhook", id: row!.id, name: row!.url },
+      detail: { events: row!.events, queues: row!.queues },
+    });
+    return ok({ webhook: toWebhook(row!), secret });
+  },
+});
+
+/** Deletes a webhook: nothing more is written for it, and what was still to send is not sent. */
+export const deleteWebhook = defineOperation({
+  name: "deleteWebhook",
+  who: SUPERVISORS,
+  input: webhookIdInput,
+  async run(tx, { id }, { actor, clock }) {
+    const [row] = await tx.update(webhooks)
+      .set({ deletedAt: clock.now(), disabledAt: sql`coalesce(${webhooks.disabledAt}, ${clock.now()})`, disabledReason: sql`coalesce(${webhooks.disabledReason}, 'deleted')` })
+      .where(and(eq(webhooks.id, id), isNull(webhooks.deletedAt)))
+      .returning();
+    if (!row) return fail({ code: "not_found", message: `No webhook ${id}` });
+    await tx.update(webhookDeliveries)
+      .set({ status: "failed", lastError: "the webhook was deleted" })
+      .where(and(eq(webhookDeliveries.webhookId, id), eq(webhookDeliveries.status, "pending")));
+    await recordAudit(tx, actor, { action: "webhook_deleted", subject: { kind: "webhook", id, name: row.url } });
+    return ok({ deleted: id });
+  },
+});
+
+/** The webhooks not deleted, newest first. */
+export async function listWebhooks(db: Executor): Promise<Webhook[]> {
+  const rows = await db.select().from(webhooks).where(isNull(webhooks.deletedAt)).orderBy(desc(webhooks.createdAt));
+  return rows.map(toWebhook);
+}
+
+/** A webhook's delivery log, newest first; null when there is no such webhook. */
+export async function listDeliveries(db: Executor, input: z.infer<typeof listDeliveriesInput>): Promise<{ deliveries: WebhookDelivery[]; nextCursor: string | null } | null> {
+  const [hook] = await db.select({ id: webhooks.id }).from(webhooks).where(and(eq(webhooks.id, input.id), isNull(webhooks.deletedAt)));
+  if (!hook) return null;
+  const size = input.limit ?? 50;
+  const rows = await db.select().from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.webhookId, input.id), input.before ? lt(webhookDeliveries.id, input.before) : undefined))
+    .orderBy(desc(webhookDeliveries.id))
+    .limit(size + 1);
+  const deliveries = rows.slice(0, size).map(toDelivery);
+  return { deliveries, nextCursor: rows.length > size ? deliveries.at(-1)!.id : null };
+}
+
+/** Webhooks a receiver's 410 disabled (not deleted): the inbox says so until a supervisor deletes or replaces them. */
+export async function listDisabledWebhooks(db: Executor): Promise<Webhook[]> {
+  const rows = await db.select().from(webhooks)
+    .where(and(isNull(webhooks.deletedAt), sql`${webhooks.disabledAt} IS NOT NULL`))
+    .orderBy(desc(webhooks.disabledAt));
+  return rows.map(toWebhook);
+}

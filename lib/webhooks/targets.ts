@@ -1,0 +1,59 @@
+import { BlockList, isIP } from "node:net";
+import { lookup } from "node:dns/promises";
+
+// Where a webhook may point (API.md "Notifications"): https, or http to loopback when
+// WEBHOOKS_ALLOW_LOOPBACK=1 (development, tests); never a private, link-local or other
+// non-public address, checked when it is registered and again for every connection (a name
+// that resolved to a public address then may resolve elsewhere later: DNS rebinding).
+
+const loopback = new BlockList();
+loopback.addSubnet("127.0.0.0", 8, "ipv4");
+loopback.addAddress("::1", "ipv6");
+
+const nonPublic = new BlockList();
+for (const [net, bits] of [
+  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["169.254.0.0", 16], ["172.16.0.0", 12],
+  ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4],
+] as const) nonPublic.addSubnet(net, bits, "ipv4");
+for (const [net, bits] of [["::", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8]] as const) nonPublic.addSubnet(net, bits, "ipv6");
+
+export const loopbackAllowed = () => process.env.WEBHOOKS_ALLOW_LOOPBACK === "1";
+
+/** IPv4-mapped IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it maps. */
+function plain(address: string): { address: string; family: "ipv4" | "ipv6" } {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return { address: mapped[1]!, family: "ipv4" };
+  return { address, family: isIP(address) === 6 ? "ipv6" : "ipv4" };
+}
+
+/** Why a connection to this resolved address is refused, or null when it may go. */
+export function addressRefusal(address: string): string | null {
+  const { address: a, family } = plain(address);
+  if (loopback.check(a, family)) return loopbackAllowed() ? null : `${address} is a loopback address (allowed only with WEBHOOKS_ALLOW_LOOPBACK=1)`;
+  if (nonPublic.check(a, family)) return `${address} is a private, link-local or reserved address`;
+  return null;
+}
+
+/** Why the URL cannot be a webhook's, or null. Resolves its host name once. */
+export async function urlRefusal(raw: string): Promise<string | null> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return "url is not a valid URL";
+  }
+  if (url.username || url.password) return "url must not carry credentials";
+  if (url.protocol !== "https:" && url.protocol !== "http:") return "url must be https (http only to loopback, with WEBHOOKS_ALLOW_LOOPBACK=1)";
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  let addresses: string[];
+  try {
+    addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((r) => r.address);
+  } catch {
+    return `url's host ${host} does not resolve`;
+  }
+  const refusals = addresses.map(addressRefusal).filter((r): r is string => r !== null);
+  if (refusals.length > 0) return `url points to ${refusals[0]}`;
+  if (url.protocol === "https:") return null;
+  const toLoopback = addresses.every((a) => loopback.check(plain(a).address, plain(a).family));
+  return toLoopback ? null : "url must be https (http only to loopback, with WEBHOOKS_ALLOW_LOOPBACK=1)";
+}
