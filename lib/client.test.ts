@@ -201,6 +201,17 @@ describe("ClaimboardClient against a real server", () => {
     expect(await refused(client.createTask({ title: "late", queue: "client-boss" }))).toMatchObject({ status: 400, code: "invalid_request", field: "queue" });
     expect(await refused(client.listQueues())).toMatchObject({ status: 403, code: "forbidden" });
 
+    // Schedules: made, listed, paused, deleted.
+    const schedule = await supervisor.createSchedule({ name: "client nightly", cron: "0 2 * * *", timezone: "Europe/Berlin", queue: "client-boss-2", task: { title: "nightly" } }).catch((e: unknown) => e as ClaimboardApiError);
+    expect(schedule).toMatchObject({ status: 400, code: "invalid_request", field: "queue" }); // no such queue
+    const nightly = await supervisor.createSchedule({ name: "client nightly", cron: "0 2 * * *", timezone: "Europe/Berlin", queue: "client", task: { title: "nightly" } });
+    expect(nightly).toMatchObject({ name: "client nightly", timezone: "Europe/Berlin", paused: false, overlap: "skip", missed: "skip" });
+    expect(nightly.nextAt).toMatch(ISO);
+    expect((await supervisor.listSchedules()).map((s) => s.id)).toContain(nightly.id);
+    expect(await supervisor.updateSchedule(nightly.id, { paused: true })).toMatchObject({ paused: true, nextAt: null });
+    await supervisor.deleteSchedule(nightly.id);
+    expect(await refused(supervisor.deleteSchedule(nightly.id))).toMatchObject({ status: 404, code: "not_found" });
+
     // Webhooks: registered (the secret once), listed without it, a delivery log, deleted.
     const { webhook, secret } = await supervisor.createWebhook({ url: "https://198.51.100.7/hook", events: ["breaker_tripped"], queues: ["client-boss"] });
     expect(secret).toMatch(/^whsec_/);

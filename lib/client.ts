@@ -8,7 +8,7 @@ import { ClaimboardApiError, toApiError } from "./client/errors";
 import { clientRoutes, type EndpointOf, type RouteName } from "./client/routes";
 import type {
   Answer, Body, CallOptions, ClaimOptions, CompletionResult, Health, ListTasksQuery, NewTask, Query,
-  Queue, Readiness, Task, TaskChanges, TaskCounts, TaskEvent, TaskFilterQuery, TaskRef, Webhook, WebhookDelivery,
+  Queue, Readiness, Task, TaskChanges, TaskCounts, TaskEvent, TaskFilterQuery, TaskRef, Schedule, Webhook, WebhookDelivery,
 } from "./client/types";
 
 export type * from "./client/types";
@@ -191,6 +191,24 @@ export class ClaimboardClient {
   /** Settings, description, paused and archived at once (name at least one). */
   async updateQueue(name: string, changes: Body<"updateQueue">): Promise<Queue> {
     return (await this.call("updateQueue", { id: name, body: changes })).queue;
+  }
+
+  /** A schedule: at each occurrence of `cron` (in `timezone`), a task in `queue`. */
+  async createSchedule(input: Body<"createSchedule">): Promise<Schedule> {
+    return (await this.call("createSchedule", { body: input })).schedule;
+  }
+
+  async listSchedules(): Promise<Schedule[]> {
+    return (await this.call("listSchedules", {})).schedules;
+  }
+
+  /** Changes, `paused: true|false` to pause or resume. */
+  async updateSchedule(id: string, changes: Body<"updateSchedule">): Promise<Schedule> {
+    return (await this.call("updateSchedule", { id, body: changes })).schedule;
+  }
+
+  async deleteSchedule(id: string): Promise<void> {
+    await this.call("deleteSchedule", { id });
   }
 
   /** A webhook for `events` (and `queues`); the answer's `secret` (whsec_…) is shown this once. */

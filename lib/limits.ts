@@ -21,6 +21,7 @@ export const LIMITS = {
   queueName: 64,
   queueDescription: 500,
   search: 200,
+  scheduleName: 100,
   webhookUrl: 2000,
   webhookDescription: 500,
   /** Event types (or queues) one webhook may name. */

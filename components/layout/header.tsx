@@ -11,6 +11,7 @@ const SUPERVISION: NavItem[] = [
   { href: "/agents", label: "Agents" },
   { href: "/people", label: "People" },
   { href: "/queues", label: "Queues" },
+  { href: "/schedules", label: "Schedules" },
   { href: "/webhooks", label: "Webhooks" },
   { href: "/insights", label: "Insights" },
 ];

@@ -9,6 +9,7 @@ export const supervisorKeys = {
   queues: ["supervisor", "queues"] as const,
   tokens: ["supervisor", "tokens"] as const,
   webhooks: ["supervisor", "webhooks"] as const,
+  schedules: ["supervisor", "schedules"] as const,
   deliveries: (id: string) => ["supervisor", "webhooks", "deliveries", id] as const,
   /** Who did what to whom: the people page's ("person") or the agents page's ("token"). */
   audit: (subject: "person" | "token" | "webhook") => ["supervisor", "audit", subject] as const,

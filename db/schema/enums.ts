@@ -48,6 +48,9 @@ export const eventType = pgEnum("event_type", [
   // Retiring the log (docs/engine.md): whole months of events written to a file and dropped;
   // one per task whose early events went (and one per queue), naming the file and its SHA-256.
   "events_archived",
+  // Recurring work (docs/schedules.md): an occurrence that made no task (overlap: skip while the
+  // previous one is unfinished; missed: skip after downtime) — a queue-level fact.
+  "schedule_skipped",
 ]);
 
 /** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */

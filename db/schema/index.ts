@@ -7,6 +7,7 @@ export * from "./people";
 export * from "./insights";
 export * from "./audit";
 export * from "./webhooks";
+export * from "./schedules";
 
 import type { actors, tasks, queues } from "./tasks";
 import type { taskEvents } from "./events";

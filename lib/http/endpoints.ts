@@ -4,9 +4,10 @@ import { countTasksQuery, listEventsQuery, listTasksQuery } from "@/lib/tasks/re
 import { eventStreamQuery } from "@/lib/realtime/query";
 import * as input from "@/lib/tasks/core/schemas";
 import { createWebhookInput, listDeliveriesQuery } from "@/lib/webhooks/schemas";
+import { createScheduleInput, updateScheduleBody } from "@/lib/schedules/schemas";
 import {
   errorObject, eventObject, healthBody, queueObject, queueResponse, readinessObject, taskCountsObject, taskObject, taskResponse,
-  webhookDeliveryObject, webhookObject,
+  scheduleObject, scheduleResponse, webhookDeliveryObject, webhookObject,
 } from "./wire";
 
 export { errorObject, eventObject, queueObject, readinessObject, taskCountsObject, taskObject };
@@ -227,6 +228,35 @@ export const endpoints = {
       description: "claimboard_tasks, claimboard_events_total, claimboard_conflicts_total, claimboard_claim_duration_seconds, claimboard_sse_subscribers, claimboard_listen_reconnects_total, … (see docs/insights.md)",
     },
     errors: [],
+  },
+  // Recurring work (API.md v1.2, docs/schedules.md).
+  createSchedule: {
+    operationId: "createSchedule", method: "POST", path: "/schedules",
+    summary: "Supervisor: a cron (5 fields) in a time zone that makes a task in a queue at each occurrence",
+    roles: SUPERVISE, body: createScheduleInput,
+    success: { status: 201, description: "The schedule, with its next occurrence", schema: scheduleResponse },
+    errors: [400, 413],
+  },
+  listSchedules: {
+    operationId: "listSchedules", method: "GET", path: "/schedules",
+    summary: "Supervisor: the schedules by name, each with its next occurrence and last result",
+    roles: SUPERVISE,
+    success: { status: 200, description: "The schedules", schema: z.object({ schedules: z.array(scheduleObject) }) },
+    errors: [],
+  },
+  updateSchedule: {
+    operationId: "updateSchedule", method: "PATCH", path: "/schedules/{id}",
+    summary: "Supervisor: change a schedule, pause or resume it (a resume counts from now)",
+    roles: SUPERVISE, body: updateScheduleBody,
+    success: { status: 200, description: "The schedule after the change", schema: scheduleResponse },
+    errors: [400, 404, 413],
+  },
+  deleteSchedule: {
+    operationId: "deleteSchedule", method: "DELETE", path: "/schedules/{id}",
+    summary: "Supervisor: delete a schedule; the tasks it made stay",
+    roles: SUPERVISE,
+    success: { status: 200, description: "Deleted", schema: z.object({ deleted: z.uuid() }) },
+    errors: [400, 404],
   },
   // Notifications (API.md v1.2, docs/webhooks.md): supervisors' endpoints for events.
   createWebhook: {

@@ -15,6 +15,7 @@ import { queuePath, taskPath, type superviseBody } from "@/lib/tasks/core/schema
 import type { Task } from "@/lib/tasks/core/types";
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks } from "@/lib/webhooks/ops";
 import { webhookIdInput } from "@/lib/webhooks/schemas";
+import { createSchedule, deleteSchedule, listSchedules, updateSchedule } from "@/lib/schedules/ops";
 import { endpoints, type Endpoint, type EndpointId } from "./endpoints";
 import { errorResponse } from "./errors";
 import { handle, respond } from "./handler";
@@ -119,6 +120,14 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     if (!changed.ok) return respond(changed, () => null);
     return respond({ ok: true, value: (await engine.readQueueSummary(db, path.data.name))! }, (queue) => ({ queue }));
   }),
+  createSchedule: handle(endpoints.createSchedule, async ({ run, body }) => respond(await run(createSchedule, body), (schedule) => ({ schedule }), 201)),
+  listSchedules: handle(endpoints.listSchedules, async ({ db }) =>
+    Response.json({ schedules: await listSchedules(db) }, { headers: { "Cache-Control": "no-store" } }),
+  ),
+  updateSchedule: handle(endpoints.updateSchedule, async ({ run, body, params }) =>
+    respond(await run(updateSchedule, { ...(body as object), id: params.id }), (schedule) => ({ schedule })),
+  ),
+  deleteSchedule: handle(endpoints.deleteSchedule, async ({ run, params }) => respond(await run(deleteSchedule, { id: params.id }), (gone) => gone)),
   createWebhook: handle(endpoints.createWebhook, async ({ run, body }) => respond(await run(createWebhook, body), (made) => made, 201)),
   listWebhooks: handle(endpoints.listWebhooks, async ({ db }) =>
     Response.json({ webhooks: await listWebhooks(db) }, { headers: { "Cache-Control": "no-store" } }),

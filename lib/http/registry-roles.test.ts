@@ -6,6 +6,7 @@ import {
 import type { Standing } from "@/lib/tasks/core/standing";
 import type { TokenRole } from "@/db/schema";
 import { createWebhook, deleteWebhook } from "@/lib/webhooks/ops";
+import { createSchedule, deleteSchedule, updateSchedule } from "@/lib/schedules/ops";
 import { endpoints } from "./endpoints";
 import { buildOpenApiDocument } from "./openapi";
 
@@ -43,10 +44,13 @@ const OPERATION_OF: Partial<Record<EndpointName, Rule>> = {
   updateQueue,
   createWebhook,
   deleteWebhook,
+  createSchedule,
+  updateSchedule,
+  deleteSchedule,
 };
 
 /** Endpoints that run no engine operation: reads of the board, the stream, the document itself. */
-const NO_OPERATION: EndpointName[] = ["listTasks", "countTasks", "getTask", "listTaskEvents", "listQueues", "events", "openapi", "metrics", "health", "listWebhooks", "listWebhookDeliveries"];
+const NO_OPERATION: EndpointName[] = ["listTasks", "countTasks", "getTask", "listTaskEvents", "listQueues", "events", "openapi", "metrics", "health", "listWebhooks", "listWebhookDeliveries", "listSchedules"];
 
 /** A token's role and the standing it gives its caller (lib/tasks/core/standing.ts, tokenStanding). */
 const STANDING_OF: Record<TokenRole, Standing> = { agent: "agent", observer: "observer", supervisor: "supervisor" };

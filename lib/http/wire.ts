@@ -118,6 +118,28 @@ export const taskResponse = z.object({ task: taskObject });
 export const queueResponse = z.object({ queue: queueObject });
 export const healthBody = z.object({ ok: z.boolean(), db: z.enum(["up", "down"]) });
 
+/** A schedule (API.md "Recurring work"): a cron in a time zone that makes a task each time. */
+export const scheduleObject = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    cron: z.string().meta({ description: "Five fields: minute hour day-of-month month day-of-week" }),
+    timezone: z.string().meta({ description: "IANA time zone the cron is read in" }),
+    queue: z.string(),
+    task: z.object({ title: z.string(), description: z.string().optional(), priority: z.number().int().optional(), payload: z.record(z.string(), z.json()).optional() }),
+    overlap: z.enum(["skip", "allow"]),
+    missed: z.enum(["skip", "once"]),
+    paused: z.boolean(),
+    nextAt: z.iso.datetime().nullable().meta({ description: "The next occurrence; null while paused" }),
+    lastAt: z.iso.datetime().nullable(),
+    lastResult: z
+      .object({ kind: z.enum(["created", "backfilled", "skipped", "failed"]), taskId: z.string().optional(), reason: z.string().optional() })
+      .nullable(),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: "Schedule" });
+export const scheduleResponse = z.object({ schedule: scheduleObject });
+
 /** A webhook (API.md "Notifications"); its secret only in the answer that made it. */
 export const webhookObject = z
   .object({
@@ -169,6 +191,7 @@ export type TaskCounts = z.infer<typeof taskCountsObject>;
 export type Queue = z.infer<typeof queueObject>;
 export type Health = z.infer<typeof healthBody>;
 export type Webhook = z.infer<typeof webhookObject>;
+export type Schedule = Loose<z.infer<typeof scheduleObject>>;
 export type WebhookDelivery = z.infer<typeof webhookDeliveryObject>;
 /** API.md's error body's `error`. */
 export type ApiError = Loose<z.infer<typeof errorObject>["error"]>;

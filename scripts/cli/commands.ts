@@ -5,6 +5,7 @@ import { integer, json, list, optional, parse, required, str, type Action, type 
 import { eventCommands } from "./events";
 import { queueCommands } from "./queues";
 import { taskCommands } from "./tasks";
+import { scheduleCommands } from "./schedules";
 import { webhookCommands } from "./webhooks";
 
 export type { Action };
@@ -94,6 +95,7 @@ const commands: Record<string, Command> = {
 
   ...queueCommands,
   ...webhookCommands,
+  ...scheduleCommands,
 
   "task readiness": {
     usage: "task readiness ID",

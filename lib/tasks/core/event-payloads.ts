@@ -115,6 +115,17 @@ export interface SettingsChangedPayload {
 }
 export interface QueuePausedPayload { by: string }
 export interface QueueArchivedPayload { by: string; openTasks: number }
+export interface ScheduleSkippedPayload {
+  scheduleId: string;
+  schedule: string;
+  /** The occurrence (ISO) that made no task, or the latest of several missed ones. */
+  occurrence: string;
+  reason: "overlap" | "missed";
+  /** overlap: the previous occurrence's task, still unfinished. */
+  previousTaskId?: string;
+  /** missed: how many occurrences passed while no instance ran. */
+  missed?: number;
+}
 
 export interface EventPayloads {
   created: CreatedPayload;
@@ -145,6 +156,7 @@ export interface EventPayloads {
   archived: QueueArchivedPayload;
   unarchived: QueueArchivedPayload;
   events_archived: EventsArchivedPayload;
+  schedule_skipped: ScheduleSkippedPayload;
 }
 
 export type EventType = keyof EventPayloads;

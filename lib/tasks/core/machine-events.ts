@@ -53,6 +53,7 @@ export const EVENTS: Record<EventType, EventFacts> = {
   unarchived: { of: "queue", version: "none", label: "unarchived" },
   // Only the last one of a history is replayed from: it holds the row as the archived events made it.
   events_archived: { of: "task", version: "none", aside: true, label: "events archived" },
+  schedule_skipped: { of: "queue", version: "none", label: "a scheduled occurrence made no task" },
 };
 
 export const EVENT_TYPES = Object.keys(EVENTS) as EventType[];

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { runCli } from "@/test/cli";
+import { freshDatabase, type TestDatabase } from "@/test/db";
+import { makeQueue } from "@/test/queues";
+
+// `npm run cli -- schedule …` as a separate process: create, list, pause and resume, delete;
+// a 6-field cron, an unknown zone or queue is one line naming the flag, exit 1, nothing written.
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await freshDatabase();
+  await makeQueue(database.db, "reports");
+});
+afterAll(async () => {
+  await database?.close();
+});
+const cli = (...args: string[]) => runCli(["schedule", ...args], database.url);
+
+test("create, list, pause, resume, delete; refusals name the flag and write nothing", async () => {
+  const made = await cli("create", "--name", "weekday digest", "--cron", "0 9 * * 1-5", "--timezone", "Europe/Berlin", "--queue", "reports", "--title", "Send the digest");
+  expect(made.code, made.stderr).toBe(0);
+  const [, id] = /^created schedule ([0-9a-f-]{36}) \(weekday digest\); next run \d{4}-\d\d-\d\dT0[78]:00:00\.000Z$/.exec(made.stdout.trim())!;
+  expect((await cli("list")).stdout.trim()).toMatch(new RegExp(`^${id}  active  weekday digest  0 9 \\* \\* 1-5 \\(Europe/Berlin\\)  reports  next \\S+  last none$`));
+
+  for (const [args, message] of [
+    [["--cron", "0 0 9 * * 1"], /^error: --cron must have 5 fields/],
+    [["--cron", "0 9 * * 1", "--timezone", "Mars/Olympus"], /^error: --timezone Mars\/Olympus is not an IANA time zone/],
+    [["--cron", "0 9 * * 1", "--queue", "nowhere"], /^error: --queue: no queue is named nowhere/],
+  ] as const) {
+    const base = ["create", "--name", "bad", "--queue", "reports", "--title", "t"];
+    const refused = await cli(...base, ...args);
+    expect(refused.code, refused.stdout).toBe(1);
+    expect(refused.stderr).toMatch(message);
+    expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+  }
+  expect((await cli("list")).stdout.trim().split("\n")).toHaveLength(1);
+
+  expect((await cli("pause", id!)).stdout.trim()).toBe("paused schedule weekday digest");
+  expect((await cli("list")).stdout).toContain("  paused  ");
+  expect((await cli("pause", id!, "--resume")).stdout.trim()).toMatch(/^resumed schedule weekday digest; next run /);
+  expect((await cli("delete", id!)).stdout.trim()).toBe(`deleted schedule ${id}`);
+  expect((await cli("list")).stdout.trim()).toBe("no schedules");
+  const usage = await cli("delete");
+  expect([usage.code, usage.stderr.trim()]).toEqual([2, "error: schedule delete takes one schedule id (see --help)"]);
+}, 120_000);
