@@ -56,11 +56,12 @@ function rpc(headers: Record<string, string>, method = "POST"): Promise<HttpResu
 const toolCount = (res: HttpResult) => (res.body as { result: { tools: unknown[] } }).result.tools.length;
 
 test("the app's own Host and Origin (and its loopback aliases) are served", async () => {
-  for (const headers of [
+  const cases: Record<string, string>[] = [
     { host: `127.0.0.1:${port}` },
     { host: `127.0.0.1:${port}`, origin: f.server.url },
     { host: `localhost:${port}`, origin: `http://localhost:${port}` },
-  ]) {
+  ];
+  for (const headers of cases) {
     const res = await rpc(headers);
     expect(res.status, `${JSON.stringify(headers)}: ${res.text}`).toBe(200);
     expect(toolCount(res)).toBeGreaterThan(0);
