@@ -80,6 +80,11 @@ const NOT_ENDPOINTS: Record<string, string> = {
   "/api/v1/{...unknown}": "404 not_found in the error shape for every caller and method (checked below)",
   "/api/auth/{...nextauth}": "next-auth's own sign-in routes: test/attacks/passwords.test.ts and cross-origin.test.ts",
   "/api/mcp": "the MCP server: the API's guard for every token role, no cookies (checked below; tools in test/mcp/)",
+  "/.well-known/oauth-protected-resource": "public OAuth metadata (RFC 9728), nothing secret: test/mcp/oauth.test.ts",
+  "/.well-known/oauth-protected-resource/api/mcp": "the same metadata at its path-suffixed address: test/mcp/oauth.test.ts",
+  "/.well-known/oauth-authorization-server": "public OAuth metadata (RFC 8414): test/mcp/oauth.test.ts",
+  "/api/oauth/register": "open registration (RFC 7591), throttled per address; grants nothing by itself: test/mcp/oauth.test.ts",
+  "/api/oauth/token": "the OAuth token endpoint: a code with its PKCE verifier, or a refresh token; OAuth errors otherwise: test/mcp/oauth.test.ts",
 };
 
 /** The policy, from the endpoint's registry entry. */

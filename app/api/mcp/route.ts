@@ -8,6 +8,7 @@ import { otherMethods } from "@/lib/http/routes";
 import { withTransportSecurity } from "@/lib/http/transport";
 import { limits, take, tokenKey } from "@/lib/http/rate-limit";
 import { hostProblem } from "@/lib/mcp/allowed-hosts";
+import { issuer, resourceMetadataUrl } from "@/lib/oauth/config";
 import { createMcpServer } from "@/lib/mcp/server";
 import { inProcessFetch } from "./in-process";
 
@@ -23,12 +24,20 @@ const mcp: Endpoint = {
 
 type RouteHandler = ((request: Request, context: never) => Promise<Response>) & { methodNotAllowed?: true };
 
-/** DNS rebinding: a Host or Origin that is not this deployment's is refused before anything else runs (lib/mcp/allowed-hosts.ts). */
+/**
+ * DNS rebinding: a Host or Origin that is not this deployment's is refused before anything
+ * else runs (lib/mcp/allowed-hosts.ts); a 401 says where to sign in by OAuth.
+ */
 function ownHostOnly<H extends RouteHandler>(handler: H): H {
   const guarded = (async (request: Request, context: never) => {
     const problem = hostProblem(request.headers);
     if (problem) return withTransportSecurity(request, errorResponse({ code: "forbidden", message: problem }));
-    return handler(request, context);
+    const response = await handler(request, context);
+    // RFC 9728 §5.1: a 401 names the resource's metadata, where an MCP client finds how to sign in.
+    if (response.status === 401) {
+      response.headers.set("WWW-Authenticate", `Bearer realm="claimboard", resource_metadata="${resourceMetadataUrl(issuer(request))}"`);
+    }
+    return response;
   }) as H;
   if (handler.methodNotAllowed) guarded.methodNotAllowed = true;
   return guarded;
