@@ -19,8 +19,7 @@ export const ACCESS_TOKEN_SECONDS = 60 * 60;
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 60 * 60;
 export const CODE_SECONDS = 120;
 
-/** The app's public origin: NEXTAUTH_URL (or AUTH_URL) as configured, else the request's own. */
-export function issuer(request: Request): string {
+function configuredOrigin(): string | null {
   for (const value of [process.env.NEXTAUTH_URL, process.env.AUTH_URL]) {
     if (!value) continue;
     try {
@@ -29,7 +28,17 @@ export function issuer(request: Request): string {
       // not a URL: the next candidate
     }
   }
-  return new URL(request.url).origin;
+  return null;
+}
+
+/** The app's public origin: NEXTAUTH_URL (or AUTH_URL) as configured, else the request's own. */
+export function issuer(request: Request): string {
+  return configuredOrigin() ?? new URL(request.url).origin;
+}
+
+/** The same, in a page (which has the request's headers, not the request). */
+export function issuerOf(headers: Headers): string {
+  return configuredOrigin() ?? `${headers.get("x-forwarded-proto") === "https" ? "https" : "http"}://${headers.get("host") ?? "localhost"}`;
 }
 
 export const mcpResource = (base: string) => `${base}/api/mcp`;
