@@ -108,6 +108,24 @@ async function revokeConnection(tx: Tx, connectionId: string, reason: string) {
   }
 }
 
+/**
+ * A person's standing changed (lib/auth/people.ts): disabled, every connection of theirs
+ * ends now; no longer a supervisor, their connections' supervisor tokens become agent
+ * tokens now (the scope is cut at the next refresh as well).
+ */
+export async function personChanged(tx: Tx, personId: string, change: { disabled?: boolean; role?: string }) {
+  const connections = await tx
+    .select({ id: oauthConnections.id, tokenId: oauthConnections.tokenId })
+    .from(oauthConnections)
+    .where(and(eq(oauthConnections.personId, personId), isNull(oauthConnections.revokedAt)));
+  for (const connection of connections) {
+    if (change.disabled) await revokeConnection(tx, connection.id, "person disabled");
+    else if (change.role !== undefined && change.role !== "supervisor") {
+      await tx.update(agentTokens).set({ role: "agent" }).where(and(eq(agentTokens.id, connection.tokenId), eq(agentTokens.role, "supervisor")));
+    }
+  }
+}
+
 /** grant_type=authorization_code (RFC 6749 §4.1.3 with PKCE): the code, once, for a new connection. */
 export async function exchangeCode(
   db: Db,

@@ -2,6 +2,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { z } from "zod";
+import * as people from "@/lib/auth/people";
+import { databaseClock, SYSTEM_ACTOR, type Operation } from "@/lib/tasks";
 import { hashToken, revokeAgentToken } from "@/lib/auth/tokens";
 import { issueCode } from "@/lib/oauth/grants";
 import { attackFixture, type AttackFixture } from "@/test/attacks/helpers";
@@ -250,5 +253,26 @@ describe("tokens", () => {
     f.secret(read.body.refresh_token as string);
     const listed = await mcp(f.secret(read.body.access_token as string));
     expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(4);
+  });
+});
+
+describe("the person's standing", () => {
+  const asOperator = <S extends z.ZodType, O>(op: Operation<S, O>) => (input: z.input<S>) =>
+    f.database.db.transaction((tx) => op.run(tx, input as z.infer<S>, { actor: SYSTEM_ACTOR, standing: "operator", clock: databaseClock }));
+
+  test("a supervisor demoted: their supervise connection is an agent's at once; disabled: every connection of theirs ends at once", async () => {
+    const lead = await f.person("oauth-lead@example.com", "supervisor");
+    const clientId = await newClient();
+    const { code, verifier } = await approve(clientId, lead, ["board:supervise"]);
+    const res = await token({ grant_type: "authorization_code", client_id: clientId, code, code_verifier: verifier, redirect_uri: REDIRECT });
+    const [access, refresh] = [f.secret(res.body.access_token as string), f.secret(res.body.refresh_token as string)];
+    const roleNow = async () => ((await f.database.client`SELECT role FROM agent_tokens WHERE token_hash = ${hashToken(access)}`)[0] as { role: string }).role;
+    expect(await roleNow()).toBe("supervisor");
+    expect(await asOperator(people.setPersonRole)({ actorId: lead.actorId, role: "staff" })).toMatchObject({ ok: true });
+    expect(await roleNow()).toBe("agent");
+    expect((await mcp(access)).status).toBe(200);
+    expect(await asOperator(people.setPersonDisabled)({ actorId: lead.actorId, disabled: true })).toMatchObject({ ok: true });
+    expect((await mcp(access)).status).toBe(401);
+    expectOAuthError(await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: refresh }), "invalid_grant");
   });
 });
