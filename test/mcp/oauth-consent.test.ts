@@ -6,6 +6,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import { chromium, type Browser } from "@playwright/test";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { freePort } from "@/db/embedded";
+import { listAgentTokens } from "@/lib/auth/token-list";
 import { hashToken, revokeAgentToken } from "@/lib/auth/tokens";
 import { attackFixture, mustSignIn, type AttackFixture } from "@/test/attacks/helpers";
 
@@ -125,6 +126,10 @@ test("sign in once: SDK client → 401 → registration → consent page in Chro
     SELECT t.name, t.role, c.person_id FROM agent_tokens t JOIN oauth_connections c ON c.token_id = t.id WHERE t.token_hash = ${hashToken(access)}`) as unknown as [{ name: string; role: string; person_id: string }];
   expect(row.person_id).toBe(person.actorId);
   expect(row.name).toMatch(/^mcp-test-connector-/);
+  // /agents lists it with its client and owner (the page's list is listAgentTokens).
+  const listed = (await listAgentTokens(f.database.db)).find((t) => t.name === row.name)!;
+  expect(listed.connection).toEqual({ client: "Test connector", owner: "connector" });
+  expect(listed.lastUsedAt).not.toBeNull();
 
   // Refresh at the token endpoint, as the SDK does when the access token expires.
   const refreshed = await fetch(`${f.server.url}/api/oauth/token`, {
