@@ -20,7 +20,8 @@ let staff: { actorId: string };
 let supervisor: { actorId: string };
 
 beforeAll(async () => {
-  f = await attackFixture();
+  // Registration is throttled like failed authentications (20 at once by default); this file registers more.
+  f = await attackFixture({ AUTH_FAILURE_BURST: "1000" });
   staff = await f.person("oauth-staff@example.com", "staff");
   supervisor = await f.person("oauth-sup@example.com", "supervisor");
 });
