@@ -90,7 +90,7 @@ async function newRefreshToken(tx: Tx, connectionId: string): Promise<string> {
 }
 
 /** Ends a connection: its agent token is revoked (so its access token stops at once) and no refresh token works. */
-async function revokeConnection(tx: Tx, connectionId: string, reason: string) {
+export async function revokeConnection(tx: Tx, connectionId: string, reason: string) {
   const [connection] = await tx
     .update(oauthConnections)
     .set({ revokedAt: sql`now()`, revokedReason: reason })

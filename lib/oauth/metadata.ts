@@ -20,6 +20,8 @@ export function authorizationServerMetadata(base: string) {
     authorization_endpoint: `${base}/oauth/authorize`,
     token_endpoint: `${base}/api/oauth/token`,
     registration_endpoint: `${base}/api/oauth/register`,
+    revocation_endpoint: `${base}/api/oauth/revoke`,
+    revocation_endpoint_auth_methods_supported: ["none"],
     scopes_supported: SCOPE_NAMES,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],

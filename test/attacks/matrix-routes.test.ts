@@ -85,6 +85,7 @@ const NOT_ENDPOINTS: Record<string, string> = {
   "/.well-known/oauth-authorization-server": "public OAuth metadata (RFC 8414): test/mcp/oauth.test.ts",
   "/api/oauth/register": "open registration (RFC 7591), throttled per address; grants nothing by itself: test/mcp/oauth.test.ts",
   "/api/oauth/token": "the OAuth token endpoint: a code with its PKCE verifier, or a refresh token; OAuth errors otherwise: test/mcp/oauth.test.ts",
+  "/api/oauth/revoke": "RFC 7009 revocation by the client that holds the token; the same 200 for any token: test/mcp/oauth.test.ts",
   "/api/oauth/approve": "the consent page's form: a signed-in person's session and this site's Origin: test/mcp/oauth-consent.test.ts",
 };
 

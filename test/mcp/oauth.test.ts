@@ -90,6 +90,7 @@ describe("discovery", () => {
       authorization_endpoint: `${f.server.url}/oauth/authorize`,
       token_endpoint: `${f.server.url}/api/oauth/token`,
       registration_endpoint: `${f.server.url}/api/oauth/register`,
+      revocation_endpoint: `${f.server.url}/api/oauth/revoke`,
       code_challenge_methods_supported: ["S256"],
       grant_types_supported: ["authorization_code", "refresh_token"],
       response_types_supported: ["code"],
@@ -254,6 +255,38 @@ describe("tokens", () => {
     f.secret(read.body.refresh_token as string);
     const listed = await mcp(f.secret(read.body.access_token as string));
     expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(4);
+  });
+});
+
+describe("revocation by the client (RFC 7009)", () => {
+  const revoke = (params: Record<string, string>) =>
+    fetch(`${f.server.url}/api/oauth/revoke`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(params).toString() });
+
+  test("a refresh or access token handed back ends the connection; another client's, or a made-up one, changes nothing and is answered the same", async () => {
+    const clientId = await newClient();
+    const other = await newClient("Other");
+    const connect = async () => {
+      const { code, verifier } = await approve(clientId, staff);
+      const res = await token({ grant_type: "authorization_code", client_id: clientId, code, code_verifier: verifier, redirect_uri: REDIRECT });
+      return { access: f.secret(res.body.access_token as string), refresh: f.secret(res.body.refresh_token as string) };
+    };
+    const a = await connect();
+    expect((await revoke({ token: a.refresh, client_id: other })).status).toBe(200);
+    expect((await revoke({ token: "cbr_made-up", client_id: clientId })).status).toBe(200);
+    expect((await mcp(a.access)).status).toBe(200);
+    const done = await revoke({ token: a.refresh, client_id: clientId, token_type_hint: "refresh_token" });
+    expect(done.status).toBe(200);
+    expect(await done.text()).toBe("");
+    expect((await mcp(a.access)).status).toBe(401);
+    expectOAuthError(await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: a.refresh }), "invalid_grant");
+    const b = await connect();
+    expect((await revoke({ token: b.access, client_id: clientId })).status).toBe(200);
+    expect((await mcp(b.access)).status).toBe(401);
+    expectOAuthError(await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: b.refresh }), "invalid_grant");
+    const unknown = await fetch(`${f.server.url}/api/oauth/revoke`, {
+      method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ token: b.access, client_id: "cbc_unknownunknownunknown" }).toString(),
+    }).then(json);
+    expectOAuthError(unknown, "invalid_client", 401);
   });
 });
 
