@@ -198,3 +198,21 @@ test("the consent page and its form refuse what they must: unregistered redirect
   expect(await approved.text()).toMatch(/callback\?code=[A-Za-z0-9_-]{43}&#38;state=s1&#38;iss=/);
   expect((await f.database.client`SELECT count(*)::int AS n FROM oauth_codes`)[0]!.n).toBe(codesBefore + 1);
 });
+
+test("registration is throttled per address (each one writes a row): past the burst, 429 too_many_requests with Retry-After, nothing written", async () => {
+  const register = () => fetch(`${f.server.url}/api/oauth/register`, {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "Flood", redirect_uris: [redirectUrl] }),
+  });
+  let refused: Response | null = null;
+  for (let i = 0; i < 40 && !refused; i++) {
+    const res = await register();
+    if (res.status === 429) refused = res;
+    else expect(res.status).toBe(201);
+  }
+  expect(refused, "no registration was throttled").not.toBeNull();
+  expect(await refused!.json()).toMatchObject({ error: "too_many_requests" });
+  expect(Number(refused!.headers.get("retry-after"))).toBeGreaterThan(0);
+  const before = (await f.database.client`SELECT count(*)::int AS n FROM oauth_clients`)[0]!.n;
+  expect((await register()).status).toBe(429);
+  expect((await f.database.client`SELECT count(*)::int AS n FROM oauth_clients`)[0]!.n).toBe(before);
+});
