@@ -8,6 +8,7 @@ import { ClaimboardApiError, ClaimboardClient } from "../lib/client";
 import { LeaseKeeper } from "../lib/mcp/leases";
 import { probeRole } from "../lib/mcp/role";
 import { createMcpServer } from "../lib/mcp/server";
+import { enableTaskSubscriptions } from "../lib/mcp/subscriptions";
 
 const log = (line: string) => console.error(line);
 
@@ -42,6 +43,8 @@ async function main(): Promise<number | null> {
     log,
     onTask: (task, claimed) => (claimed ? keeper.claimed(task) : keeper.observe(task)),
   });
+  // This process has a stream to its client: a subscribed task is followed (resources/subscribe).
+  enableTaskSubscriptions(server, client, { log });
   const leave = (why: string) => {
     const left = keeper.heldIds;
     keeper.stop();

@@ -185,7 +185,14 @@ export function AgentTokens({ initial, fleet }: { initial: AgentTokenView[]; fle
             <tbody>
               {data.map((token) => (
                 <tr key={token.id} className="border-t border-slate-200">
-                  <th scope="row" className="px-3 py-2 font-medium break-all">{token.name}</th>
+                  <th scope="row" className="px-3 py-2 font-medium break-all">
+                    {token.name}
+                    {token.connection ? (
+                      <span className="block text-xs font-normal text-slate-600" data-testid="token-connection">
+                        {token.connection.client} for {token.connection.owner} (signed in by OAuth)
+                      </span>
+                    ) : null}
+                  </th>
                   <td className="px-3 py-2 font-mono text-xs">{token.prefix}…</td>
                   <td className="px-3 py-2">{token.role}</td>
                   <td className="px-3 py-2 whitespace-nowrap"><LocalTime iso={token.createdAt} withDate /></td>

@@ -8,6 +8,7 @@ export * from "./insights";
 export * from "./audit";
 export * from "./webhooks";
 export * from "./schedules";
+export * from "./oauth";
 
 import type { actors, tasks, queues } from "./tasks";
 import type { taskEvents } from "./events";

@@ -47,6 +47,8 @@ export const agentTokens = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    /** An OAuth connection's access token expires (db/schema/oauth.ts); null: the token lives until revoked. */
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
   },
   (t) => [
     uniqueIndex("agent_tokens_hash_unique").on(t.tokenHash),

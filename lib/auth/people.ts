@@ -6,6 +6,7 @@ import { actors, users, type UserRole } from "@/db/schema";
 import { defineOperation } from "@/lib/tasks/core/engine";
 import { SUPERVISORS } from "@/lib/tasks/core/standing";
 import { fail, ok, type Result } from "@/lib/tasks/core/types";
+import { personChanged } from "@/lib/oauth/grants";
 import { recordAudit } from "./audit";
 import { clearAccountFailures, lockPolicies } from "./sign-in-lockout";
 
@@ -111,6 +112,7 @@ export const setPersonRole = defineOperation({
       if (row.role === input.role) return;
       await tx.update(users).set({ role: input.role, updatedAt: sql`now()` }).where(eq(users.actorId, input.actorId));
       await recordAudit(tx, actor, { action: "role_changed", subject: personSubject(input.actorId, row), detail: { from: row.role, to: input.role } });
+      await personChanged(tx, input.actorId, { role: input.role });
     }),
 });
 
@@ -124,6 +126,8 @@ export const setPersonDisabled = defineOperation({
       if (row.disabled === input.disabled) return;
       await tx.update(users).set({ disabled: input.disabled, updatedAt: sql`now()` }).where(eq(users.actorId, input.actorId));
       await recordAudit(tx, actor, { action: input.disabled ? "person_disabled" : "person_enabled", subject: personSubject(input.actorId, row) });
+      // Their MCP connections (OAuth) end with them, not at the next refresh.
+      if (input.disabled) await personChanged(tx, input.actorId, { disabled: true });
     }),
 });
 

@@ -1,7 +1,7 @@
 import "server-only";
-import { desc } from "drizzle-orm";
+import { desc, eq } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { agentTokens, type TokenRole } from "@/db/schema";
+import { actors, agentTokens, oauthClients, oauthConnections, type TokenRole } from "@/db/schema";
 
 export interface AgentTokenRow {
   id: string;
@@ -13,6 +13,8 @@ export interface AgentTokenRow {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** A token made by an OAuth sign-in (an MCP connector): the client and the person who approved it. */
+  connection: { client: string; owner: string } | null;
 }
 
 /** Every token, newest first, for the supervisors' page. The hash is never selected. */
@@ -27,8 +29,14 @@ export async function listAgentTokens(db: Executor): Promise<AgentTokenRow[]> {
       createdAt: agentTokens.createdAt,
       lastUsedAt: agentTokens.lastUsedAt,
       revokedAt: agentTokens.revokedAt,
+      client: oauthClients.name,
+      owner: actors.name,
     })
     .from(agentTokens)
+    .leftJoin(oauthConnections, eq(oauthConnections.tokenId, agentTokens.id))
+    .leftJoin(oauthClients, eq(oauthClients.id, oauthConnections.clientId))
+    .leftJoin(actors, eq(actors.id, oauthConnections.personId))
     .orderBy(desc(agentTokens.createdAt), desc(agentTokens.id))
-    .limit(1000);
+    .limit(1000)
+    .then((rows) => rows.map(({ client, owner, ...row }) => ({ ...row, connection: client !== null && owner !== null ? { client, owner } : null })));
 }

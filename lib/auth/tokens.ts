@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor, Tx } from "@/db/client";
 import { actors, agentTokens, type TokenRole } from "@/db/schema";
@@ -17,6 +17,12 @@ export const tokenName = z
 
 export function hashToken(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("hex");
+}
+
+/** A fresh secret: the token itself (shown once), the prefix people see, and the hash stored. */
+export function newTokenSecret(): { token: string; prefix: string; tokenHash: string } {
+  const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
+  return { token, prefix: token.slice(0, PREFIX_SHOWN), tokenHash: hashToken(token) };
 }
 
 export interface TokenPrincipal {
@@ -57,7 +63,7 @@ export const liveNameTaken = (name: string) => `a live token named ${name} alrea
 export async function insertToken(tx: Tx, input: { name: string; role?: TokenRole }): Promise<CreatedToken | null> {
   const { name } = input;
   const role = input.role ?? "agent";
-  const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
+  const { token, prefix, tokenHash } = newTokenSecret();
   await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`claimboard:token-name:${name}`}))`);
   const [taken] = await tx
     .select({ id: agentTokens.id })
@@ -67,7 +73,7 @@ export async function insertToken(tx: Tx, input: { name: string; role?: TokenRol
   const [actor] = await tx.insert(actors).values({ kind: "agent", name }).returning();
   const [row] = await tx
     .insert(agentTokens)
-    .values({ actorId: actor!.id, name, prefix: token.slice(0, PREFIX_SHOWN), tokenHash: hashToken(token), role })
+    .values({ actorId: actor!.id, name, prefix, tokenHash, role })
     .returning();
   return { token, id: row!.id, name, prefix: row!.prefix, role };
 }
@@ -88,8 +94,8 @@ export async function revokeLiveToken(db: Executor, name: string): Promise<{ id:
 }
 
 /**
- * The principal behind a bearer token, or null for a missing, malformed, unknown or
- * revoked one. The lookup is by hash, so how long it takes says nothing about the secret;
+ * The principal behind a bearer token, or null for a missing, malformed, unknown,
+ * revoked or (an OAuth access token) expired one. The lookup is by hash, so how long it takes says nothing about the secret;
  * the final comparison is constant-time all the same.
  */
 export async function authenticateToken(db: Executor, token: string | null): Promise<TokenPrincipal | null> {
@@ -117,7 +123,7 @@ export async function authenticateAndCount(
     WITH principal AS (
       SELECT t.id, t.role, t.token_hash, a.id AS actor_id, a.name AS actor_name, a.kind AS actor_kind
       FROM agent_tokens t JOIN actors a ON a.id = t.actor_id
-      WHERE t.token_hash = ${digest} AND t.revoked_at IS NULL
+      WHERE t.token_hash = ${digest} AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
     ), bucket AS (
       INSERT INTO rate_buckets AS b (key, tokens, allowed, at)
       SELECT ${TOKEN_KEY_PREFIX}::text || id::text, ${limit.capacity}::float8 - 1, true, now() FROM principal
@@ -161,7 +167,12 @@ function buildTokenLookup(db: Executor) {
     })
     .from(agentTokens)
     .innerJoin(actors, eq(actors.id, agentTokens.actorId))
-    .where(and(eq(agentTokens.tokenHash, sql.placeholder("digest")), isNull(agentTokens.revokedAt)))
+    .where(and(
+      eq(agentTokens.tokenHash, sql.placeholder("digest")),
+      isNull(agentTokens.revokedAt),
+      // An OAuth access token (lib/oauth) expires; other tokens have no expiry.
+      or(isNull(agentTokens.expiresAt), gt(agentTokens.expiresAt, sql`now()`)),
+    ))
     .prepare("claimboard_token_lookup");
 }
 

@@ -1,5 +1,5 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { ClaimboardApiError, type ClaimboardClient, type Task } from "@/lib/client";
 import type { TokenRole } from "@/db/schema";
 import { endpoints } from "@/lib/http/endpoints";
@@ -33,6 +33,18 @@ const listedFor = (tool: Tool, role: TokenRole | null) => {
   return role === null || roles === "public" || roles.includes(role);
 };
 
+/** MCP's behaviour hints: reads are read-only; a write says whether it is destructive and idempotent. The board is a closed world. */
+export function annotations(tool: Tool): ToolAnnotations {
+  const readOnly = endpoints[tool.endpoint].method === "GET";
+  return {
+    title: tool.title,
+    readOnlyHint: readOnly,
+    destructiveHint: !readOnly && tool.effect.destructive,
+    idempotentHint: readOnly || tool.effect.idempotent,
+    openWorldHint: false,
+  };
+}
+
 export function createMcpServer(options: McpOptions): McpServer {
   const log = options.log ?? ((line: string) => console.error(line));
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { resources: {}, prompts: {} } });
@@ -46,7 +58,7 @@ export function createMcpServer(options: McpOptions): McpServer {
       description: tool.description,
       inputSchema: jsonSchema(tool.input, "input", tool.hints),
       outputSchema: jsonSchema(tool.output, "output"),
-      annotations: { title: tool.title, readOnlyHint: endpoints[tool.endpoint].method === "GET" },
+      annotations: annotations(tool),
     })),
   }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request) => {

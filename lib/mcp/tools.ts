@@ -20,6 +20,14 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   endpoint: keyof typeof endpoints;
   /** Argument descriptions beyond the common ones (lib/mcp/schemas.ts). */
   hints?: Record<string, string>;
+  /**
+   * MCP's tool annotations beyond readOnlyHint (which is the endpoint's method: GET reads):
+   * destructive — it ends or overwrites something that cannot simply be redone (a
+   * completion, a strike, replaced fields), rather than only adding; idempotent — the
+   * same arguments again change nothing more (the version fence refuses the repeat).
+   * The read tools are neither destructive nor anything but idempotent.
+   */
+  effect: { destructive: boolean; idempotent: boolean };
   /** Whether a successful call itself sets the task's lease (claims, heartbeats) or ends it. */
   leaseEffect: "sets" | "ends" | "none";
   call(client: ClaimboardClient, args: z.infer<S>): Promise<Record<string, unknown>>;
@@ -34,6 +42,7 @@ const OWNER = ["not_found", "version_conflict", "not_owner", "lease_expired", "i
 export const tools: Tool[] = [
   tool({
     name: "claim_next_task", title: "Claim the next task", endpoint: "claimNext", leaseEffect: "sets",
+    effect: { destructive: false, idempotent: false },
     description: describeTool(
       "Claim the most urgent claimable task of a queue (default queue: \"default\") and hold it under a lease. Call this when you are ready for work. With start: true it is claimed and started in one step (what you usually want); a needs_check task comes back claimed, not started — see start_task. Answers {task: null} when nothing is claimable: wait a while before asking again. Read task.handoff first when it is set: the previous attempt's note (what was done, what comes next). Use skipNeedsCheck: true if you will not confirm checks. The lease lapses after leaseSeconds (default: the queue's) unless renewed; the MCP server renews it while you are connected over stdio, and report_progress renews it too.",
       ["busy", "forbidden"],
@@ -44,6 +53,7 @@ export const tools: Tool[] = [
   }),
   tool({
     name: "claim_task", title: "Claim a given task", endpoint: "claimTask", leaseEffect: "sets",
+    effect: { destructive: false, idempotent: true },
     description: describeTool(
       "Claim one particular queued task at the version you last saw (from get_task or list_tasks). Prefer claim_next_task unless you were asked to work on this task. Then call start_task.",
       ["already_claimed", "not_ready", "queue_paused", ...OWNER, "forbidden"],
@@ -54,6 +64,7 @@ export const tools: Tool[] = [
   }),
   tool({
     name: "start_task", title: "Start a claimed task", endpoint: "startTask", leaseEffect: "sets",
+    effect: { destructive: false, idempotent: true },
     description: describeTool(
       "Start a task you have claimed, before doing any of its work; the version goes up by one — use the returned version next. For a needs_check task (needsCheck: true) pass confirmCheck: true only after you have checked whether the earlier attempt's side effect already happened.",
       ["check_required", ...OWNER, "forbidden"],
@@ -63,6 +74,7 @@ export const tools: Tool[] = [
   }),
   tool({
     name: RENEW.mcpTool, title: `Report progress (${RENEW.http})`, endpoint: "heartbeat", leaseEffect: "sets",
+    effect: { destructive: false, idempotent: false },
     description: describeTool(
       `Tell the board how far you are (progress: any JSON, e.g. {"percent": 40, "step": "parsing"}) and renew the lease. Call it at each meaningful step of long work, and again whenever ${RENEW_CADENCE_TEXT} has passed; the version stays the same. Should your lease lapse, your last progress becomes the hand-off note for whoever takes the task over.`,
       [...OWNER, "attempt_limit", "forbidden"],
@@ -72,6 +84,7 @@ export const tools: Tool[] = [
   }),
   tool({
     name: "record_side_effect", title: "Record a side effect before acting", endpoint: "recordSideEffect", leaseEffect: "none",
+    effect: { destructive: false, idempotent: false },
     description: describeTool(
       "Call this immediately BEFORE any action outside the board that must not happen twice (sending a mail, charging a card, pushing a commit, calling an external API that changes something), describing it. If your lease then lapses, the next claimant is told to check whether it happened. The version stays the same.",
       [...OWNER, "forbidden"],
@@ -82,6 +95,7 @@ export const tools: Tool[] = [
   }),
   tool({
     name: "complete_task", title: "Complete a started task", endpoint: "completeTask", leaseEffect: "ends",
+    effect: { destructive: true, idempotent: true },
     description: describeTool(
       "Finish a started task you hold, with an optional result (any JSON: what you did, links, outputs). The task becomes done and leaves your hands. In a loop, pass next ({queue?, leaseSeconds?, start?}, like claim_next_task's arguments) to also claim — with start: true, start — the next task of that queue in the same step: the answer's next is that task, or null when nothing is claimable. A refused completion claims nothing; a refused next claim (forbidden) undoes the completion too.",
       [...OWNER, "forbidden"],
@@ -96,6 +110,7 @@ export const tools: Tool[] = [
   }),
   tool({
     name: "fail_task", title: "Fail this attempt", endpoint: "failTask", leaseEffect: "ends",
+    effect: { destructive: true, idempotent: true },
     description: describeTool(
       "Give up on a task you hold because this attempt cannot succeed, with a reason a person can act on (what went wrong, what you tried). It goes back to the queue for another attempt, or to a supervisor's inbox (escalated) on the queue's last strike. Add a handoff note so the next attempt starts where you stopped.",
       [...OWNER, "forbidden"],
@@ -105,6 +120,7 @@ export const tools: Tool[] = [
   }),
   tool({
     name: "release_task", title: "Give a task back", endpoint: "releaseTask", leaseEffect: "ends",
+    effect: { destructive: false, idempotent: true },
     description: describeTool(
       "Hand a task you hold back to the queue without a strike — when you should not or cannot go on with it (not your skill, needs_check you will not confirm, out of time). With a handoff note the next claimant learns what you did and what comes next. Use fail_task instead when you tried and it failed.",
       [...OWNER, "forbidden"],
@@ -114,6 +130,7 @@ export const tools: Tool[] = [
   }),
   tool({
     name: "create_task", title: "Create a task", endpoint: "createTask", leaseEffect: "none",
+    effect: { destructive: false, idempotent: false },
     description: describeTool(
       "Add a new queued task (version 1) for someone — a person or an agent — to claim: a follow-up you found, a piece of work split off. payload is a JSON object of details for whoever works it. dependsOn holds it back until those tasks are done; notBefore until a time. Pass an idempotencyKey when you might repeat the call (after a timeout): the repeat returns the task already made.",
       ["not_found", "idempotency_conflict", "forbidden", "payload_too_large"],
@@ -124,6 +141,7 @@ export const tools: Tool[] = [
   }),
   tool({
     name: "get_task", title: "Read a task", endpoint: "getTask", leaseEffect: "none",
+    effect: { destructive: false, idempotent: true },
     description: describeTool(
       "Read one task as it is now: status, owner, lease, version, needsCheck. Call it after a version_conflict, or before acting on a task you were told about.",
       ["not_found"],
@@ -133,6 +151,7 @@ export const tools: Tool[] = [
   }),
   tool({
     name: "task_readiness", title: "Can I claim it now?", endpoint: "taskReadiness", leaseEffect: "none",
+    effect: { destructive: false, idempotent: true },
     description: describeTool(
       "Whether you could claim this task right now and, if not, every reason (codes: held, blocked — waits for dependencies, not_before, queue_paused, queue_archived, claimants, breaker_tripped, needs_check, status) and claimableAt when only time is in the way. Call it when claim_task answers not_ready, or before waiting on a task.",
       ["not_found"],
@@ -142,6 +161,7 @@ export const tools: Tool[] = [
   }),
   tool({
     name: "list_tasks", title: "List tasks", endpoint: "listTasks", leaseEffect: "none",
+    effect: { destructive: false, idempotent: true },
     description: describeTool(
       "List tasks, filtered by status, queue, owner: \"me\" (the tasks you hold) or needsCheck, a page at a time (limit 1..100; pass nextCursor back as cursor for the next page). q searches title, description and payload (every word; the last as a prefix). order: id (oldest first, default), newest, or priority (claim order); or sort: priority, created or updated (newest first).",
       [],
@@ -151,6 +171,7 @@ export const tools: Tool[] = [
   }),
   tool({
     name: "edit_task", title: "Edit a task", endpoint: "editTask", leaseEffect: "none",
+    effect: { destructive: true, idempotent: true },
     description: describeTool(
       "Correct a queued or escalated task's title, description, priority or payload, at the version you last saw — a task you created or held last (a supervisor's token: any task). Name only the fields to change; payload replaces the whole object. The version goes up by one; an edit that changes nothing changes nothing. Not for a task someone holds or one that is done.",
       ["not_found", "version_conflict", "invalid_transition", "forbidden", "busy", "payload_too_large"],
@@ -168,6 +189,7 @@ export const tools: Tool[] = [
   }),
   tool({
     name: "add_comment", title: "Comment on a task", endpoint: "addComment", leaseEffect: "none",
+    effect: { destructive: false, idempotent: false },
     description: describeTool(
       "Leave a note on a task for the people and agents who read it: a question, what you found, why you skip it. Any task, in any status; it changes neither status nor version. Answers {event}: the comment as the task's history holds it (task_history lists it as type \"commented\").",
       ["not_found", "forbidden", "payload_too_large"],
@@ -177,6 +199,7 @@ export const tools: Tool[] = [
   }),
   tool({
     name: "task_history", title: "A task's history", endpoint: "listTaskEvents", leaseEffect: "none",
+    effect: { destructive: false, idempotent: true },
     description: describeTool(
       "The task's event log, oldest first: every claim, start, heartbeat (with progress), side effect, failure (with reason), lapse and completion, with who did it. Read it before confirming a needs_check task, or to learn what earlier attempts tried. Page with after: nextCursor.",
       ["not_found"],

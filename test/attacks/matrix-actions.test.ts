@@ -5,6 +5,7 @@ import { createActor } from "@/lib/tasks";
 import { makeCallers, freshQueue, Scenes, type Caller } from "./callers";
 import { sourceActions } from "./discover";
 import { attackFixture, callAction, manifestActions, stateDigest, type AttackFixture } from "./helpers";
+import { aSchedule, aWebhook } from "./v12-scenes";
 
 // The authorisation matrix of the server actions: every action in the build's manifest,
 // cross-checked against every export of every "use server" file, × nine callers. The
@@ -63,6 +64,14 @@ const SCENES: Record<string, Scene> = {
   inboxAction: async () => ({ queue: null }),
   inboxCountAction: async (s, _c, q) => (await s.escalated(q), {}),
   queueSettingsListAction: async () => ({}),
+  createWebhookAction: async (_s, _c, q) => ({ url: `https://198.51.100.7/${q}`, events: ["breaker_tripped"], queues: [q] }),
+  deleteWebhookAction: async (_s, _c, q) => ({ id: await aWebhook(fixture.database.db, q) }),
+  webhooksAction: async () => ({}),
+  deliveriesAction: async (_s, _c, q) => ({ id: await aWebhook(fixture.database.db, q) }),
+  createScheduleAction: async (_s, _c, q) => ({ name: `made ${q}`, cron: "0 9 * * 1", queue: q, task: { title: "matrix" } }),
+  updateScheduleAction: async (_s, _c, q) => ({ id: await aSchedule(fixture.database.db, q), paused: true }),
+  deleteScheduleAction: async (_s, _c, q) => ({ id: await aSchedule(fixture.database.db, q) }),
+  schedulesAction: async () => ({}),
   applyRecommendedLeaseAction: async (s, _c, q) => (await s.heartbeats(q), { queue: q, window: "1h" }),
 };
 
@@ -80,6 +89,8 @@ const FILE_ROLE: Record<string, "staff" | "supervisor"> = {
   "app/people/actions.ts": "supervisor",
   "app/queues/actions.ts": "supervisor",
   "app/insights/actions.ts": "supervisor",
+  "app/webhooks/actions.ts": "supervisor",
+  "app/schedules/actions.ts": "supervisor",
 };
 
 /** The policy: a person whose current role is at least the guard's role. */

@@ -4,6 +4,7 @@ import { expectErrorShape, type HttpResult } from "@/test/http/helpers";
 import { makeCallers, freshQueue, Scenes, type Caller } from "./callers";
 import { sourceRoutes } from "./discover";
 import { attackFixture, stateDigest, type AttackFixture } from "./helpers";
+import { aSchedule, aWebhook } from "./v12-scenes";
 
 // The authorisation matrix of the route handlers: every app/**/route.ts and each method it
 // exports, matched to its entry in lib/http/endpoints.ts (whose `roles` and `session` are
@@ -69,6 +70,14 @@ const SCENES: Record<string, Scene> = {
   listQueues: async () => ({ path: "/queues" }),
   createQueue: async (_s, _c, q) => ({ path: "/queues", body: { name: `${q}-made`, description: "matrix" } }),
   updateQueue: async (_s, _c, q) => ({ path: `/queues/${q}`, body: { description: "matrix", leaseSeconds: 60 } }),
+  createWebhook: async (_s, _c, q) => ({ path: "/webhooks", body: { url: `https://198.51.100.7/${q}`, events: ["breaker_tripped"], queues: [q] } }),
+  listWebhooks: async () => ({ path: "/webhooks" }),
+  deleteWebhook: async (_s, _c, q) => ({ path: `/webhooks/${await aWebhook(f.database.db, q)}` }),
+  listWebhookDeliveries: async (_s, _c, q) => ({ path: `/webhooks/${await aWebhook(f.database.db, q)}/deliveries` }),
+  createSchedule: async (_s, _c, q) => ({ path: "/schedules", body: { name: `made ${q}`, cron: "0 9 * * 1", queue: q, task: { title: "matrix" } } }),
+  listSchedules: async () => ({ path: "/schedules" }),
+  updateSchedule: async (_s, _c, q) => ({ path: `/schedules/${await aSchedule(f.database.db, q)}`, body: { paused: true } }),
+  deleteSchedule: async (_s, _c, q) => ({ path: `/schedules/${await aSchedule(f.database.db, q)}` }),
   streamEvents: async (_s, _c, q) => ({ path: `/events?queue=${q}` }),
   openapi: async () => ({ path: "/openapi.json" }),
   health: async () => ({ path: "/health" }),
@@ -80,6 +89,13 @@ const NOT_ENDPOINTS: Record<string, string> = {
   "/api/v1/{...unknown}": "404 not_found in the error shape for every caller and method (checked below)",
   "/api/auth/{...nextauth}": "next-auth's own sign-in routes: test/attacks/passwords.test.ts and cross-origin.test.ts",
   "/api/mcp": "the MCP server: the API's guard for every token role, no cookies (checked below; tools in test/mcp/)",
+  "/.well-known/oauth-protected-resource": "public OAuth metadata (RFC 9728), nothing secret: test/mcp/oauth.test.ts",
+  "/.well-known/oauth-protected-resource/api/mcp": "the same metadata at its path-suffixed address: test/mcp/oauth.test.ts",
+  "/.well-known/oauth-authorization-server": "public OAuth metadata (RFC 8414): test/mcp/oauth.test.ts",
+  "/api/oauth/register": "open registration (RFC 7591), throttled per address; grants nothing by itself: test/mcp/oauth.test.ts",
+  "/api/oauth/token": "the OAuth token endpoint: a code with its PKCE verifier, or a refresh token; OAuth errors otherwise: test/mcp/oauth.test.ts",
+  "/api/oauth/revoke": "RFC 7009 revocation by the client that holds the token; the same 200 for any token: test/mcp/oauth.test.ts",
+  "/api/oauth/approve": "the consent page's form: a signed-in person's session and this site's Origin: test/mcp/oauth-consent.test.ts",
 };
 
 /** The policy, from the endpoint's registry entry. */

@@ -73,6 +73,22 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     const { tools: read } = await watcher.client.listTools();
     expect(read.map((t) => t.name).sort()).toEqual(["get_task", "list_tasks", "task_history", "task_readiness"]);
     expect(read.every((t) => t.annotations?.readOnlyHint)).toBe(true);
+
+    // Every tool carries the three behaviour hints; the reads are read-only, idempotent and
+    // not destructive; a write is never read-only, and says whether it is destructive.
+    for (const t of listed) {
+      const { readOnlyHint, destructiveHint, idempotentHint } = t.annotations ?? {};
+      for (const hint of [readOnlyHint, destructiveHint, idempotentHint]) expect(typeof hint, t.name).toBe("boolean");
+      if (read.some((r) => r.name === t.name)) expect([readOnlyHint, destructiveHint, idempotentHint], t.name).toEqual([true, false, true]);
+      else expect(readOnlyHint, t.name).toBe(false);
+    }
+    const hints = (name: string) => listed.find((t) => t.name === name)!.annotations!;
+    // Completing ends the task for good; claiming the next one again claims another; a
+    // version-fenced call repeated is refused, so it changes nothing more.
+    expect(hints("complete_task")).toMatchObject({ destructiveHint: true, idempotentHint: true });
+    expect(hints("claim_next_task")).toMatchObject({ destructiveHint: false, idempotentHint: false });
+    expect(hints("create_task")).toMatchObject({ destructiveHint: false, idempotentHint: false });
+    expect(hints("claim_task")).toMatchObject({ destructiveHint: false, idempotentHint: true });
   });
 
   test("create → claim_next_task (start) → report_progress → complete_task, in the database and the event log", async () => {

@@ -5,7 +5,10 @@ import { INSTANCE_HEADER, type Endpoint } from "@/lib/http/endpoints";
 import { errorResponse } from "@/lib/http/errors";
 import { handle } from "@/lib/http/handler";
 import { otherMethods } from "@/lib/http/routes";
+import { withTransportSecurity } from "@/lib/http/transport";
 import { limits, take, tokenKey } from "@/lib/http/rate-limit";
+import { hostProblem } from "@/lib/mcp/allowed-hosts";
+import { issuer, resourceMetadataUrl } from "@/lib/oauth/config";
 import { createMcpServer } from "@/lib/mcp/server";
 import { inProcessFetch } from "./in-process";
 
@@ -19,7 +22,28 @@ const mcp: Endpoint = {
   roles: ["observer", "agent", "supervisor"], success: { status: 200, description: "JSON-RPC answers" }, errors: [400, 413],
 };
 
-export const POST = handle(mcp, async ({ request, principal, db }) => {
+type RouteHandler = ((request: Request, context: never) => Promise<Response>) & { methodNotAllowed?: true };
+
+/**
+ * DNS rebinding: a Host or Origin that is not this deployment's is refused before anything
+ * else runs (lib/mcp/allowed-hosts.ts); a 401 says where to sign in by OAuth.
+ */
+function ownHostOnly<H extends RouteHandler>(handler: H): H {
+  const guarded = (async (request: Request, context: never) => {
+    const problem = hostProblem(request.headers);
+    if (problem) return withTransportSecurity(request, errorResponse({ code: "forbidden", message: problem }));
+    const response = await handler(request, context);
+    // RFC 9728 §5.1: a 401 names the resource's metadata, where an MCP client finds how to sign in.
+    if (response.status === 401) {
+      response.headers.set("WWW-Authenticate", `Bearer realm="claimboard", resource_metadata="${resourceMetadataUrl(issuer(request))}"`);
+    }
+    return response;
+  }) as H;
+  if (handler.methodNotAllowed) guarded.methodNotAllowed = true;
+  return guarded;
+}
+
+export const POST = ownHostOnly(handle(mcp, async ({ request, principal, db }) => {
   const read = await readJsonBody(request);
   if (!read.ok) return errorResponse(read.error);
   // A JSON-RPC batch is as many calls: each past the first takes its own share of the limit.
@@ -46,8 +70,13 @@ export const POST = handle(mcp, async ({ request, principal, db }) => {
   } finally {
     await server.close();
   }
-});
+}));
 
 // Stateless: no GET stream and no session to DELETE — the API's 405, which MCP clients
 // read as "POST only" (the Streamable HTTP transport allows a 405 for GET).
-export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods(mcp);
+const refused = otherMethods(mcp);
+export const GET = ownHostOnly(refused.GET);
+export const PUT = ownHostOnly(refused.PUT);
+export const PATCH = ownHostOnly(refused.PATCH);
+export const DELETE = ownHostOnly(refused.DELETE);
+export const OPTIONS = ownHostOnly(refused.OPTIONS);
