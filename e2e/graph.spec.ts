@@ -16,7 +16,7 @@ test.describe("the work graph", () => {
 
     await signIn(page, AMAL, `/?queue=${queue}`);
     const card = page.getByRole("article", { name: `Child ${queue}` });
-    await expect(card.getByTestId("blocked-by")).toHaveText(`blocked by #${parent.id}, #${other.id}`);
+    await expect(card.getByTestId("blocked-by")).toHaveText(`blocked by “Parent ${queue}” (#${parent.id}), “Other ${queue}” (#${other.id})`);
     await expect(card.getByTestId("not-before")).toContainText(/not before \d\d:\d\d \(in 2 h\)/);
     await card.getByRole("link", { name: `#${parent.id}` }).click();
     await expect(page).toHaveURL(new RegExp(`/tasks/${parent.id}$`));
