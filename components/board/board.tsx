@@ -51,7 +51,7 @@ export function Board({
         <FiltersBar filters={filters} view={view} actorId={actorId} queues={queues} counts={counts} />
         <div className="flex flex-wrap items-center gap-2">
           <BoardKeys />
-          <ClaimNext queue={claimQueue} />
+          <ClaimNext columns={columns} {...(filters.queue ? { queue: filters.queue } : {})} />
           <Button aria-expanded={creating} aria-controls="new-task" onClick={() => setCreating(!creating)}>
             {creating ? "Close" : "New task"}
           </Button>

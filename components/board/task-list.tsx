@@ -3,6 +3,7 @@
 import Link from "next/link";
 import type { ListFilter } from "@/components/task/filters";
 import { ActorName, NeedsCheckBadge, PriorityBadge } from "@/components/task/badges";
+import { BlockedBy, NotBefore } from "@/components/task/graph";
 import { LeaseCountdown } from "@/components/task/lease";
 import { TaskActions } from "@/components/task/task-actions";
 import { HELD, type PageView, type TaskStatus, type TaskView } from "@/components/task/wire";
@@ -27,6 +28,12 @@ function Row({ task }: { task: TaskView }) {
           task.title
         )}
         {task.needsCheck ? <> <NeedsCheckBadge /></> : null}
+        {task.blockedBy.length > 0 || task.notBefore ? (
+          <span className="mt-0.5 flex flex-col text-xs font-normal text-amber-800">
+            <BlockedBy ids={task.blockedBy} />
+            <NotBefore iso={task.notBefore} />
+          </span>
+        ) : null}
       </th>
       <td className="px-2 py-1"><PriorityBadge priority={task.priority} /></td>
       <td className="px-2 py-1 text-xs">{task.queue}</td>

@@ -1,11 +1,11 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQueries, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useNow } from "@/components/realtime/clock";
 import { focusRing } from "@/components/ui/button";
 import { formatTime, useHydrated } from "@/components/ui/local-time";
-import { fetchDependents, fetchReadiness, taskKeys } from "./api";
+import { fetchDependents, fetchReadiness, fetchTask, taskKeys } from "./api";
 import type { TaskView } from "./wire";
 
 // The work graph on the board and the task page: what a task waits for, what waits for it,
@@ -28,12 +28,26 @@ const taskLink = (id: string) => (
   </Link>
 );
 
-/** "blocked by #4, #7", each a link. */
+/**
+ * "blocked by “Order the paint” (#4), “Book the van” (#7)", each a link: what the task waits
+ * for, by title. The titles are each blocker's own task query (shared with its page and
+ * kept fresh by the stream); the id stands in until one arrives.
+ */
 export function BlockedBy({ ids }: { ids: string[] }) {
+  const blockers = useQueries({ queries: ids.map((id) => ({ queryKey: taskKeys.detail(id), queryFn: () => fetchTask(id) })) });
   if (ids.length === 0) return null;
   return (
     <span data-testid="blocked-by">
-      blocked by {ids.flatMap((id, i) => (i === 0 ? [taskLink(id)] : [", ", taskLink(id)]))}
+      blocked by{" "}
+      {ids.flatMap((id, i) => {
+        const title = blockers[i]?.data?.title;
+        const link = (
+          <Link key={id} href={`/tasks/${id}`} className={`rounded text-blue-700 hover:underline ${focusRing}`}>
+            {title ? <>“{title}” (#{id})</> : `#${id}`}
+          </Link>
+        );
+        return i === 0 ? [link] : [", ", link];
+      })}
     </span>
   );
 }
