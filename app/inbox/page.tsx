@@ -7,6 +7,8 @@ import { inboxSort } from "@/components/supervisor/inbox-view";
 import { toWire } from "@/components/task/wire";
 import { requireSupervisor, streamPosition } from "../_lib/session";
 import { readInbox } from "@/lib/tasks/supervise/inbox";
+import { readLapsed } from "@/lib/tasks/supervise/lapsed";
+import { LapsedHoldings } from "@/components/supervisor/lapsed";
 
 export const metadata: Metadata = { title: "Inbox · Claimboard" };
 
@@ -21,11 +23,14 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   const user = await requireSupervisor(`/inbox${queue ? `?queue=${encodeURIComponent(queue)}` : ""}`, "inbox");
   await streamPosition(); // before any read: the browser's stream resumes from there
   const { db } = getDatabase();
-  const [inbox, queues] = await Promise.all([readInbox(db, queue, user.actor), listQueueNames(db)]);
+  const [inbox, queues, lapsed] = await Promise.all([readInbox(db, queue, user.actor), listQueueNames(db), readLapsed(db)]);
   return (
     <main className="mx-auto max-w-screen-lg px-4 py-4">
       <h1 className="mb-4 text-xl font-semibold">Escalation inbox</h1>
       <Inbox initial={toWire(inbox)} queues={queues} initialSearch={search} initialSort={sort} />
+      <div className="mt-6">
+        <LapsedHoldings initial={toWire(lapsed)} />
+      </div>
     </main>
   );
 }

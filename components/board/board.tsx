@@ -12,6 +12,7 @@ import { CreateTask } from "./create-task";
 import { FiltersBar } from "./filters-bar";
 import { BoardKeys } from "./keyboard";
 import { MyTasksOnPhone } from "./my-tasks";
+import { LapsedCount } from "./lapsed-count";
 import { PausedQueues } from "./paused-queues";
 import { useQueues } from "./queues";
 import { TaskList } from "./task-list";
@@ -64,6 +65,7 @@ export function Board({
         </p>
       ) : null}
       <PausedQueues />
+      <LapsedCount />
       <div id="new-task" hidden={!creating}>
         {creating ? <CreateTask defaultQueue={claimQueue} queues={queues} onCreated={() => setCreating(false)} /> : null}
       </div>

@@ -12,7 +12,7 @@ import { EditTaskForm } from "./edit-form";
 import { mayEdit } from "./editing";
 import { WorkGraph } from "./graph";
 import { ActorName, NeedsCheckBadge, PriorityBadge, StatusBadge } from "./badges";
-import { LeaseCountdown } from "./lease";
+import { LapsedBadge, LeaseCountdown } from "./lease";
 import { TaskActions } from "./task-actions";
 import { HandoffCard, ProgressLine } from "./handoff";
 import { Timeline } from "./timeline";
@@ -57,6 +57,7 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
           </div>
           <div className="mt-2 flex flex-wrap items-center gap-2" data-testid="task-status" data-status={task.status}>
             <StatusBadge status={task.status} />
+            <LapsedBadge task={task} />
             <PriorityBadge priority={task.priority} />
             {task.needsCheck ? <NeedsCheckBadge /> : null}
             {task.pending ? <span className="text-xs text-blue-700">{task.pending}</span> : null}
