@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
 import { claim, createActor, perform, start } from "../lib/tasks";
 import { makeQueue } from "../test/queues";
 import { SARA } from "./people";
@@ -53,9 +54,7 @@ test("a killed agent's task shows as lapsed on the card, the fleet and in the in
   await page.goto(`/tasks/${task.id}`);
   await expect(page.getByTestId("task-status").getByTestId("lapsed-badge")).toHaveText("lease lapsed");
   // The row itself was never touched: the task still reads started, and nothing was written.
-  const [row] = await db.execute<{ status: string; version: number }>(
-    (await import("drizzle-orm")).sql`SELECT status, version FROM tasks WHERE id = ${task.id}::bigint`,
-  );
+  const [row] = await db.execute<{ status: string; version: number }>(sql`SELECT status, version FROM tasks WHERE id = ${task.id}::bigint`);
   expect(row).toEqual({ status: "started", version: started.version });
   await fleet.close();
   await inbox.close();
