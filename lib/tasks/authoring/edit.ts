@@ -9,6 +9,7 @@ import { loadTask, toTasks } from "../core/task-row";
 import { EDITABLE } from "../core/machine";
 import { statusIn, transition } from "../core/transition";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
+import { queueForWork } from "../queues/queues";
 
 type Field = (typeof EDITABLE_FIELDS)[number];
 /** What an edited event records per field; `from` of a large payload is left out (docs/engine.md). */
@@ -58,7 +59,25 @@ const COLUMNS: Record<Field, (value: unknown) => SQL> = {
   description: (v) => sql`description = ${v as string}`,
   priority: (v) => sql`priority = ${v as number}`,
   payload: (v) => sql`payload = ${JSON.stringify(v)}::jsonb`,
+  queue: (v) => sql`queue = ${v as string}`,
 };
+
+/**
+ * A move to another queue: it must be open for new work (exists, not archived — the same
+ * refusal a create there gets), and no task there may already hold this one's
+ * idempotency key (the unique index is per queue).
+ */
+async function refuseMove(tx: Tx, task: Task, to: string): Promise<Result<Task> | null> {
+  const open = await queueForWork(tx, to);
+  if (!open.ok) return fail({ ...open.error, task });
+  const [clash] = await tx.execute<{ id: string }>(sql`
+    SELECT o.id::text AS id FROM tasks t JOIN tasks o ON o.queue = ${to} AND o.idempotency_key = t.idempotency_key
+    WHERE t.id = ${task.id}::bigint AND t.idempotency_key IS NOT NULL`);
+  if (clash) {
+    return fail({ code: "invalid_request", field: "queue", message: `Task ${clash.id} in queue ${to} already has task ${task.id}'s idempotencyKey: it cannot move there`, task });
+  }
+  return null;
+}
 
 /** Why the guarded UPDATE changed nothing: most useful reason first. */
 async function explain(tx: Tx, input: EditTaskInput, actor: ActorRef, anyone: boolean): Promise<Result<Task>> {
@@ -102,6 +121,10 @@ export const editTask = defineOperation({
     if (fields.length === 0) {
       const allowed = EDITABLE.includes(task.status) && (anyone || (await mayEdit(tx, input.taskId, actor)));
       return allowed ? ok(task) : explain(tx, input, actor, anyone);
+    }
+    if (changes.queue) {
+      const refused = await refuseMove(tx, task, changes.queue.to as string);
+      if (refused) return refused;
     }
     const set = sql.join([...fields.map((f) => COLUMNS[f](changes[f]!.to)), sql`version = t.version + 1`, sql`updated_at = ${clock.now()}`], sql`, `);
     const changed = await transition(

@@ -199,6 +199,7 @@ function replay(
         if (changes.description) task.description = changes.description.to as string;
         if (changes.priority) task.priority = changes.priority.to as number;
         if (changes.payload) task.payload = changes.payload.to;
+        if (changes.queue) task.queue = changes.queue.to as string;
         break;
       }
       case "claim_rejected":
