@@ -1,14 +1,15 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { listQueuesAction } from "@/app/actions/board";
 import { useState, type FormEvent } from "react";
 import type { TaskChanges } from "@/lib/client";
 import { editTaskAction } from "@/app/actions/tasks";
 import { useViewer } from "@/components/realtime/viewer";
 import { useToast } from "@/components/ui/toaster";
 import { Button } from "@/components/ui/button";
-import { TextArea, TextField } from "@/components/ui/field";
-import { fetchHistory, taskKeys } from "./api";
+import { SelectField, TextArea, TextField } from "@/components/ui/field";
+import { fetchHistory, queueKeys, taskKeys } from "./api";
 import { putTask } from "./cache";
 import { conflictSentence, draftOf, fieldWords, lastChangedBy, mergeDraft, readEdit, type EditClash, type EditDraft, type EditField } from "./editing";
 import { ActionFailure, errorSentence, restore, snapshot, unwrap } from "./mutations";
@@ -49,7 +50,7 @@ function useEditMutation(onConflict: (current: TaskView) => void, onSaved: () =>
   });
 }
 
-/** Edit title, description, priority and payload of a queued or escalated task. */
+/** Edit title, description, queue, priority and payload of a queued or escalated task. */
 export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () => void }) {
   const viewer = useViewer();
   const [draft, setDraft] = useState<EditDraft>(() => draftOf(task));
@@ -59,6 +60,8 @@ export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () =>
   const [conflict, setConflict] = useState<string | null>(null);
   const [clashes, setClashes] = useState<EditClash[]>([]);
   const [by, setBy] = useState<string | null>(null);
+  // Open queues only (archived ones leave every picker); the task's own stays listed.
+  const queues = useQuery({ queryKey: queueKeys, queryFn: () => unwrap(listQueuesAction({})) });
   const mutation = useEditMutation(
     (current) => {
       // Who got there first, from the history (a queued task has no owner to name).
@@ -112,6 +115,11 @@ export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () =>
       <form onSubmit={save} noValidate className="space-y-3">
         <TextField label="Title" value={draft.title} onChange={set("title")} maxLength={LIMITS.title} required autoFocus />
         <TextArea label="Description" value={draft.description} onChange={set("description")} rows={4} />
+        <SelectField label="Queue" hint="Moving it sends it to the back of that queue's claim order by its priority." value={draft.queue} onChange={set("queue")}>
+          {[...new Set([base.queue, ...(queues.data ?? [])])].map((q) => (
+            <option key={q} value={q}>{q}</option>
+          ))}
+        </SelectField>
         <TextField
           label="Priority"
           hint={`Higher is claimed first: ${LIMITS.priority.min} (last) to ${LIMITS.priority.max} (first); 0 is the default.`}
@@ -132,7 +140,7 @@ export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () =>
           <div key={clash.field} data-testid={`edit-clash-${clash.field}`} className="rounded-md border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950">
             <p>
               You and {by ?? "someone else"} both changed the {fieldWords[clash.field]}
-              {clash.field === "priority" || clash.field === "title" ? <>: theirs is “{clash.theirs.trim()}”, yours “{draft[clash.field].trim()}”</> : null}.
+              {clash.field === "priority" || clash.field === "title" || clash.field === "queue" ? <>: theirs is “{clash.theirs.trim()}”, yours “{draft[clash.field].trim()}”</> : null}.
               Saving keeps yours.
             </p>
             <div className="mt-1 flex flex-wrap gap-2">

@@ -30,9 +30,11 @@ export interface EditDraft {
   description: string;
   priority: string;
   payload: string;
+  queue: string;
 }
 
 export const draftOf = (task: TaskView): EditDraft => ({
+  queue: task.queue,
   title: task.title,
   description: task.description,
   priority: String(task.priority),
@@ -73,13 +75,14 @@ export function readEdit(draft: EditDraft, task: TaskView): { changes: TaskChang
   if (draft.description !== task.description) changes.description = draft.description;
   if (priority !== task.priority) changes.priority = priority;
   if (canonical(payload) !== canonical(task.payload)) changes.payload = payload;
+  if (draft.queue && draft.queue !== task.queue) changes.queue = draft.queue;
   return { changes };
 }
 
 /** A field of the form the person and another editor may both have changed. */
 export type EditField = keyof EditDraft;
-const EDIT_FIELDS: readonly EditField[] = ["title", "description", "priority", "payload"];
-export const fieldWords: Record<EditField, string> = { title: "title", description: "description", priority: "priority", payload: "payload" };
+const EDIT_FIELDS: readonly EditField[] = ["title", "description", "priority", "payload", "queue"];
+export const fieldWords: Record<EditField, string> = { title: "title", description: "description", priority: "priority", payload: "payload", queue: "queue" };
 
 /** Whether two drafts of one field ask for the same value (as readEdit would send it). */
 function sameValue(field: EditField, a: string, b: string): boolean {

@@ -6,7 +6,7 @@ import type { TaskView } from "@/components/task/wire";
 // the lost update of issue 27 — saving again must not undo a field someone else changed.
 
 const task = (fields: Partial<TaskView>): TaskView =>
-  ({ id: "1", title: "Book the van", description: "", priority: 6, payload: { site: 7 }, version: 1, status: "queued", ...fields }) as TaskView;
+  ({ id: "1", title: "Book the van", description: "", priority: 6, payload: { site: 7 }, queue: "default", version: 1, status: "queued", ...fields }) as TaskView;
 
 describe("mergeDraft", () => {
   const origin = task({});
@@ -38,5 +38,16 @@ describe("mergeDraft", () => {
     const theirs = task({ payload: { site: 8 }, version: 2 });
     expect(mergeDraft({ ...draftOf(origin), payload: '{"site": 9}' }, origin, theirs).clashes).toEqual([{ field: "payload", theirs: draftOf(theirs).payload }]);
     expect(mergeDraft({ ...draftOf(origin), description: "gate 2" }, origin, theirs).draft.payload).toBe(draftOf(theirs).payload);
+  });
+});
+
+describe("the queue field", () => {
+  test("a move is a change; after a conflict a queue only they changed comes through", () => {
+    const origin = task({});
+    expect(readEdit({ ...draftOf(origin), queue: "people" }, origin)).toEqual({ changes: { queue: "people" } });
+    const moved = task({ queue: "people", version: 2 });
+    const { draft, clashes } = mergeDraft({ ...draftOf(origin), title: "Book the big van" }, origin, moved);
+    expect(clashes).toEqual([]);
+    expect(readEdit(draft, moved)).toEqual({ changes: { title: "Book the big van" } });
   });
 });
