@@ -112,6 +112,21 @@ describe("editTask", () => {
     expect(refused).toMatchObject({ ok: false, error: { code: "invalid_request", field: "queue" } });
   });
 
+  test("notBefore is set and removed by an edit (null removes it); the same instant written differently is no change", async () => {
+    const task = await byAmal();
+    const at = new Date(f.clock.time.getTime() + 3_600_000);
+    const later = await f.must(editTask, { taskId: task.id, version: 1, notBefore: at.toISOString() }, amal);
+    expect(later).toMatchObject({ version: 2 });
+    expect(later.notBefore?.getTime()).toBe(at.getTime());
+    const same = await f.must(editTask, { taskId: task.id, version: 2, notBefore: at.toISOString().replace(".000Z", "+00:00") }, amal);
+    expect(same.version).toBe(2);
+    const now = await f.must(editTask, { taskId: task.id, version: 2, notBefore: null }, amal);
+    expect(now).toMatchObject({ version: 3, notBefore: null });
+    expect((await eventsOf(f.db, task.id)).at(-1)!.payload).toMatchObject({ changes: { notBefore: { to: null } } });
+    const { id: _id, blockedBy: _b, ...state } = await taskRow(f.db, task.id);
+    expect(foldEvents(await taskHistory(f.db, task.id))).toEqual(state);
+  });
+
   test("bad input names the field; an edit naming no field is refused; an unknown task is not_found", async () => {
     const task = await byAmal();
     expect(failure(await f.run(editTask, { taskId: task.id, version: 1, title: "" }, amal), "invalid_request").field).toBe("title");
