@@ -35,8 +35,9 @@ async function mayEdit(tx: Tx, taskId: string, actor: ActorRef): Promise<boolean
   return row?.may === true;
 }
 
-/** JSON with sorted keys: jsonb does not keep the order a client sent, so compare canonically. */
-const canonical = (value: unknown): string =>
+/** JSON with sorted keys: jsonb does not keep the order a client sent, so compare canonically; a time as its instant. */
+const canonical = (value: unknown, field?: Field): string =>
+  field === "notBefore" ? String(value ? new Date(value as string).getTime() : null) :
   JSON.stringify(value, (_key, v: unknown) =>
     v && typeof v === "object" && !Array.isArray(v)
       ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
@@ -47,9 +48,10 @@ function changesOf(task: Task, input: EditTaskInput): Changes {
   const changes: Changes = {};
   for (const field of EDITABLE_FIELDS) {
     const to = input[field];
-    if (to === undefined || canonical(to) === canonical(task[field])) continue;
+    if (to === undefined || canonical(to, field) === canonical(task[field], field)) continue;
     const big = field === "payload" && Buffer.byteLength(JSON.stringify(task.payload)) > PAYLOAD_FROM_MAX_BYTES;
-    changes[field] = big ? { to, fromOmitted: true } : { from: task[field], to };
+    const at = field === "notBefore" && to ? new Date(to as string).toISOString() : to;
+    changes[field] = big ? { to: at, fromOmitted: true } : { from: task[field], to: at };
   }
   return changes;
 }
@@ -60,6 +62,7 @@ const COLUMNS: Record<Field, (value: unknown) => SQL> = {
   priority: (v) => sql`priority = ${v as number}`,
   payload: (v) => sql`payload = ${JSON.stringify(v)}::jsonb`,
   queue: (v) => sql`queue = ${v as string}`,
+  notBefore: (v) => sql`not_before = ${v ? new Date(v as string).toISOString() : null}::timestamptz`,
 };
 
 /**
