@@ -23,7 +23,7 @@ test.describe("the work graph", () => {
     await expect(page.getByTestId("needed-by")).toContainText(`#${child.id}`);
 
     await page.goto(`/tasks/${child.id}`);
-    await expect(page.getByTestId("depends-on")).toContainText(`#${parent.id}, #${other.id}`);
+    await expect(page.getByTestId("depends-on")).toContainText(`“Parent ${queue}” (#${parent.id}, started), “Other ${queue}” (#${other.id}, queued)`);
     const reasons = page.getByTestId("readiness").getByRole("listitem");
     await expect(reasons.nth(0)).toHaveText(`Waiting for #${parent.id} (started by ${agent.name})`);
     await expect(reasons.nth(1)).toHaveText(`Waiting for #${other.id} (queued)`);
