@@ -6,6 +6,7 @@ import { useNow } from "@/components/realtime/clock";
 import { focusRing } from "@/components/ui/button";
 import { formatTime, useHydrated } from "@/components/ui/local-time";
 import { fetchDependents, fetchReadiness, fetchTask, taskKeys } from "./api";
+import { AddDependency, DependencyList, NotBeforeForm } from "./relations";
 import type { TaskView } from "./wire";
 
 // The work graph on the board and the task page: what a task waits for, what waits for it,
@@ -21,12 +22,6 @@ export function inWords(ms: number): string {
   const h = Math.round(min / 60);
   return h < 48 ? `in ${h} h` : `in ${Math.round(h / 24)} days`;
 }
-
-const taskLink = (id: string) => (
-  <Link key={id} href={`/tasks/${id}`} className={`rounded text-blue-700 hover:underline ${focusRing}`}>
-    #{id}
-  </Link>
-);
 
 /**
  * "blocked by “Order the paint” (#4), “Book the van” (#7)", each a link: what the task waits
@@ -67,7 +62,8 @@ export function NotBefore({ iso }: { iso: string | null }) {
 }
 
 /** The task page's section: dependencies both ways, and readiness in words. */
-export function WorkGraph({ task }: { task: TaskView }) {
+export function WorkGraph({ task, editable = false }: { task: TaskView; editable?: boolean }) {
+  const now = useNow(false);
   const readiness = useQuery({ queryKey: [...taskKeys.detail(task.id), "readiness"], queryFn: () => fetchReadiness(task.id) });
   const dependents = useQuery({ queryKey: [...taskKeys.detail(task.id), "dependents"], queryFn: () => fetchDependents(task.id) });
   const needed = dependents.data ?? [];
@@ -79,23 +75,23 @@ export function WorkGraph({ task }: { task: TaskView }) {
       <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
         <dt className="text-slate-500">Waits for</dt>
         <dd data-testid="depends-on">
-          {task.dependsOn.length === 0 ? "nothing" : task.dependsOn.flatMap((id, i) => [
-            ...(i > 0 ? [", "] : []), taskLink(id), task.blockedBy.includes(id) ? "" : " (done)",
-          ])}
+          <DependencyList ids={task.dependsOn} />
         </dd>
         <dt className="text-slate-500">Needed by</dt>
         <dd data-testid="needed-by">
-          {needed.length === 0 ? "nothing" : needed.flatMap((t, i) => [...(i > 0 ? [", "] : []), taskLink(t.id)])}
+          <DependencyList ids={needed.map((t) => t.id)} />
         </dd>
         {task.notBefore ? (
           <>
             <dt className="text-slate-500">Not before</dt>
-            <dd>
+            <dd data-testid="graph-not-before">
               <NotBefore iso={task.notBefore} /> {formatTime(task.notBefore, true)}
             </dd>
           </>
         ) : null}
       </dl>
+      <AddDependency task={task} />
+      {editable && now !== null ? <NotBeforeForm key={`${task.notBefore}`} task={task} now={now} /> : null}
       <div className="mt-2" data-testid="readiness">
         {readiness.data ? (
           readiness.data.claimable ? (

@@ -85,7 +85,7 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
           <Field label="Created">{dateTime(task.createdAt)}</Field>
           <Field label="Updated">{dateTime(task.updatedAt)}</Field>
         </dl>
-        {/^\d+$/.test(task.id) ? <WorkGraph task={task} /> : null}
+        {/^\d+$/.test(task.id) ? <WorkGraph task={task} editable={editable} /> : null}
         <section aria-labelledby="description-heading">
           <h2 id="description-heading" className="text-sm font-semibold">
             Description
