@@ -20,6 +20,6 @@ test("at 390 px no page is wider than the screen: both board views, a task with 
     await page.goto(path);
     await expect(page.locator("main")).toBeVisible();
     await live(page); // hydrated: the client's own rendering is in too
-    expect(await widthOf(page), path).toBeLessThanOrEqual(PHONE.width);
+    expect.soft(await widthOf(page), path).toBeLessThanOrEqual(PHONE.width);
   }
 });

@@ -25,7 +25,8 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   const { db } = getDatabase();
   const [inbox, queues, lapsed] = await Promise.all([readInbox(db, queue, user.actor), listQueueNames(db), readLapsed(db)]);
   return (
-    <main className="mx-auto max-w-screen-lg px-4 py-4">
+    // overflow-wrap anywhere: a long URL in a title or a failure reason breaks instead of widening the page.
+    <main className="mx-auto max-w-screen-lg px-4 py-4 [overflow-wrap:anywhere]">
       <h1 className="mb-4 text-xl font-semibold">Escalation inbox</h1>
       <Inbox initial={toWire(inbox)} queues={queues} initialSearch={search} initialSort={sort} />
       <div className="mt-6">

@@ -92,7 +92,8 @@ export function TaskList({
   cap: number;
 }) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200">
+    // relative: the scroller contains its absolutely placed sr-only text (else it widens the page).
+    <div className="relative overflow-x-auto rounded-lg border border-slate-200">
       <table className="w-full min-w-[48rem] text-sm" data-testid="task-list">
         <caption className="sr-only">Tasks, grouped by status</caption>
         <thead className="bg-slate-50 text-left text-xs text-slate-600">
