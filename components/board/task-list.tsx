@@ -9,7 +9,7 @@ import { TaskActions } from "@/components/task/task-actions";
 import { HELD, type PageView, type TaskStatus, type TaskView } from "@/components/task/wire";
 import { Button, focusRing } from "@/components/ui/button";
 import { LocalTime } from "@/components/ui/local-time";
-import { orderWords } from "./column";
+import { orderWords, useWorkableFirst } from "./column";
 import { countText } from "./counts";
 import { CARD_ACTIONS, isSaved } from "./task-card";
 import { STATUS_TITLES, useTaskList } from "./use-task-list";
@@ -49,6 +49,7 @@ function Row({ task }: { task: TaskView }) {
 
 function Group({ filter, initial, count, cap }: { filter: ListFilter; initial?: PageView<TaskView>; count?: number; cap: number }) {
   const { query, tasks } = useTaskList(filter, initial);
+  const workableFirst = useWorkableFirst();
   const title = STATUS_TITLES[filter.status];
   return (
     <tbody data-testid={`group-${filter.status}`}>
@@ -62,7 +63,7 @@ function Group({ filter, initial, count, cap }: { filter: ListFilter; initial?: 
       {query.isSuccess && tasks.length === 0 ? (
         <tr><td colSpan={7} className="bg-white px-2 py-1 text-sm text-slate-600">Nothing here.</td></tr>
       ) : null}
-      {tasks.map((task) => <Row key={task.id} task={task} />)}
+      {(filter.status === "queued" ? workableFirst(tasks) : tasks).map((task) => <Row key={task.id} task={task} />)}
       {query.hasNextPage ? (
         <tr>
           <td colSpan={7} className="bg-white px-2 py-1">

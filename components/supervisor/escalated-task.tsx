@@ -53,7 +53,7 @@ export function EscalatedTask({
           />
           <div className="min-w-0 flex-1">
             <div className="flex flex-wrap items-baseline justify-between gap-2">
-              <h3 id={headingId} className="font-semibold break-words">
+              <h3 id={headingId} className="font-semibold wrap-anywhere">
                 <Link href={`/tasks/${task.id}`} className={`rounded text-blue-800 underline-offset-2 hover:underline ${focusRing}`}>
                   {task.title}
                 </Link>

@@ -40,7 +40,7 @@ export function LapsedHoldings({ initial }: { initial: LapsedView }) {
         <ul className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white">
           {data.tasks.map((task) => (
             <li key={task.id} data-testid={`lapsed-${task.id}`} className="flex flex-wrap items-baseline justify-between gap-x-3 gap-y-1 px-3 py-2 text-sm">
-              <Link href={`/tasks/${task.id}`} className={`min-w-0 rounded font-medium break-words text-blue-800 underline underline-offset-2 ${focusRing}`}>
+              <Link href={`/tasks/${task.id}`} className={`min-w-0 rounded font-medium wrap-anywhere text-blue-800 underline underline-offset-2 ${focusRing}`}>
                 #{task.id} {task.title}
               </Link>
               <span className="text-xs text-slate-700">

@@ -48,7 +48,7 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
         </p>
         <div>
           <div className="flex flex-wrap items-start justify-between gap-2">
-            <h1 className="text-xl font-semibold break-words">{task.title}</h1>
+            <h1 className="min-w-0 text-xl font-semibold wrap-anywhere">{task.title}</h1>
             {editable && !editing ? (
               <Button size="sm" onClick={() => setEditing(true)}>
                 Edit
