@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import { sql } from "drizzle-orm";
 import { perform } from "../lib/tasks";
 import { editTask } from "../lib/tasks/authoring/edit";
 import { AMAL, BILAL, SARA } from "./people";
@@ -77,6 +78,54 @@ test.describe("editing and discussing a task", () => {
 
     await amal.getByRole("button", { name: "Save changes" }).click();
     await expect(heading(amal)).toHaveText(`Order A4 paper ${queue}`);
+    await amal.context().close();
+  });
+  test("the lost update: Sara's priority survives Amal's stale save of the title (two browsers)", async ({ browser, db, queue, actorOf }) => {
+    const task = await makeTask(db, await actorOf(AMAL), { title: `Book the van ${queue}`, queue, priority: 6 });
+    const amal = await pageAs(browser, AMAL, `/tasks/${task.id}`);
+    const sara = await pageAs(browser, SARA, `/tasks/${task.id}`);
+    await amal.getByRole("button", { name: "Edit", exact: true }).click();
+    await field(amal, "Title").fill(`Book the big van ${queue}`);
+
+    // Meanwhile Sara raises the priority 6 → 9 in her own browser.
+    await sara.getByRole("button", { name: "Edit", exact: true }).click();
+    await field(sara, "Priority").fill("9");
+    await sara.getByRole("button", { name: "Save changes" }).click();
+    await expect(sara.getByTestId("edit-task")).toHaveCount(0);
+
+    // Amal's save meets the conflict; the field she did not touch now holds Sara's value.
+    await amal.getByRole("button", { name: "Save changes" }).click();
+    await expect(amal.getByTestId("edit-conflict")).toContainText("Sara changed this task while you were editing");
+    await expect(field(amal, "Priority")).toHaveValue("9");
+    await expect(field(amal, "Title")).toHaveValue(`Book the big van ${queue}`);
+    await expect(amal.getByTestId("edit-clash-priority")).toHaveCount(0);
+
+    await amal.getByRole("button", { name: "Save changes" }).click();
+    await expect(amal.getByTestId("edit-task")).toHaveCount(0);
+    await expect(heading(amal)).toHaveText(`Book the big van ${queue}`);
+    await expect(heading(sara)).toHaveText(`Book the big van ${queue}`);
+    const [row] = await db.execute<{ title: string; priority: number }>(sql`SELECT title, priority FROM tasks WHERE id = ${task.id}::bigint`);
+    expect(row).toEqual({ title: `Book the big van ${queue}`, priority: 9 });
+    // Amal's edit recorded only the title: nothing of hers touched the priority.
+    await expect(sara.getByTestId("event").filter({ hasText: "Amal" }).filter({ hasText: "edited the title" })).toHaveCount(1);
+    await expect(sara.getByTestId("event").filter({ hasText: "edited the title and priority" })).toHaveCount(0);
+    await amal.context().close();
+    await sara.context().close();
+  });
+
+  test("a field both changed asks for a decision; Use theirs puts the other value back", async ({ browser, db, queue, actorOf }) => {
+    const task = await makeTask(db, await actorOf(AMAL), { title: `Paint the fence ${queue}`, queue, priority: 1 });
+    const amal = await pageAs(browser, AMAL, `/tasks/${task.id}`);
+    await amal.getByRole("button", { name: "Edit", exact: true }).click();
+    await field(amal, "Priority").fill("4");
+    must(await perform(editTask, { taskId: task.id, version: 1, priority: 7 }, { db, actor: await actorOf(SARA), standing: "supervisor" }));
+    await amal.getByRole("button", { name: "Save changes" }).click();
+    const clash = amal.getByTestId("edit-clash-priority");
+    await expect(clash).toContainText("You and Sara both changed the priority: theirs is “7”, yours “4”");
+    await expect(field(amal, "Priority")).toHaveValue("4");
+    await clash.getByRole("button", { name: "Use theirs" }).click();
+    await expect(field(amal, "Priority")).toHaveValue("7");
+    await expect(clash).toHaveCount(0);
     await amal.context().close();
   });
 });

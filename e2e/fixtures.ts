@@ -127,3 +127,13 @@ export const test = base.extend<Fixtures>({
 });
 
 export { expect };
+
+/**
+ * A README screenshot (e2e/screenshots/NAME.png), written only when asked for with
+ * E2E_SCREENSHOTS=1 — an ordinary run takes it (so the page is still drawn the same) into
+ * the test's own output folder and leaves the work tree as it was.
+ */
+export async function readmeScreenshot(page: Page, name: string, testInfo: TestInfo): Promise<void> {
+  const path_ = process.env.E2E_SCREENSHOTS === "1" ? `e2e/screenshots/${name}.png` : testInfo.outputPath(`${name}.png`);
+  await page.screenshot({ path: path_, fullPage: true });
+}

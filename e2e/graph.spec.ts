@@ -16,14 +16,14 @@ test.describe("the work graph", () => {
 
     await signIn(page, AMAL, `/?queue=${queue}`);
     const card = page.getByRole("article", { name: `Child ${queue}` });
-    await expect(card.getByTestId("blocked-by")).toHaveText(`blocked by #${parent.id}, #${other.id}`);
+    await expect(card.getByTestId("blocked-by")).toHaveText(`blocked by “Parent ${queue}” (#${parent.id}), “Other ${queue}” (#${other.id})`);
     await expect(card.getByTestId("not-before")).toContainText(/not before \d\d:\d\d \(in 2 h\)/);
     await card.getByRole("link", { name: `#${parent.id}` }).click();
     await expect(page).toHaveURL(new RegExp(`/tasks/${parent.id}$`));
     await expect(page.getByTestId("needed-by")).toContainText(`#${child.id}`);
 
     await page.goto(`/tasks/${child.id}`);
-    await expect(page.getByTestId("depends-on")).toContainText(`#${parent.id}, #${other.id}`);
+    await expect(page.getByTestId("depends-on")).toContainText(`“Parent ${queue}” (#${parent.id}, started), “Other ${queue}” (#${other.id}, queued)`);
     const reasons = page.getByTestId("readiness").getByRole("listitem");
     await expect(reasons.nth(0)).toHaveText(`Waiting for #${parent.id} (started by ${agent.name})`);
     await expect(reasons.nth(1)).toHaveText(`Waiting for #${other.id} (queued)`);

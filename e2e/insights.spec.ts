@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { AMAL, SARA } from "./people";
-import { expect, signIn, test } from "./fixtures";
+import { expect, readmeScreenshot, signIn, test } from "./fixtures";
 import { seedHistory } from "../lib/demo-history";
 import { claimNext, complete, createActor, createTask, perform } from "../lib/tasks";
 import { must } from "./seed";
@@ -29,7 +29,7 @@ test.describe("insights", () => {
     const recommended = Number((await page.getByTestId("recommended-lease").textContent())!.replace(" s", ""));
     expect(recommended).toBeGreaterThanOrEqual(60);
     await expect(page.getByTestId("recommendation-why")).toContainText("ended with the lease lapsing");
-    await page.screenshot({ path: "e2e/screenshots/insights.png", fullPage: true });
+    await readmeScreenshot(page, "insights", test.info());
 
     await page.getByRole("button", { name: `Apply ${recommended} s` }).click();
     await expect(page.getByText(`The lease of ${queue} is now ${recommended} s.`)).toBeVisible();

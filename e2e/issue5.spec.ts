@@ -7,7 +7,7 @@ import { createAgentToken } from "../lib/auth/tokens";
 import { perform, start } from "../lib/tasks";
 import type { Task } from "../lib/tasks/core/types";
 import { AMAL, BILAL, SARA } from "./people";
-import { expect, live, pageAs, test } from "./fixtures";
+import { expect, live, pageAs, readmeScreenshot, test } from "./fixtures";
 import { claimAs, escalated, makeTask, must } from "./seed";
 
 // Races between people, agents working over the HTTP API while people watch, the
@@ -159,7 +159,7 @@ test.describe("agents over the API, seen live", () => {
       await expect(failures.nth(i)).toContainText(agent.name);
     }
     await expect(onBoard("Queued")).toHaveCount(0); // escalated: off the work columns
-    await sara.screenshot({ path: "e2e/screenshots/inbox.png", fullPage: true });
+    await readmeScreenshot(sara, "inbox", test.info());
 
     await card.getByRole("button", { name: `Requeue ${title}` }).click();
     await expect(card).toBeHidden();
@@ -233,7 +233,7 @@ test.describe("the history page and the API agree", () => {
       await expect(shown.nth(i), `event ${i}`).toHaveAttribute("data-type", event.type);
       await expect(shown.nth(i), `event ${i}`).toContainText(event.actor.name);
     }
-    await page.screenshot({ path: "e2e/screenshots/task-history.png", fullPage: true });
+    await readmeScreenshot(page, "task-history", test.info());
     await page.context().close();
   });
 });

@@ -1,5 +1,5 @@
 import { AMAL, BILAL, SARA } from "./people";
-import { expect, signIn, test } from "./fixtures";
+import { expect, readmeScreenshot, signIn, test } from "./fixtures";
 import { seedBoard } from "./seed";
 
 test.describe("layout", () => {
@@ -26,11 +26,11 @@ test.describe("layout", () => {
     // Nothing sticks out sideways: the page scrolls down, never across.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.getByRole("button", { name: /Claim next/ }).focus();
-    await page.screenshot({ path: "e2e/screenshots/board-phone.png", fullPage: true });
+    await readmeScreenshot(page, "board-phone", test.info());
 
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.reload();
     await expect(page.getByRole("article", { name: "Review inspection 7" })).toBeVisible();
-    await page.screenshot({ path: "e2e/screenshots/board.png", fullPage: true });
+    await readmeScreenshot(page, "board", test.info());
   });
 });

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { authenticateToken, createAgentToken } from "@/lib/auth/tokens";
 import { seedDemo } from "@/lib/demo";
-import { claim, claimNext, complete, createActor, createTask, failTask, perform, renew, setQueueSettings, type ActorRef, type Task } from "@/lib/tasks";
+import { claim, claimNext, ManualClock, complete, createActor, createTask, failTask, perform, renew, setQueueSettings, type ActorRef, type Task } from "@/lib/tasks";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { readFleet } from "./fleet";
 import { makeQueue } from "@/test/queues";
@@ -57,6 +57,26 @@ describe("readFleet", () => {
     const rival = fleet.agents.find((a) => a.actor.id === other.id)!;
     expect(rival).toMatchObject({ tokens: [], heldCount: 1, day: { done: 0, failed: 0, lapsed: 0 } });
     expect(fleet.agents[0]!.actor.id).toBe(agent.id); // the most recent sign of life first
+  });
+
+  test("live means a sign of life within the lease: an instance silent for longer than its queue's lease is not live", async () => {
+    await makeQueue(database.db, "fleet-short", { leaseSeconds: 60 });
+    const agent = await createActor(database.db, "agent", "silent-one");
+    const clock = new ManualClock();
+    clock.set(new Date(Date.now() - 5 * 60_000)); // its last word, five minutes ago: past a 60 s lease
+    const quiet = await must(perform(createTask, { title: "quiet", queue: "fleet-short" }, as(creator)));
+    await must(perform(claim, { taskId: quiet.id, version: 1 }, { ...as(agent, "host-c:303"), clock }));
+    const loud = await must(perform(createTask, { title: "loud", queue: "fleet" }, as(creator)));
+    const busy = await createActor(database.db, "agent", "busy-one");
+    await must(perform(claim, { taskId: loud.id, version: 1 }, as(busy, "host-d:404")));
+
+    const fleet = await readFleet(database.db);
+    const [silent] = fleet.agents.find((a) => a.actor.id === agent.id)!.instances;
+    expect(silent!.instance).toBe("host-c:303");
+    expect(silent!.liveUntil!.getTime()).toBe(silent!.lastSeenAt.getTime() + 60_000);
+    expect(silent!.liveUntil!.getTime()).toBeLessThan(Date.now());
+    const [working] = fleet.agents.find((a) => a.actor.id === busy.id)!.instances;
+    expect(working!.liveUntil!.getTime()).toBeGreaterThan(Date.now());
   });
 
   test("an agent with neither a token nor an event is not listed; a token never used is", async () => {

@@ -10,8 +10,8 @@ import type { ActorRef } from "@/lib/tasks/core/types";
 // - which agents: actors of kind agent (one row per token or worker, not per event) with a
 //   token or at least one event — each an index probe (agent_tokens by actor, and
 //   task_events_actor_time's newest entry, which is also the last sign of life);
-// - live instances: that agent's events of the last INSTANCE_WINDOW_MINUTES, newest first,
-//   at most INSTANCE_SCAN rows (task_events_actor_time);
+// - instances: that agent's events of the last INSTANCE_WINDOW_MINUTES, newest first,
+//   at most INSTANCE_SCAN rows (task_events_actor_time); live if one is within its queue's lease;
 // - done and failed in 24 h: task_events_actor_outcomes (partial: those two types only);
 // - lapsed in 24 h: task_events_lapsed_owner (lease_expired by previous owner);
 // - held now: tasks_owner. Counts stop at COUNT_CAP.
@@ -34,8 +34,13 @@ export interface HeldTask {
 export interface FleetAgent {
   actor: ActorRef;
   tokens: AgentTokenRow[];
-  /** Instances (the Claimboard-Instance header) seen in the last INSTANCE_WINDOW_MINUTES. */
-  instances: { instance: string; lastSeenAt: Date }[];
+  /**
+   * Instances (the Claimboard-Instance header) seen in the last INSTANCE_WINDOW_MINUTES;
+   * live until `liveUntil`: its last sign of life plus the lease of the queue it worked in
+   * (a process silent for longer than its lease is not live, whatever it held). A time,
+   * not a flag, so the page sees it go quiet without reading again.
+   */
+  instances: { instance: string; lastSeenAt: Date; liveUntil: Date | null }[];
   held: HeldTask[];
   heldCount: number;
   /** The agent's newest event of any kind (claim, heartbeat, completion …). */
@@ -74,15 +79,18 @@ async function agentRows(db: Executor): Promise<Row[]> {
 
 async function instanceRows(db: Executor, ids: string[]): Promise<Row[]> {
   return db.execute<Row>(sql`
-    SELECT agent.id AS actor_id, i.instance, i.last_at
+    SELECT agent.id AS actor_id, i.instance, i.last_at, i.live_until
     FROM unnest(${idList(ids)}) AS agent(id)
     CROSS JOIN LATERAL (
-      SELECT recent.payload->>'instance' AS instance, max(recent.created_at) AS last_at
+      SELECT recent.payload->>'instance' AS instance, max(recent.created_at) AS last_at,
+             -- Live until its last sign of life is a lease old (the lease of the queue it worked in).
+             max(recent.created_at + make_interval(secs => q.lease_seconds)) AS live_until
       FROM (
-        SELECT e.payload, e.created_at FROM task_events e
+        SELECT e.payload, e.created_at, e.queue FROM task_events e
         WHERE e.actor_id = agent.id AND e.created_at > now() - make_interval(mins => ${INSTANCE_WINDOW_MINUTES})
         ORDER BY e.created_at DESC LIMIT ${INSTANCE_SCAN}
       ) recent
+      LEFT JOIN queues q ON q.name = recent.queue
       WHERE recent.payload ? 'instance'
       GROUP BY 1
     ) i
@@ -112,7 +120,7 @@ export async function readFleet(db: Executor): Promise<Fleet> {
     return {
       actor: { id, name: String(row.name), kind: "agent" },
       tokens: tokens.filter((t) => t.actorId === id),
-      instances: instances.filter((i) => i.actor_id === id).map((i) => ({ instance: String(i.instance), lastSeenAt: date(i.last_at) })),
+      instances: instances.filter((i) => i.actor_id === id).map((i) => ({ instance: String(i.instance), lastSeenAt: date(i.last_at), liveUntil: i.live_until ? date(i.live_until) : null })),
       held: mine.slice(0, HELD_SHOWN).map((h) => ({
         id: String(h.id), title: String(h.title), queue: String(h.queue), status: h.status as TaskStatus,
         version: Number(h.version), leaseUntil: h.lease_until ? date(h.lease_until) : null,

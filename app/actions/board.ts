@@ -4,6 +4,7 @@ import { z } from "zod";
 import { guardedAction } from "@/lib/auth/action";
 import { listPausedQueues, listQueueNames, listQueueRules } from "@/lib/tasks/reads/queries";
 import { ok } from "@/lib/tasks/core/types";
+import { readLapsed } from "@/lib/tasks/supervise/lapsed";
 
 // Reads the board needs that the agent API does not offer, behind the same guard.
 export const listQueuesAction = guardedAction("staff", z.strictObject({}), async (_input, { db }) => ok(await listQueueNames(db)));
@@ -11,3 +12,8 @@ export const listQueuesAction = guardedAction("staff", z.strictObject({}), async
 /** Who may claim each queue and its last strike: the board hides what a person may not do, and says why. */
 export const queueRulesAction = guardedAction("staff", z.strictObject({}), async (_input, { db }) => ok(await listQueueRules(db)));
 export const pausedQueuesAction = guardedAction("staff", z.strictObject({}), async (_input, { db }) => ok(await listPausedQueues(db)));
+/** How many held tasks have lapsed with nobody taking them (the board's count), and when the next will. */
+export const lapsedCountAction = guardedAction("staff", z.strictObject({}), async (_input, { db }) => {
+  const { count, nextLapseAt } = await readLapsed(db, 0);
+  return ok({ count, nextLapseAt });
+});

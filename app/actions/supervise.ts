@@ -4,7 +4,7 @@ import { z } from "zod";
 import { guardedAction, operationAction } from "@/lib/auth/action";
 import { listAudit } from "@/lib/auth/audit";
 import { createToken, revokeToken } from "@/lib/auth/token-admin";
-import { cancel, forceRelease, requeue, resetBreaker, resolve, setQueuePaused, setQueueSettings, superviseMany, sweepExpiredLeases, type SuperviseDecision } from "@/lib/tasks";
+import { cancel, forceRelease, requeue, requeueTo, resetBreaker, resolve, setQueuePaused, setQueueSettings, superviseMany, sweepExpiredLeases, type SuperviseDecision } from "@/lib/tasks";
 import { superviseManyInput } from "@/lib/tasks/supervise/supervise-many";
 import { ok } from "@/lib/tasks/core/types";
 
@@ -54,3 +54,6 @@ export const bulkSuperviseAction = guardedAction("supervisor", superviseManyInpu
   }
   return ok(outcome);
 });
+
+/** "Requeue to…": an escalated task moved to another queue and requeued there, in one transaction. */
+export const requeueToAction = operationAction("supervisor", requeueTo);

@@ -5,6 +5,7 @@ import { guardedAction } from "@/lib/auth/action";
 import { queueName } from "@/lib/tasks/core/schemas";
 import { ok } from "@/lib/tasks/core/types";
 import { countEscalated, readInbox } from "@/lib/tasks/supervise/inbox";
+import { readLapsed } from "@/lib/tasks/supervise/lapsed";
 
 // The inbox's read, behind the same guard as its writes, for the browser to refetch on events.
 export const inboxAction = guardedAction("supervisor", z.strictObject({ queue: queueName.nullable() }), async (input, { db, user }) =>
@@ -13,3 +14,6 @@ export const inboxAction = guardedAction("supervisor", z.strictObject({ queue: q
 
 // The Inbox link's live badge: refetched on every event, like the supervisors' pages.
 export const inboxCountAction = guardedAction("supervisor", z.strictObject({}), async (_input, { db }) => ok(await countEscalated(db)));
+
+// Lapsed holdings nobody has taken over: a read (lease_until < now()), expiry stays lazy.
+export const lapsedAction = guardedAction("supervisor", z.strictObject({}), async (_input, { db }) => ok(await readLapsed(db)));

@@ -9,6 +9,8 @@ import { requireSupervisor, streamPosition } from "../_lib/session";
 import { readInbox } from "@/lib/tasks/supervise/inbox";
 import { listDisabledWebhooks } from "@/lib/webhooks/ops";
 import { DisabledWebhooks } from "@/components/supervisor/disabled-webhooks";
+import { readLapsed } from "@/lib/tasks/supervise/lapsed";
+import { LapsedHoldings } from "@/components/supervisor/lapsed";
 
 export const metadata: Metadata = { title: "Inbox · Claimboard" };
 
@@ -23,12 +25,18 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   const user = await requireSupervisor(`/inbox${queue ? `?queue=${encodeURIComponent(queue)}` : ""}`, "inbox");
   await streamPosition(); // before any read: the browser's stream resumes from there
   const { db } = getDatabase();
-  const [inbox, queues, disabledHooks] = await Promise.all([readInbox(db, queue, user.actor), listQueueNames(db), listDisabledWebhooks(db)]);
+  const [inbox, queues, lapsed, disabledHooks] = await Promise.all([
+    readInbox(db, queue, user.actor), listQueueNames(db), readLapsed(db), listDisabledWebhooks(db),
+  ]);
   return (
-    <main className="mx-auto max-w-screen-lg px-4 py-4">
+    // overflow-wrap anywhere: a long URL in a title or a failure reason breaks instead of widening the page.
+    <main className="mx-auto max-w-screen-lg px-4 py-4 [overflow-wrap:anywhere]">
       <h1 className="mb-4 text-xl font-semibold">Escalation inbox</h1>
       <DisabledWebhooks hooks={disabledHooks} />
       <Inbox initial={toWire(inbox)} queues={queues} initialSearch={search} initialSort={sort} />
+      <div className="mt-6">
+        <LapsedHoldings initial={toWire(lapsed)} />
+      </div>
     </main>
   );
 }

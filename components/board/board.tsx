@@ -12,6 +12,7 @@ import { CreateTask } from "./create-task";
 import { FiltersBar } from "./filters-bar";
 import { BoardKeys } from "./keyboard";
 import { MyTasksOnPhone } from "./my-tasks";
+import { LapsedCount } from "./lapsed-count";
 import { PausedQueues } from "./paused-queues";
 import { useQueues } from "./queues";
 import { TaskList } from "./task-list";
@@ -51,7 +52,7 @@ export function Board({
         <FiltersBar filters={filters} view={view} actorId={actorId} queues={queues} counts={counts} />
         <div className="flex flex-wrap items-center gap-2">
           <BoardKeys />
-          <ClaimNext queue={claimQueue} />
+          <ClaimNext columns={columns} {...(filters.queue ? { queue: filters.queue } : {})} />
           <Button aria-expanded={creating} aria-controls="new-task" onClick={() => setCreating(!creating)}>
             {creating ? "Close" : "New task"}
           </Button>
@@ -64,6 +65,7 @@ export function Board({
         </p>
       ) : null}
       <PausedQueues />
+      <LapsedCount />
       <div id="new-task" hidden={!creating}>
         {creating ? <CreateTask defaultQueue={claimQueue} queues={queues} onCreated={() => setCreating(false)} /> : null}
       </div>
@@ -71,12 +73,21 @@ export function Board({
       {view === "list" ? (
         <TaskList columns={columns} initial={initial} counts={counts?.statuses} cap={cap} />
       ) : (
+        // Side by side at every width, scrolling sideways inside the board (never the page):
+        // each column as tall as its cards, an empty one collapsed to its heading.
         <div
-          className={`grid gap-2 ${columns.length === 1 ? "max-w-3xl" : "sm:grid-cols-2 lg:grid-cols-3 2xl:grid-cols-6"}`}
+          className={columns.length === 1 ? "grid max-w-3xl gap-2" : "relative flex snap-x items-start gap-2 overflow-x-auto pb-2"}
           data-testid="board"
         >
           {columns.map((filter) => (
-            <Column key={filter.status} filter={filter} initial={initial[filter.status]} count={counts?.statuses[filter.status]} cap={cap} />
+            <Column
+              key={filter.status}
+              filter={filter}
+              initial={initial[filter.status]}
+              count={counts?.statuses[filter.status]}
+              cap={cap}
+              sideways={columns.length > 1}
+            />
           ))}
         </div>
       )}

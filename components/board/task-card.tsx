@@ -36,7 +36,7 @@ export function TaskCard({ task }: { task: TaskView }) {
       className={`rounded-md border bg-white px-2 py-1.5 shadow-sm ${focusRing} focus:outline-2 focus:outline-blue-600 ${task.pending ? "border-dashed border-blue-400 opacity-80" : "border-slate-200"}`}
     >
       <div className="flex items-start justify-between gap-2">
-        <h3 id={titleId} className="min-w-0 text-sm leading-5 font-semibold break-words">
+        <h3 id={titleId} className="min-w-0 text-sm leading-5 font-semibold wrap-anywhere">
           {task.pending && !isSaved(task) ? (
             task.title
           ) : (

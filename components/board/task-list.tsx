@@ -3,12 +3,13 @@
 import Link from "next/link";
 import type { ListFilter } from "@/components/task/filters";
 import { ActorName, NeedsCheckBadge, PriorityBadge } from "@/components/task/badges";
+import { BlockedBy, NotBefore } from "@/components/task/graph";
 import { LeaseCountdown } from "@/components/task/lease";
 import { TaskActions } from "@/components/task/task-actions";
 import { HELD, type PageView, type TaskStatus, type TaskView } from "@/components/task/wire";
 import { Button, focusRing } from "@/components/ui/button";
 import { LocalTime } from "@/components/ui/local-time";
-import { orderWords } from "./column";
+import { orderWords, useWorkableFirst } from "./column";
 import { countText } from "./counts";
 import { CARD_ACTIONS, isSaved } from "./task-card";
 import { STATUS_TITLES, useTaskList } from "./use-task-list";
@@ -27,6 +28,12 @@ function Row({ task }: { task: TaskView }) {
           task.title
         )}
         {task.needsCheck ? <> <NeedsCheckBadge /></> : null}
+        {task.blockedBy.length > 0 || task.notBefore ? (
+          <span className="mt-0.5 flex flex-col text-xs font-normal text-amber-800">
+            <BlockedBy ids={task.blockedBy} />
+            <NotBefore iso={task.notBefore} />
+          </span>
+        ) : null}
       </th>
       <td className="px-2 py-1"><PriorityBadge priority={task.priority} /></td>
       <td className="px-2 py-1 text-xs">{task.queue}</td>
@@ -42,6 +49,7 @@ function Row({ task }: { task: TaskView }) {
 
 function Group({ filter, initial, count, cap }: { filter: ListFilter; initial?: PageView<TaskView>; count?: number; cap: number }) {
   const { query, tasks } = useTaskList(filter, initial);
+  const workableFirst = useWorkableFirst();
   const title = STATUS_TITLES[filter.status];
   return (
     <tbody data-testid={`group-${filter.status}`}>
@@ -55,7 +63,7 @@ function Group({ filter, initial, count, cap }: { filter: ListFilter; initial?: 
       {query.isSuccess && tasks.length === 0 ? (
         <tr><td colSpan={7} className="bg-white px-2 py-1 text-sm text-slate-600">Nothing here.</td></tr>
       ) : null}
-      {tasks.map((task) => <Row key={task.id} task={task} />)}
+      {(filter.status === "queued" ? workableFirst(tasks) : tasks).map((task) => <Row key={task.id} task={task} />)}
       {query.hasNextPage ? (
         <tr>
           <td colSpan={7} className="bg-white px-2 py-1">
@@ -85,7 +93,8 @@ export function TaskList({
   cap: number;
 }) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200">
+    // relative: the scroller contains its absolutely placed sr-only text (else it widens the page).
+    <div className="relative overflow-x-auto rounded-lg border border-slate-200">
       <table className="w-full min-w-[48rem] text-sm" data-testid="task-list">
         <caption className="sr-only">Tasks, grouped by status</caption>
         <thead className="bg-slate-50 text-left text-xs text-slate-600">

@@ -19,6 +19,7 @@ export function EscalatedTask({
   now,
   onSelect,
   onDecide,
+  onRequeueTo,
 }: {
   item: InboxTaskView;
   pending: string | null;
@@ -28,6 +29,8 @@ export function EscalatedTask({
   /** Shift-click selects the range from the last row clicked. */
   onSelect: (selected: boolean, range: boolean) => void;
   onDecide: (decision: InboxDecision, task: TaskView) => void;
+  /** "Requeue to…": another queue (the dialog is the inbox's). */
+  onRequeueTo: (task: TaskView) => void;
 }) {
   const { task, failures } = item;
   const headingId = `task-${task.id}-title`;
@@ -50,7 +53,7 @@ export function EscalatedTask({
           />
           <div className="min-w-0 flex-1">
             <div className="flex flex-wrap items-baseline justify-between gap-2">
-              <h3 id={headingId} className="font-semibold break-words">
+              <h3 id={headingId} className="font-semibold wrap-anywhere">
                 <Link href={`/tasks/${task.id}`} className={`rounded text-blue-800 underline-offset-2 hover:underline ${focusRing}`}>
                   {task.title}
                 </Link>
@@ -77,6 +80,9 @@ export function EscalatedTask({
             <div className="mt-3 flex flex-wrap items-center gap-2">
               <Button size="sm" tone="primary" disabled={!!pending} onClick={() => onDecide("requeue", task)} aria-label={`Requeue ${task.title}`}>
                 Requeue
+              </Button>
+              <Button size="sm" disabled={!!pending} onClick={() => onRequeueTo(task)} aria-label={`Requeue to another queue: ${task.title}`}>
+                Requeue to…
               </Button>
               <Button size="sm" disabled={!!pending} onClick={() => onDecide("resolve", task)} aria-label={`Resolve ${task.title}`}>
                 Resolve

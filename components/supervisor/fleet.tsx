@@ -11,20 +11,31 @@ import { LocalTime } from "@/components/ui/local-time";
 import type { Fleet as FleetData, FleetAgent } from "@/lib/fleet";
 import { Ago } from "./ago";
 import { supervisorKeys } from "./keys";
-import { useAgeClock } from "./use-age-clock";
+import { useNowAt } from "@/components/realtime/refetch-at";
 
 export type FleetView = Wire<FleetData>;
 type AgentView = Wire<FleetAgent>;
 
+/** "lease until 14:03", or — once it is past — "lapsed 3 min ago" in red: nobody has it now. */
+function HeldLease({ leaseUntil, now }: { leaseUntil: string; now: number | null }) {
+  if (now !== null && Date.parse(leaseUntil) <= now) {
+    return <span data-testid="held-lapsed" className="font-medium text-red-800">lapsed <Ago iso={leaseUntil} now={now} /></span>;
+  }
+  return <>lease until <LocalTime iso={leaseUntil} /></>;
+}
+
 function AgentCard({ agent, now, onRevoke }: { agent: AgentView; now: number | null; onRevoke: (name: string) => void }) {
   const name = agent.actor.name;
   const liveTokens = agent.tokens.filter((t) => !t.revokedAt);
+  // Live: a sign of life within its queue's lease (lib/fleet.ts), by the page's clock.
+  const isLive = (i: AgentView["instances"][number]) => !!i.liveUntil && (now === null || Date.parse(i.liveUntil) > now);
+  const live = agent.instances.filter(isLive).length;
   return (
     <li>
       <section aria-label={`Agent ${name}`} className="rounded-lg border border-slate-200 bg-white p-3 shadow-sm">
         <div className="flex flex-wrap items-baseline justify-between gap-2">
           <h3 className="font-semibold break-all">{name}</h3>
-          {agent.instances.length > 0 ? <Badge tone="green">{agent.instances.length} live instance{agent.instances.length === 1 ? "" : "s"}</Badge> : <Badge>no live instance</Badge>}
+          {live > 0 ? <Badge tone="green">{live} live instance{live === 1 ? "" : "s"}</Badge> : <Badge>no live instance</Badge>}
         </div>
         <dl className="mt-2 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-3">
           <div>
@@ -44,7 +55,7 @@ function AgentCard({ agent, now, onRevoke }: { agent: AgentView; now: number | n
           <ul aria-label={`Instances of ${name}`} className="mt-2 flex flex-wrap gap-2 text-xs">
             {agent.instances.map((i) => (
               <li key={i.instance} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-slate-800">
-                {i.instance} <span className="font-sans text-slate-700">· <Ago iso={i.lastSeenAt} now={now} /></span>
+                {i.instance} <span className="font-sans text-slate-700">· {isLive(i) ? null : <span className="font-medium text-red-800">silent past its lease, </span>}<Ago iso={i.lastSeenAt} now={now} /></span>
               </li>
             ))}
           </ul>
@@ -58,7 +69,7 @@ function AgentCard({ agent, now, onRevoke }: { agent: AgentView; now: number | n
                 </Link>{" "}
                 <span className="text-xs text-slate-700">
                   {task.queue} · {task.status}
-                  {task.leaseUntil ? <> · lease until <LocalTime iso={task.leaseUntil} /></> : null}
+                  {task.leaseUntil ? <> · <HeldLease leaseUntil={task.leaseUntil} now={now} /></> : null}
                 </span>
               </li>
             ))}
@@ -95,14 +106,15 @@ export function Fleet({ initial, onRevoke }: { initial: FleetView; onRevoke: (na
     queryFn: async () => toWire(await unwrap(fleetAction({}))),
     initialData: initial,
   });
-  const now = useAgeClock();
+  // Ages move every 30 s; "live" and "lapsed" move the moment a lease runs out.
+  const now = useNowAt(data.agents.flatMap((a) => [...a.instances.map((i) => i.liveUntil), ...a.held.map((h) => h.leaseUntil)]));
   return (
     <section aria-labelledby="fleet-heading" className="space-y-2">
       <h2 id="fleet-heading" className="text-lg font-semibold">
         The fleet <span className="text-slate-700">({data.agents.length}{data.truncated ? "+" : ""})</span>
       </h2>
       <p className="text-sm text-slate-700">
-        Instances are the <code>Claimboard-Instance</code> header seen in the last 15 minutes; counts cover the last 24 hours.
+        Instances are the <code>Claimboard-Instance</code> header seen in the last 15 minutes, live while their last sign of life is within their queue&apos;s lease; counts cover the last 24 hours.
       </p>
       {data.agents.length === 0 ? <p className="text-sm text-slate-700">No agent has a token or has worked yet.</p> : null}
       <ul className="space-y-3">

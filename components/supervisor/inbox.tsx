@@ -17,6 +17,7 @@ import { InboxToolbar } from "./inbox-toolbar";
 import { groupByReason, inboxHref, plural, visibleItems, type InboxSort, type ReasonGroup } from "./inbox-view";
 import { supervisorKeys } from "./keys";
 import { ReasonGroups } from "./reason-groups";
+import { RequeueToDialog } from "./requeue-to";
 import type { InboxTaskView, InboxView } from "./types";
 import { useAgeClock } from "./use-age-clock";
 import { useSupervisorCall } from "./use-supervisor";
@@ -42,6 +43,7 @@ export function Inbox({ initial, queues, initialSearch = "", initialSort = "wait
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const anchor = useRef<number | null>(null);
   const [confirming, setConfirming] = useState<PendingDecision | null>(null);
+  const [moving, setMoving] = useState<TaskView | null>(null);
   const now = useAgeClock();
 
   const shown = useMemo(() => visibleItems(data.escalated, search, sort), [data.escalated, search, sort]);
@@ -166,12 +168,24 @@ export function Inbox({ initial, queues, initialSearch = "", initialSort = "wait
               pending={pendingFor(item.task.id)}
               onSelect={(on, range) => select(index, on, range)}
               onDecide={(decision) => decide(decision, [item], "")}
+              onRequeueTo={setMoving}
             />
           ))}
         </ul>
       </section>
       <Breakers breakers={data.breakers} />
       <DecisionDialog pending={confirming} onClose={() => setConfirming(null)} onConfirm={confirm} />
+      {moving ? (
+        <RequeueToDialog
+          task={moving}
+          queues={queues}
+          onClose={() => setMoving(null)}
+          onDone={(task) => {
+            setMoving(null);
+            dropFromInbox([task.id]);
+          }}
+        />
+      ) : null}
     </div>
   );
 }

@@ -5,6 +5,8 @@ export const supervisorKeys = {
   /** The Inbox link's badge (components/supervisor/inbox-badge.tsx). */
   inboxCount: ["supervisor", "inbox-count"] as const,
   fleet: ["supervisor", "fleet"] as const,
+  /** Lapsed holdings nobody has taken (components/supervisor/lapsed.tsx). */
+  lapsed: ["supervisor", "lapsed"] as const,
   people: ["supervisor", "people"] as const,
   queues: ["supervisor", "queues"] as const,
   tokens: ["supervisor", "tokens"] as const,

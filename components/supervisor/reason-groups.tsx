@@ -29,7 +29,7 @@ export function ReasonGroups({
           return (
             <li key={group.reason} className="py-2">
               <div role="group" aria-label={name} className="flex flex-wrap items-center gap-2">
-                <p className="min-w-0 flex-1 text-sm break-words">
+                <p className="min-w-48 flex-1 text-sm wrap-anywhere">
                   <span className="font-semibold">{plural(group.items.length)}:</span> <span data-testid="group-reason">{group.reason}</span>
                 </p>
                 <Button size="sm" tone="ghost" disabled={busy} onClick={() => onSelect(group)}>

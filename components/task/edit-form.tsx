@@ -1,24 +1,25 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { listQueuesAction } from "@/app/actions/board";
 import { useState, type FormEvent } from "react";
 import type { TaskChanges } from "@/lib/client";
 import { editTaskAction } from "@/app/actions/tasks";
 import { useViewer } from "@/components/realtime/viewer";
 import { useToast } from "@/components/ui/toaster";
 import { Button } from "@/components/ui/button";
-import { TextArea, TextField } from "@/components/ui/field";
-import { fetchHistory, taskKeys } from "./api";
+import { SelectField, TextArea, TextField } from "@/components/ui/field";
+import { fetchHistory, queueKeys, taskKeys } from "./api";
 import { putTask } from "./cache";
-import { conflictSentence, draftOf, lastChangedBy, readEdit, type EditDraft } from "./editing";
+import { conflictSentence, draftOf, fieldWords, lastChangedBy, mergeDraft, readEdit, type EditClash, type EditDraft, type EditField } from "./editing";
 import { ActionFailure, errorSentence, restore, snapshot, unwrap } from "./mutations";
 import { toWire, type TaskView } from "./wire";
 import { LIMITS } from "@/lib/limits";
 
 /**
  * The edit mutation: the new values shown at once (heading, board cards), put back if the
- * server says no. A version_conflict answers with the task as it is now: the form keeps the
- * person's values and takes the current version, so saving again is a conscious overwrite.
+ * server says no. A version_conflict answers with the task as it is now: the form merges it
+ * (EditTaskForm), so saving again applies only what the person changed.
  */
 function useEditMutation(onConflict: (current: TaskView) => void, onSaved: () => void) {
   const client = useQueryClient();
@@ -49,25 +50,40 @@ function useEditMutation(onConflict: (current: TaskView) => void, onSaved: () =>
   });
 }
 
-/** Edit title, description, priority and payload of a queued or escalated task. */
+/** Edit title, description, queue, priority and payload of a queued or escalated task. */
 export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () => void }) {
   const viewer = useViewer();
   const [draft, setDraft] = useState<EditDraft>(() => draftOf(task));
+  // The task as the form last knew it: what the person changed is what differs from it.
   const [base, setBase] = useState<TaskView>(task);
   const [problem, setProblem] = useState<string | null>(null);
   const [conflict, setConflict] = useState<string | null>(null);
+  const [clashes, setClashes] = useState<EditClash[]>([]);
+  const [by, setBy] = useState<string | null>(null);
+  // Open queues only (archived ones leave every picker); the task's own stays listed.
+  const queues = useQuery({ queryKey: queueKeys, queryFn: () => unwrap(listQueuesAction({})) });
   const mutation = useEditMutation(
     (current) => {
-      setBase(current);
       // Who got there first, from the history (a queued task has no owner to name).
       void fetchHistory(current.id).then(
-        (history) => setConflict(conflictSentence(current, lastChangedBy(history))),
+        (history) => {
+          setBy(lastChangedBy(history));
+          setConflict(conflictSentence(current, lastChangedBy(history)));
+        },
         () => setConflict(conflictSentence(current, null)),
       );
     },
     onClose,
   );
-  const set = (field: keyof EditDraft) => (event: { target: { value: string } }) => setDraft({ ...draft, [field]: event.target.value });
+  const set = (field: EditField) => (event: { target: { value: string } }) => {
+    setDraft({ ...draft, [field]: event.target.value });
+    // Writing in a field both changed is a decision about it too.
+    setClashes(clashes.filter((c) => c.field !== field));
+  };
+  const decide = (clash: EditClash, value: "mine" | "theirs") => {
+    if (value === "theirs") setDraft({ ...draft, [clash.field]: clash.theirs });
+    setClashes(clashes.filter((c) => c !== clash));
+  };
 
   const save = (event: FormEvent) => {
     event.preventDefault();
@@ -76,11 +92,19 @@ export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () =>
     const read = readEdit(draft, base);
     if ("problem" in read) return setProblem(read.problem);
     if (Object.keys(read.changes).length === 0) return onClose();
+    const sent = draft;
     mutation.mutate({ base, changes: read.changes }, {
       onError: (error) => {
-        if (!(error instanceof ActionFailure && error.error.code === "version_conflict" && error.error.task)) {
-          setProblem(errorSentence(error, "edit", viewer));
+        const current = error instanceof ActionFailure ? error.error.task : undefined;
+        if (error instanceof ActionFailure && error.error.code === "version_conflict" && current) {
+          // Fields the person did not touch take the server's values; both-changed ones ask.
+          const merged = mergeDraft(sent, base, current);
+          setDraft(merged.draft);
+          setClashes(merged.clashes);
+          setBase(current);
+          return;
         }
+        setProblem(errorSentence(error, "edit", viewer));
       },
     });
   };
@@ -91,6 +115,11 @@ export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () =>
       <form onSubmit={save} noValidate className="space-y-3">
         <TextField label="Title" value={draft.title} onChange={set("title")} maxLength={LIMITS.title} required autoFocus />
         <TextArea label="Description" value={draft.description} onChange={set("description")} rows={4} />
+        <SelectField label="Queue" hint="Moving it sends it to the back of that queue's claim order by its priority." value={draft.queue} onChange={set("queue")}>
+          {[...new Set([base.queue, ...(queues.data ?? [])])].map((q) => (
+            <option key={q} value={q}>{q}</option>
+          ))}
+        </SelectField>
         <TextField
           label="Priority"
           hint={`Higher is claimed first: ${LIMITS.priority.min} (last) to ${LIMITS.priority.max} (first); 0 is the default.`}
@@ -107,6 +136,19 @@ export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () =>
             {conflict}
           </p>
         ) : null}
+        {clashes.map((clash) => (
+          <div key={clash.field} data-testid={`edit-clash-${clash.field}`} className="rounded-md border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950">
+            <p>
+              You and {by ?? "someone else"} both changed the {fieldWords[clash.field]}
+              {clash.field === "priority" || clash.field === "title" || clash.field === "queue" ? <>: theirs is “{clash.theirs.trim()}”, yours “{draft[clash.field].trim()}”</> : null}.
+              Saving keeps yours.
+            </p>
+            <div className="mt-1 flex flex-wrap gap-2">
+              <Button size="sm" onClick={() => decide(clash, "mine")}>Keep mine</Button>
+              <Button size="sm" onClick={() => decide(clash, "theirs")}>Use theirs</Button>
+            </div>
+          </div>
+        ))}
         <div className="flex flex-wrap justify-end gap-2">
           <Button onClick={onClose}>Cancel</Button>
           <Button type="submit" tone="primary" disabled={mutation.isPending}>

@@ -30,9 +30,11 @@ export interface EditDraft {
   description: string;
   priority: string;
   payload: string;
+  queue: string;
 }
 
 export const draftOf = (task: TaskView): EditDraft => ({
+  queue: task.queue,
   title: task.title,
   description: task.description,
   priority: String(task.priority),
@@ -73,7 +75,55 @@ export function readEdit(draft: EditDraft, task: TaskView): { changes: TaskChang
   if (draft.description !== task.description) changes.description = draft.description;
   if (priority !== task.priority) changes.priority = priority;
   if (canonical(payload) !== canonical(task.payload)) changes.payload = payload;
+  if (draft.queue && draft.queue !== task.queue) changes.queue = draft.queue;
   return { changes };
+}
+
+/** A field of the form the person and another editor may both have changed. */
+export type EditField = keyof EditDraft;
+const EDIT_FIELDS: readonly EditField[] = ["title", "description", "priority", "payload", "queue"];
+export const fieldWords: Record<EditField, string> = { title: "title", description: "description", priority: "priority", payload: "payload", queue: "queue" };
+
+/** Whether two drafts of one field ask for the same value (as readEdit would send it). */
+function sameValue(field: EditField, a: string, b: string): boolean {
+  if (field === "description") return a === b;
+  if (a.trim() === b.trim()) return true;
+  if (field === "priority") return a.trim() !== "" && b.trim() !== "" && Number(a) === Number(b);
+  if (field === "payload") {
+    try {
+      return canonical(a.trim() === "" ? {} : JSON.parse(a)) === canonical(b.trim() === "" ? {} : JSON.parse(b));
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+/** A field both changed to different values: theirs is the task's now, mine is in the form. */
+export interface EditClash {
+  field: EditField;
+  theirs: string;
+}
+
+/**
+ * After a version conflict, a three-way merge of the person's form with the task as it is
+ * now, against the task as the form last knew it (`origin`): a field the person did not
+ * change takes the server's value (so saving again cannot undo someone else's change); a
+ * field only they changed keeps theirs; a field both changed to different values keeps
+ * the person's value in the form and is returned as a clash, for them to decide.
+ */
+export function mergeDraft(draft: EditDraft, origin: TaskView, current: TaskView): { draft: EditDraft; clashes: EditClash[] } {
+  const before = draftOf(origin);
+  const now = draftOf(current);
+  const merged = { ...draft };
+  const clashes: EditClash[] = [];
+  for (const field of EDIT_FIELDS) {
+    const mine = !sameValue(field, draft[field], before[field]);
+    const theirs = !sameValue(field, now[field], before[field]);
+    if (!mine) merged[field] = now[field];
+    else if (theirs && !sameValue(field, draft[field], now[field])) clashes.push({ field, theirs: now[field] });
+  }
+  return { draft: merged, clashes };
 }
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {
@@ -94,7 +144,7 @@ const quote = (text: string, max = 80) => `“${text.length > max ? `${text.slic
 export function conflictSentence(current: TaskView, by: string | null): string {
   const now = [`titled ${quote(current.title)}`, `priority ${current.priority}`, current.status].join(", ");
   const what = current.status === "queued" || current.status === "escalated"
-    ? "Your changes are still in the form: check them against these, then save again to apply them."
+    ? "Your changes are still in the form, and what you did not change now shows theirs: save again to apply yours."
     : `It can no longer be edited (it is ${current.status}).`;
   return `${by ?? "Someone"} changed this task while you were editing: it is now ${now}. ${what}`;
 }

@@ -1,11 +1,12 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQueries, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useNow } from "@/components/realtime/clock";
 import { focusRing } from "@/components/ui/button";
 import { formatTime, useHydrated } from "@/components/ui/local-time";
-import { fetchDependents, fetchReadiness, taskKeys } from "./api";
+import { fetchDependents, fetchReadiness, fetchTask, taskKeys } from "./api";
+import { AddDependency, DependencyList, NotBeforeForm } from "./relations";
 import type { TaskView } from "./wire";
 
 // The work graph on the board and the task page: what a task waits for, what waits for it,
@@ -22,18 +23,26 @@ export function inWords(ms: number): string {
   return h < 48 ? `in ${h} h` : `in ${Math.round(h / 24)} days`;
 }
 
-const taskLink = (id: string) => (
-  <Link key={id} href={`/tasks/${id}`} className={`rounded text-blue-700 hover:underline ${focusRing}`}>
-    #{id}
-  </Link>
-);
-
-/** "blocked by #4, #7", each a link. */
+/**
+ * "blocked by “Order the paint” (#4), “Book the van” (#7)", each a link: what the task waits
+ * for, by title. The titles are each blocker's own task query (shared with its page and
+ * kept fresh by the stream); the id stands in until one arrives.
+ */
 export function BlockedBy({ ids }: { ids: string[] }) {
+  const blockers = useQueries({ queries: ids.map((id) => ({ queryKey: taskKeys.detail(id), queryFn: () => fetchTask(id) })) });
   if (ids.length === 0) return null;
   return (
     <span data-testid="blocked-by">
-      blocked by {ids.flatMap((id, i) => (i === 0 ? [taskLink(id)] : [", ", taskLink(id)]))}
+      blocked by{" "}
+      {ids.flatMap((id, i) => {
+        const title = blockers[i]?.data?.title;
+        const link = (
+          <Link key={id} href={`/tasks/${id}`} className={`rounded text-blue-700 hover:underline ${focusRing}`}>
+            {title ? <>“{title}” (#{id})</> : `#${id}`}
+          </Link>
+        );
+        return i === 0 ? [link] : [", ", link];
+      })}
     </span>
   );
 }
@@ -53,7 +62,8 @@ export function NotBefore({ iso }: { iso: string | null }) {
 }
 
 /** The task page's section: dependencies both ways, and readiness in words. */
-export function WorkGraph({ task }: { task: TaskView }) {
+export function WorkGraph({ task, editable = false }: { task: TaskView; editable?: boolean }) {
+  const now = useNow(false);
   const readiness = useQuery({ queryKey: [...taskKeys.detail(task.id), "readiness"], queryFn: () => fetchReadiness(task.id) });
   const dependents = useQuery({ queryKey: [...taskKeys.detail(task.id), "dependents"], queryFn: () => fetchDependents(task.id) });
   const needed = dependents.data ?? [];
@@ -65,23 +75,23 @@ export function WorkGraph({ task }: { task: TaskView }) {
       <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
         <dt className="text-slate-500">Waits for</dt>
         <dd data-testid="depends-on">
-          {task.dependsOn.length === 0 ? "nothing" : task.dependsOn.flatMap((id, i) => [
-            ...(i > 0 ? [", "] : []), taskLink(id), task.blockedBy.includes(id) ? "" : " (done)",
-          ])}
+          <DependencyList ids={task.dependsOn} />
         </dd>
         <dt className="text-slate-500">Needed by</dt>
         <dd data-testid="needed-by">
-          {needed.length === 0 ? "nothing" : needed.flatMap((t, i) => [...(i > 0 ? [", "] : []), taskLink(t.id)])}
+          <DependencyList ids={needed.map((t) => t.id)} />
         </dd>
         {task.notBefore ? (
           <>
             <dt className="text-slate-500">Not before</dt>
-            <dd>
+            <dd data-testid="graph-not-before">
               <NotBefore iso={task.notBefore} /> {formatTime(task.notBefore, true)}
             </dd>
           </>
         ) : null}
       </dl>
+      <AddDependency task={task} />
+      {editable && now !== null ? <NotBeforeForm key={`${task.notBefore}`} task={task} now={now} /> : null}
       <div className="mt-2" data-testid="readiness">
         {readiness.data ? (
           readiness.data.claimable ? (

@@ -1,7 +1,9 @@
 "use client";
 
 import { useNow } from "@/components/realtime/clock";
+import { Badge } from "@/components/ui/badge";
 import { LocalTime } from "@/components/ui/local-time";
+import { HELD } from "@/lib/tasks/core/machine";
 
 export function duration(ms: number): string {
   const total = Math.max(0, Math.round(ms / 1000));
@@ -40,4 +42,15 @@ export function LeaseCountdown({ leaseUntil }: { leaseUntil: string | null }) {
       {duration(left)} left
     </time>
   );
+}
+
+/**
+ * "lease lapsed" beside the status, once the lease is past by the page's clock: the row
+ * still says claimed or started (expiry is lazy), but nobody holds it in truth until
+ * someone claims it.
+ */
+export function LapsedBadge({ task }: { task: { status: string; leaseUntil: string | null } }) {
+  const now = useNow((HELD as readonly string[]).includes(task.status));
+  if (now === null || !(HELD as readonly string[]).includes(task.status) || (task.leaseUntil && Date.parse(task.leaseUntil) > now)) return null;
+  return <span data-testid="lapsed-badge"><Badge tone="red">lease lapsed</Badge></span>;
 }

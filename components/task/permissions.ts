@@ -1,4 +1,4 @@
-import { FINISHED, HELD, MOVES, type MoveName, type MoveRow } from "@/lib/tasks/core/machine";
+import { FINISHED, HELD, MOVES, waiting, type MoveName, type MoveRow } from "@/lib/tasks/core/machine";
 import type { QueueRules } from "@/lib/tasks/reads/queries";
 import type { TaskView, Viewer } from "./wire";
 import { RENEW } from "@/lib/acts";
@@ -29,7 +29,7 @@ export function availableActions(task: TaskView, viewer: Viewer, now: number, ru
 function offered(row: MoveRow, task: TaskView, viewer: Viewer, now: number): boolean {
   const lapsed = leaseLapsed(task, now);
   const from = row.from.includes(task.status) || (lapsed && !!row.fromLapsed?.includes(task.status));
-  if (!from || (row.requiresLease && lapsed)) return false;
+  if (!from || (row.requiresLease && lapsed) || (row.requiresReady && waiting(task, now))) return false;
   const mine = task.owner?.id === viewer.actorId;
   switch (row.who) {
     case "owner":
@@ -67,6 +67,11 @@ export function whyNoActions(task: TaskView, viewer: Viewer, now: number, rules?
   if (availableActions(task, viewer, now, rules).length > 0) return null;
   if (rules?.claimants === "agents" && (task.status === "queued" || leaseLapsed(task, now))) {
     return `Only agents claim tasks in queue ${task.queue}: a person cannot take this one.`;
+  }
+  if (waiting(task, now)) {
+    return task.blockedBy.length > 0
+      ? "It waits for the tasks it depends on: it can be claimed once they are done."
+      : "It waits for its not-before time: it can be claimed from then.";
   }
   if (HELD.includes(task.status) && task.owner) {
     return `${task.owner.name} holds this task while their lease runs: only they can work on it, or a supervisor can force-release it.`;

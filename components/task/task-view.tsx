@@ -12,7 +12,7 @@ import { EditTaskForm } from "./edit-form";
 import { mayEdit } from "./editing";
 import { WorkGraph } from "./graph";
 import { ActorName, NeedsCheckBadge, PriorityBadge, StatusBadge } from "./badges";
-import { LeaseCountdown } from "./lease";
+import { LapsedBadge, LeaseCountdown } from "./lease";
 import { TaskActions } from "./task-actions";
 import { HandoffCard, ProgressLine } from "./handoff";
 import { Timeline } from "./timeline";
@@ -48,7 +48,7 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
         </p>
         <div>
           <div className="flex flex-wrap items-start justify-between gap-2">
-            <h1 className="text-xl font-semibold break-words">{task.title}</h1>
+            <h1 className="min-w-0 text-xl font-semibold wrap-anywhere">{task.title}</h1>
             {editable && !editing ? (
               <Button size="sm" onClick={() => setEditing(true)}>
                 Edit
@@ -57,6 +57,7 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
           </div>
           <div className="mt-2 flex flex-wrap items-center gap-2" data-testid="task-status" data-status={task.status}>
             <StatusBadge status={task.status} />
+            <LapsedBadge task={task} />
             <PriorityBadge priority={task.priority} />
             {task.needsCheck ? <NeedsCheckBadge /> : null}
             {task.pending ? <span className="text-xs text-blue-700">{task.pending}</span> : null}
@@ -84,7 +85,7 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
           <Field label="Created">{dateTime(task.createdAt)}</Field>
           <Field label="Updated">{dateTime(task.updatedAt)}</Field>
         </dl>
-        {/^\d+$/.test(task.id) ? <WorkGraph task={task} /> : null}
+        {/^\d+$/.test(task.id) ? <WorkGraph task={task} editable={editable} /> : null}
         <section aria-labelledby="description-heading">
           <h2 id="description-heading" className="text-sm font-semibold">
             Description

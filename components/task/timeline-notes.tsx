@@ -47,7 +47,7 @@ export function RowNote({ event }: { event: EventView }) {
   if (event.type === "edited") {
     const changes = changesOf(event.payload);
     return (
-      <ul data-testid="edit-changes" className="mt-0.5 space-y-0.5 text-sm break-words text-slate-800">
+      <ul data-testid="edit-changes" className="mt-0.5 space-y-0.5 text-sm wrap-anywhere text-slate-800">
         {changes.map(([field, change]) => <ChangeLine key={field} field={field} change={change} />)}
       </ul>
     );

@@ -15,6 +15,7 @@ export { complete, completeAndClaimNext } from "./holding/complete";
 export { completeMany, type CompletionResult } from "./holding/completions";
 export { failTask } from "./holding/fail";
 export { requeue, resolve, cancel } from "./supervise/supervise";
+export { requeueTo } from "./supervise/requeue-to";
 export { superviseMany, SUPERVISE_MANY_LIMIT, type SuperviseDecision, type SuperviseManyResult } from "./supervise/supervise-many";
 export { editTask, type Changes } from "./authoring/edit";
 export { STANDINGS, type Standing } from "./core/standing";

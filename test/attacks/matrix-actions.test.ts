@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createAgentToken } from "@/lib/auth/tokens";
 import { createUser } from "@/lib/auth/users";
 import { createActor } from "@/lib/tasks";
+import { makeQueue } from "@/test/queues";
 import { makeCallers, freshQueue, Scenes, type Caller } from "./callers";
 import { sourceActions } from "./discover";
 import { attackFixture, callAction, manifestActions, stateDigest, type AttackFixture } from "./helpers";
@@ -30,6 +31,7 @@ const SCENES: Record<string, Scene> = {
   completeAction: async (s, c, q) => ref(await s.started(q, c.actor)),
   failAction: async (s, c, q) => ({ ...ref(await s.claimed(q, c.actor)), reason: "matrix" }),
   requeueAction: async (s, _c, q) => ref(await s.escalated(q)),
+  requeueToAction: async (s, _c, q) => ({ ...ref(await s.escalated(q)), queue: await makeQueue(fixture.database.db, `${q}-to`) }),
   resolveAction: async (s, _c, q) => ref(await s.escalated(q)),
   cancelAction: async (s, _c, q) => ref(await s.queued(q)),
   forceReleaseAction: async (s, _c, q) => ref(await s.claimed(q, await createActor(fixture.database.db, "agent", "holder"))),
@@ -63,6 +65,8 @@ const SCENES: Record<string, Scene> = {
   unlockSignInAction: async (_s, _c, q) => ({ actorId: (await person(q)).actor.id }),
   inboxAction: async () => ({ queue: null }),
   inboxCountAction: async (s, _c, q) => (await s.escalated(q), {}),
+  lapsedAction: async () => ({}),
+  lapsedCountAction: async () => ({}),
   queueSettingsListAction: async () => ({}),
   createWebhookAction: async (_s, _c, q) => ({ url: `https://198.51.100.7/${q}`, events: ["breaker_tripped"], queues: [q] }),
   deleteWebhookAction: async (_s, _c, q) => ({ id: await aWebhook(fixture.database.db, q) }),

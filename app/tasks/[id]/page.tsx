@@ -27,7 +27,8 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
     after = page.nextCursor;
   } while (after && events.length < HISTORY_LIMIT);
   return (
-    <main className="mx-auto max-w-screen-xl px-4 py-4">
+    // overflow-wrap anywhere: a long URL in a title or description breaks instead of widening the page.
+    <main className="mx-auto max-w-screen-xl px-4 py-4 [overflow-wrap:anywhere]">
       <TaskView initial={toWire(task)} events={toWire(events)} />
     </main>
   );

@@ -88,6 +88,45 @@ describe("editTask", () => {
     expect(await f.must(editTask, { taskId: escalated.id, version: 3, payload: { gate: "4471" } }, amal)).toMatchObject({ status: "escalated", version: 4 });
   });
 
+  test("queue is an editable field: the task moves to another open queue, its event in the new queue; an archived or unknown one is refused", async () => {
+    await f.queue("edits-there");
+    await f.queue("edits-archived", { archivedAt: new Date() });
+    const task = await byAmal();
+    const moved = await f.must(editTask, { taskId: task.id, version: 1, queue: "edits-there" }, amal);
+    expect(moved).toMatchObject({ queue: "edits-there", version: 2, status: "queued" });
+    const last = (await eventsOf(f.db, task.id)).at(-1)!;
+    expect(last).toMatchObject({ type: "edited", queue: "edits-there", payload: { changes: { queue: { from: "default", to: "edits-there" } } } });
+    expect(foldEvents(await taskHistory(f.db, task.id))).toMatchObject({ queue: "edits-there", version: 2 });
+    for (const queue of ["edits-archived", "edits-nowhere"]) {
+      const refused = await f.run(editTask, { taskId: task.id, version: 2, queue }, amal);
+      expect(refused.ok).toBe(false);
+      expect((await taskRow(f.db, task.id)).queue).toBe("edits-there");
+    }
+  });
+
+  test("a move into a queue that already holds the task's idempotency key is refused, naming the queue field", async () => {
+    await f.queue("edits-keyed");
+    const here = await f.must(createTask, { title: "keyed", idempotencyKey: "k-1" }, amal);
+    await f.must(createTask, { title: "keyed there", queue: "edits-keyed", idempotencyKey: "k-1" }, amal);
+    const refused = await f.run(editTask, { taskId: here.id, version: 1, queue: "edits-keyed" }, amal);
+    expect(refused).toMatchObject({ ok: false, error: { code: "invalid_request", field: "queue" } });
+  });
+
+  test("notBefore is set and removed by an edit (null removes it); the same instant written differently is no change", async () => {
+    const task = await byAmal();
+    const at = new Date(f.clock.time.getTime() + 3_600_000);
+    const later = await f.must(editTask, { taskId: task.id, version: 1, notBefore: at.toISOString() }, amal);
+    expect(later).toMatchObject({ version: 2 });
+    expect(later.notBefore?.getTime()).toBe(at.getTime());
+    const same = await f.must(editTask, { taskId: task.id, version: 2, notBefore: at.toISOString().replace(".000Z", "+00:00") }, amal);
+    expect(same.version).toBe(2);
+    const now = await f.must(editTask, { taskId: task.id, version: 2, notBefore: null }, amal);
+    expect(now).toMatchObject({ version: 3, notBefore: null });
+    expect((await eventsOf(f.db, task.id)).at(-1)!.payload).toMatchObject({ changes: { notBefore: { to: null } } });
+    const { id: _id, blockedBy: _b, ...state } = await taskRow(f.db, task.id);
+    expect(foldEvents(await taskHistory(f.db, task.id))).toEqual(state);
+  });
+
   test("bad input names the field; an edit naming no field is refused; an unknown task is not_found", async () => {
     const task = await byAmal();
     expect(failure(await f.run(editTask, { taskId: task.id, version: 1, title: "" }, amal), "invalid_request").field).toBe("title");

@@ -9,6 +9,7 @@ import { loadTask, toTasks } from "../core/task-row";
 import { EDITABLE } from "../core/machine";
 import { statusIn, transition } from "../core/transition";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
+import { queueForWork } from "../queues/queues";
 
 type Field = (typeof EDITABLE_FIELDS)[number];
 /** What an edited event records per field; `from` of a large payload is left out (docs/engine.md). */
@@ -34,8 +35,9 @@ async function mayEdit(tx: Tx, taskId: string, actor: ActorRef): Promise<boolean
   return row?.may === true;
 }
 
-/** JSON with sorted keys: jsonb does not keep the order a client sent, so compare canonically. */
-const canonical = (value: unknown): string =>
+/** JSON with sorted keys: jsonb does not keep the order a client sent, so compare canonically; a time as its instant. */
+const canonical = (value: unknown, field?: Field): string =>
+  field === "notBefore" ? String(value ? new Date(value as string).getTime() : null) :
   JSON.stringify(value, (_key, v: unknown) =>
     v && typeof v === "object" && !Array.isArray(v)
       ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
@@ -46,9 +48,10 @@ function changesOf(task: Task, input: EditTaskInput): Changes {
   const changes: Changes = {};
   for (const field of EDITABLE_FIELDS) {
     const to = input[field];
-    if (to === undefined || canonical(to) === canonical(task[field])) continue;
+    if (to === undefined || canonical(to, field) === canonical(task[field], field)) continue;
     const big = field === "payload" && Buffer.byteLength(JSON.stringify(task.payload)) > PAYLOAD_FROM_MAX_BYTES;
-    changes[field] = big ? { to, fromOmitted: true } : { from: task[field], to };
+    const at = field === "notBefore" && to ? new Date(to as string).toISOString() : to;
+    changes[field] = big ? { to: at, fromOmitted: true } : { from: task[field], to: at };
   }
   return changes;
 }
@@ -58,7 +61,26 @@ const COLUMNS: Record<Field, (value: unknown) => SQL> = {
   description: (v) => sql`description = ${v as string}`,
   priority: (v) => sql`priority = ${v as number}`,
   payload: (v) => sql`payload = ${JSON.stringify(v)}::jsonb`,
+  queue: (v) => sql`queue = ${v as string}`,
+  notBefore: (v) => sql`not_before = ${v ? new Date(v as string).toISOString() : null}::timestamptz`,
 };
+
+/**
+ * A move to another queue: it must be open for new work (exists, not archived — the same
+ * refusal a create there gets), and no task there may already hold this one's
+ * idempotency key (the unique index is per queue).
+ */
+async function refuseMove(tx: Tx, task: Task, to: string): Promise<Result<Task> | null> {
+  const open = await queueForWork(tx, to);
+  if (!open.ok) return fail({ ...open.error, task });
+  const [clash] = await tx.execute<{ id: string }>(sql`
+    SELECT o.id::text AS id FROM tasks t JOIN tasks o ON o.queue = ${to} AND o.idempotency_key = t.idempotency_key
+    WHERE t.id = ${task.id}::bigint AND t.idempotency_key IS NOT NULL`);
+  if (clash) {
+    return fail({ code: "invalid_request", field: "queue", message: `Task ${clash.id} in queue ${to} already has task ${task.id}'s idempotencyKey: it cannot move there`, task });
+  }
+  return null;
+}
 
 /** Why the guarded UPDATE changed nothing: most useful reason first. */
 async function explain(tx: Tx, input: EditTaskInput, actor: ActorRef, anyone: boolean): Promise<Result<Task>> {
@@ -102,6 +124,10 @@ export const editTask = defineOperation({
     if (fields.length === 0) {
       const allowed = EDITABLE.includes(task.status) && (anyone || (await mayEdit(tx, input.taskId, actor)));
       return allowed ? ok(task) : explain(tx, input, actor, anyone);
+    }
+    if (changes.queue) {
+      const refused = await refuseMove(tx, task, changes.queue.to as string);
+      if (refused) return refused;
     }
     const set = sql.join([...fields.map((f) => COLUMNS[f](changes[f]!.to)), sql`version = t.version + 1`, sql`updated_at = ${clock.now()}`], sql`, `);
     const changed = await transition(

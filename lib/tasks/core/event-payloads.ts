@@ -84,7 +84,7 @@ export interface DependencyAddedPayload extends Moved { added: string[]; depends
 export interface UnblockedPayload extends Moved { dependencies: string[] }
 /** One field's change; `from` of a large payload is left out. */
 export interface FieldChange { from?: unknown; to: unknown; fromOmitted?: true }
-export interface EditedPayload extends Moved { changes: Partial<Record<"title" | "description" | "priority" | "payload", FieldChange>> }
+export interface EditedPayload extends Moved { changes: Partial<Record<"title" | "description" | "priority" | "payload" | "queue" | "notBefore", FieldChange>> }
 /** No version: a comment changes nothing of the task. `pending` marks the page's own placeholder. */
 export interface CommentedPayload { body: string; pending?: true }
 export interface EventsArchivedPayload {

@@ -78,6 +78,8 @@ const ENGINE: Record<TaskAction, Call> = {
 /** Situations a task can be in, each reached through the engine; Owen holds (or held) it. */
 const SITUATIONS: Record<string, () => Promise<Task>> = {
   queued: () => f.task("queued", { queue: "machine" }),
+  "queued, blocked": async () => f.task("blocked", { queue: "machine", dependsOn: [(await f.task("blocker", { queue: "machine" })).id] }),
+  "queued, not before": () => f.task("later", { queue: "machine", notBefore: new Date(f.clock.time.getTime() + 3_600_000).toISOString() }),
   claimed: () => claimed("machine"),
   "claimed, lapsed": async () => lapse(await claimed("machine")),
   started: () => started(),

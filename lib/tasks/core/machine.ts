@@ -22,6 +22,16 @@ export const CLAIMABLE: readonly TaskStatus[] = ["queued"];
 /** Nobody holds it and it is not finished: its fields may be edited. */
 export const EDITABLE: readonly TaskStatus[] = ["queued", "escalated"];
 
+/**
+ * A queued task that waits: on a dependency not yet done (`blockedBy`), or for a notBefore
+ * still ahead. Nobody can claim it until then — the rule claiming/ready.ts writes in SQL
+ * (a held task was ready when it was claimed, so it never waits).
+ */
+export function waiting(task: { status: TaskStatus; blockedBy: readonly unknown[]; notBefore: Date | string | null }, now: number): boolean {
+  if (task.status !== "queued") return false;
+  return task.blockedBy.length > 0 || (task.notBefore !== null && new Date(task.notBefore).getTime() > now);
+}
+
 /** Where each status stands on the board, left to right (a new status needs its place). */
 const BOARD_RANK: Record<TaskStatus, number> = { queued: 0, claimed: 1, started: 2, escalated: 3, done: 4, cancelled: 5 };
 export const BOARD_ORDER: readonly TaskStatus[] = [...STATUSES].sort((a, b) => BOARD_RANK[a] - BOARD_RANK[b]);
@@ -55,6 +65,8 @@ export interface MoveRow {
   lease: LeaseEffect;
   /** The owner's lease must still be valid: a lapsed lease may already be someone else's. */
   requiresLease?: true;
+  /** A queued task must be ready: waiting on nothing (`waiting` below; claiming/ready.ts in SQL). */
+  requiresReady?: true;
   /** Adds a version (a transition); renewals and side effects do not. */
   version: boolean;
   /** What it does to failure_count. */
@@ -76,7 +88,7 @@ export const MOVES = {
   claim: {
     verb: "claim", who: "claimant", from: CLAIMABLE, fromLapsed: HELD, to: "claimed",
     or: { to: "started", when: "with start, no check needed" },
-    lease: "takes", version: true, events: ["claimed"], refusedWith: ["claim_rejected"],
+    lease: "takes", requiresReady: true, version: true, events: ["claimed"], refusedWith: ["claim_rejected"],
   },
   start: {
     verb: "start", who: "owner", from: ["claimed"], to: "started", lease: "keeps", requiresLease: true, version: true,

@@ -139,8 +139,12 @@ const editFields = {
   description: text(LIMITS.description).optional(),
   priority: priority.optional(),
   payload: jsonObject.optional(),
+  /** Moves the task to another open queue (issue 27: routing work). */
+  queue: queueName.optional(),
+  /** Not claimable before this time; null removes it. */
+  notBefore: notBefore.nullable().optional(),
 };
-export const EDITABLE_FIELDS = ["title", "description", "priority", "payload"] as const;
+export const EDITABLE_FIELDS = ["title", "description", "priority", "payload", "queue", "notBefore"] as const;
 const namesAField = (body: Partial<Record<(typeof EDITABLE_FIELDS)[number], unknown>>) => EDITABLE_FIELDS.some((f) => body[f] !== undefined);
 const NAMES_A_FIELD = { message: `must name at least one of ${EDITABLE_FIELDS.join(", ")}` };
 /** An edit must change something it names: a refinement, added after any `.extend`. */

@@ -199,6 +199,8 @@ function replay(
         if (changes.description) task.description = changes.description.to as string;
         if (changes.priority) task.priority = changes.priority.to as number;
         if (changes.payload) task.payload = changes.payload.to;
+        if (changes.queue) task.queue = changes.queue.to as string;
+        if (changes.notBefore) task.notBefore = changes.notBefore.to ? new Date(changes.notBefore.to as string) : null;
         break;
       }
       case "claim_rejected":
