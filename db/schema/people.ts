@@ -5,6 +5,8 @@ import {
   boolean,
   doublePrecision,
   index,
+  integer,
+  primaryKey,
   pgTable,
   text,
   timestamp,
@@ -69,18 +71,22 @@ export const rateBuckets = pgTable("rate_buckets", {
 });
 
 /**
- * Failed sign-ins, per account (the email as typed, lowercased) and per client address:
- * the lockout of lib/auth/sign-in-lockout.ts, shared by every server instance and lifted by
- * a supervisor (docs/security.md). Rows older than the window are deleted as new ones come.
+ * Sign-in backoff, one row per key — an account (the email as typed, lowercased), a trusted
+ * device of an account, a client address — with its attempts counted and when the next may
+ * come (lib/auth/sign-in-backoff.ts): shared by every server instance and lifted by a
+ * supervisor (docs/security.md). Rows quiet past the window are deleted as new ones come.
  */
-export const signInFailures = pgTable(
-  "sign_in_failures",
+export const signInBackoff = pgTable(
+  "sign_in_backoff",
   {
-    id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
-    /** "account" or "address". */
+    /** "account", "device" or "address". */
     scope: text("scope").notNull(),
     key: text("key").notNull(),
-    failedAt: timestamp("failed_at", { withTimezone: true }).notNull().defaultNow(),
+    /** Attempts counted (charged before their password is evaluated; a success gives its back). */
+    failures: integer("failures").notNull(),
+    /** No attempt is evaluated before this. */
+    nextAt: timestamp("next_at", { withTimezone: true }).notNull(),
+    lastAt: timestamp("last_at", { withTimezone: true }).notNull(),
   },
-  (t) => [index("sign_in_failures_key").on(t.scope, t.key, t.failedAt)],
+  (t) => [primaryKey({ columns: [t.scope, t.key] }), index("sign_in_backoff_next").on(t.nextAt)],
 );

@@ -5,8 +5,22 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import type { Provider } from "next-auth/providers/index";
 import { getDatabase } from "@/db";
 import { users } from "@/db/schema";
+import { cookies } from "next/headers";
+import { overTls } from "@/lib/http/transport";
+import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE, deviceFromCookieHeader } from "./device-cookie";
 import { loginAddress } from "./login-throttle";
 import { signInWithPassword } from "./password-sign-in";
+
+/** Sets the trusted-device cookie on the sign-in's answer (lib/auth/device-cookie.ts). */
+async function rememberDevice(value: string, headers: Record<string, unknown> | undefined) {
+  const proto = headers?.["x-forwarded-proto"];
+  const secure = overTls(new Headers(typeof proto === "string" ? { "x-forwarded-proto": proto } : {}));
+  try {
+    (await cookies()).set(DEVICE_COOKIE, value, { httpOnly: true, sameSite: "lax", path: "/api/auth", maxAge: DEVICE_COOKIE_MAX_AGE, secure });
+  } catch {
+    // Outside a request (tests calling authorize directly): there is no answer to set it on.
+  }
+}
 
 /** The login page's sentence for a single sign-on whose email the provider has not verified. */
 const EMAIL_UNVERIFIED = "EmailUnverified";
@@ -50,10 +64,20 @@ export const authOptions: NextAuthOptions = {
     CredentialsProvider({
       name: "Email and password",
       credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-      authorize: async (credentials, request) =>
-        credentials?.email && credentials.password
-          ? signInWithPassword(getDatabase().db, credentials.email, credentials.password, loginAddress(request?.headers))
-          : null,
+      authorize: async (credentials, request) => {
+        if (!credentials?.email || !credentials.password) return null;
+        const headers = request?.headers as Record<string, unknown> | undefined;
+        const signedIn = await signInWithPassword(
+          getDatabase().db,
+          credentials.email,
+          credentials.password,
+          loginAddress(headers),
+          deviceFromCookieHeader(headers?.cookie),
+        );
+        if (!signedIn) return null;
+        if (signedIn.device) await rememberDevice(signedIn.device, headers);
+        return { id: signedIn.id, email: signedIn.email };
+      },
     }),
     ...oidcProvider(),
   ],

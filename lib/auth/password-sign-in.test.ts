@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { TOO_MANY_ATTEMPTS } from "./login-throttle";
 import { signInWithPassword } from "./password-sign-in";
-import { lockPolicies } from "./sign-in-lockout";
+import { backoffPolicies } from "./sign-in-backoff";
 import { createUser } from "./users";
 
 // The count of an account's failed sign-ins and the decision to evaluate one more password
@@ -12,6 +12,7 @@ import { createUser } from "./users";
 
 let database: TestDatabase;
 beforeAll(async () => {
+  process.env.NEXTAUTH_SECRET ??= "device-cookie-test-secret";
   database = await freshDatabase();
   await createUser(database.db, { email: "boss@example.com", name: "Boss", role: "supervisor", password: "the-boss-password" });
 });
@@ -21,7 +22,7 @@ afterAll(async () => {
 
 test("200 concurrent wrong guesses for one account evaluate at most the allowed number of passwords", { timeout: 120_000 }, async () => {
   const pool = database.connect({ max: 20 });
-  const allowed = lockPolicies().account.limit;
+  const allowed = backoffPolicies().account.free;
   const outcomes = await Promise.all(
     Array.from({ length: 200 }, (_, i) =>
       signInWithPassword(pool.db, "boss@example.com", `guess-${i}`, `198.51.100.${i % 250}`).then(
