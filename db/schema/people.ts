@@ -48,6 +48,10 @@ export const agentTokens = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    /** Past this the token is refused (null: never). New ones default to 90 days (lib/auth/tokens.ts). */
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    /** Who made it. A person as maker must stay an enabled supervisor, or the token stops working. */
+    createdBy: uuid("created_by").references(() => actors.id),
   },
   (t) => [
     uniqueIndex("agent_tokens_hash_unique").on(t.tokenHash),
