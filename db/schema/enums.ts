@@ -35,6 +35,8 @@ export const eventType = pgEnum("event_type", [
   "attempt_limit_reached",
   // The work graph (docs/engine.md): dependencies added to a queued task; its last one done.
   "dependency_added",
+  // Issue 25: a dependency taken away again by someone who may edit the task.
+  "dependency_removed",
   "unblocked",
   // A supervisor paused or resumed claiming in a queue (queue-level facts, like the breaker's).
   "queue_paused",

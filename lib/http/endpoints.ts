@@ -17,7 +17,7 @@ export const INSTANCE_HEADER = "Claimboard-Instance";
 
 export interface Endpoint {
   operationId: string;
-  method: "GET" | "POST" | "PATCH";
+  method: "GET" | "POST" | "PATCH" | "DELETE";
   /** OpenAPI form, under /api/v1. */
   path: string;
   summary: string;
@@ -77,9 +77,15 @@ export const endpoints = {
   },
   addDependencies: {
     operationId: "addDependencies", method: "POST", path: "/tasks/{id}/dependencies",
-    summary: "Add dependencies to a queued task (a cycle is refused: dependency_cycle)",
+    summary: "Add dependencies to a queued task (creator, last holder or supervisor; a cycle is refused: dependency_cycle)",
     roles: WORK, body: input.dependenciesBody,
-    success: { status: 200, description: "The task after the call", schema: taskResponse }, errors: OWNER_CALL_ERRORS,
+    success: { status: 200, description: "The task after the call", schema: taskResponse }, errors: [400, 403, 404, 409, 413],
+  },
+  removeDependency: {
+    operationId: "removeDependency", method: "DELETE", path: "/tasks/{id}/dependencies/{dep}",
+    summary: "Remove one dependency from a queued task (version-fenced; creator, last holder or supervisor): a dependency_removed event",
+    roles: WORK, body: input.removeDependencyBody,
+    success: { status: 200, description: "The task after the call", schema: taskResponse }, errors: [400, 403, 404, 409, 413],
   },
   taskReadiness: {
     operationId: "taskReadiness", method: "GET", path: "/tasks/{id}/readiness",

@@ -105,6 +105,12 @@ export class Scenes {
     return must(await this.run<Task>(createTask, { title: `scene ${queue}`, queue }, creator));
   }
 
+  /** Queued, made by `creator`, waiting for `dependency`. */
+  async dependent(queue: string, dependency: string, creator: ActorRef = this.admin): Promise<Task> {
+    await this.queue(queue);
+    return must(await this.run<Task>(createTask, { title: `scene ${queue}`, queue, dependsOn: [dependency] }, creator));
+  }
+
   async claimed(queue: string, holder: ActorRef): Promise<Task> {
     const task = await this.queued(queue);
     return must(await this.run<Task>(claim, { taskId: task.id, version: task.version }, holder));

@@ -167,6 +167,9 @@ export const completeNextInput = withTaskId(completeBody);
 export const failInput = withTaskId(failBody);
 export const superviseInput = withTaskId(superviseBody);
 export const dependenciesInput = withTaskId(dependenciesBody);
+/** DELETE /tasks/{id}/dependencies/{dep} {version}: the body; the task and the dependency come from the path. */
+export const removeDependencyBody = z.strictObject({ version });
+export const removeDependencyInput = withTaskId(removeDependencyBody).extend({ dependency: taskId });
 export const readinessInput = z.strictObject({ taskId });
 export const editTaskInput = requireAnEdit(withTaskId(editTaskFields));
 export const commentInput = withTaskId(commentBody);
