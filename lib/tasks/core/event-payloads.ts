@@ -95,6 +95,7 @@ export interface EventsArchivedPayload {
   months: string[];
   total: number;
   file: string;
+  /** Older facts only: the absolute path of the file (no longer written: issue 25). */
   path?: string;
   sha256: string;
   events: number;
