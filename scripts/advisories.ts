@@ -7,9 +7,10 @@ import { readFileSync } from "node:fs";
 type Counts = Partial<Record<"info" | "low" | "moderate" | "high" | "critical", number>>;
 
 export function auditVerdict(output: string): { fail: boolean; line: string } {
-  let report: { metadata?: { vulnerabilities?: Counts }; error?: unknown; message?: string } | null = null;
+  type Report = { metadata?: { vulnerabilities?: Counts }; error?: unknown; message?: string };
+  let report: Report | null;
   try {
-    report = output.trim() ? (JSON.parse(output) as typeof report) : null;
+    report = output.trim() ? (JSON.parse(output) as Report) : null;
   } catch {
     report = null;
   }
