@@ -31,6 +31,12 @@ export function auditSentence(row: AuditView): string {
       return `created the ${text(detail.role)} token ${name}`;
     case "token_revoked":
       return `revoked the token ${name}`;
+    case "password_changed":
+      return "changed their own password";
+    case "password_reset_issued":
+      return `issued a one-time password reset link for ${name}`;
+    case "password_reset_used":
+      return "set a new password with a reset link";
   }
 }
 

@@ -16,7 +16,10 @@ export type AuditAction =
   | "person_enabled"
   | "sign_in_unlocked"
   | "token_created"
-  | "token_revoked";
+  | "token_revoked"
+  | "password_changed"
+  | "password_reset_issued"
+  | "password_reset_used";
 
 export interface AuditRecord {
   action: AuditAction;

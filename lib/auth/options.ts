@@ -10,6 +10,11 @@ import { overTls } from "@/lib/http/transport";
 import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE, deviceFromCookieHeader } from "./device-cookie";
 import { loginAddress } from "./login-throttle";
 import { signInWithPassword } from "./password-sign-in";
+import { redeemPasswordReset } from "./password-reset";
+
+/** The login form's sentences for a reset link that did not work (components/auth/login-form.tsx). */
+const RESET_INVALID = "ResetInvalid";
+const RESET_PASSWORD_SHORT = "ResetPassword";
 
 /** Sets the trusted-device cookie on the sign-in's answer (lib/auth/device-cookie.ts). */
 async function rememberDevice(value: string, headers: Record<string, unknown> | undefined) {
@@ -63,8 +68,18 @@ export const authOptions: NextAuthOptions = {
   providers: [
     CredentialsProvider({
       name: "Email and password",
-      credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+      credentials: {
+        email: { label: "Email", type: "email" },
+        password: { label: "Password", type: "password" },
+        // A supervisor's one-time reset link (lib/auth/password-reset.ts): sets the password and signs in.
+        resetToken: { label: "Reset link", type: "text" },
+      },
       authorize: async (credentials, request) => {
+        if (credentials?.resetToken && credentials.password) {
+          const reset = await redeemPasswordReset(getDatabase().db, credentials.resetToken, credentials.password);
+          if (!reset.ok) throw new Error(reset.error.field === "password" ? RESET_PASSWORD_SHORT : RESET_INVALID);
+          return { id: reset.value.actorId, email: reset.value.email };
+        }
         if (!credentials?.email || !credentials.password) return null;
         const headers = request?.headers as Record<string, unknown> | undefined;
         const signedIn = await signInWithPassword(
