@@ -23,7 +23,7 @@ afterAll(async () => {
 
 const comment = (standing: "agent" | "staff" | "supervisor") => withStanding(addComment, standing);
 const setCommenters = (queue: string, commenters: string) =>
-  f.run(withStanding(updateQueue, "supervisor"), { name: queue, commenters } as never, boss);
+  f.run(withStanding(updateQueue, "supervisor"), { queue, commenters } as never, boss);
 
 test("people only: an agent token's comment is refused, naming the rule; a person's goes through", async () => {
   await f.queue("quiet-agents");
