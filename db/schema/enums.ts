@@ -55,6 +55,9 @@ export const eventType = pgEnum("event_type", [
 /** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */
 export const claimants = pgEnum("claimants", ["anyone", "people", "agents"]);
 
+/** Who may comment on a queue's tasks (issue 25): any worker, people (and supervisor tokens), or supervisors. */
+export const commenters = pgEnum("commenters", ["anyone", "people", "supervisors"]);
+
 export const userRole = pgEnum("user_role", ["staff", "supervisor"]);
 // observer: read-only (dashboards, monitors); agent: the agent API; supervisor: that and more.
 export const tokenRole = pgEnum("token_role", ["agent", "observer", "supervisor"]);

@@ -204,6 +204,7 @@ const queueSettingsFields = {
   expiryWindowSeconds: z.number().int("must be a whole number").min(1).max(86_400).optional(),
   retryDelaySeconds: z.number().int("must be a whole number").min(0).max(86_400).optional(),
   claimants: z.enum(["anyone", "people", "agents"], "must be anyone, people or agents").optional(),
+  commenters: z.enum(["anyone", "people", "supervisors"], "must be anyone, people or supervisors").optional(),
   /** null lifts the ceiling. */
   maxAttemptSeconds: z.number().int("must be a whole number").min(LIMITS.maxAttemptSeconds.min).max(LIMITS.maxAttemptSeconds.max).nullable().optional(),
   /** What the queue is for, in a supervisor's words. */
