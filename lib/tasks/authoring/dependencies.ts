@@ -95,7 +95,11 @@ export const removeDependency = defineOperation({
     if (!task) return notFound(input.taskId);
     const refused = await refusedEditor(tx, task, actor, standing, removing.verb);
     if (refused) return refused;
-    if (!removing.from.includes(task.status) || task.version !== input.version) return explainMiss(tx, clock, expected);
+    if (!removing.from.includes(task.status)) return explainMiss(tx, clock, expected);
+    // Not explainMiss's "already done" retry: a stale version may name another dependency than the removal that moved it.
+    if (task.version !== input.version) {
+      return fail({ code: "version_conflict", task, message: `Task ${task.id} is at version ${task.version}, not ${input.version}: it changed since you read it` });
+    }
     const dependency = BigInt(input.dependency).toString();
     if (!task.dependsOn.includes(dependency)) {
       return fail({ code: "not_found", field: "dependency", task, message: `Task ${task.id} does not depend on #${dependency}` });
