@@ -164,6 +164,10 @@ describe("ClaimboardClient against a real server", () => {
     expect(await client.listTasks({ dependsOn: parent.id })).toMatchObject({ tasks: [{ id: child.id }] });
     const cycle = await client.addDependencies(parent, [child.id]).catch((e: unknown) => e as ClaimboardApiError);
     expect(cycle).toMatchObject({ status: 409, code: "dependency_cycle", field: "dependsOn" });
+    const fewer = await client.removeDependency(more, other.id);
+    expect(fewer).toMatchObject({ version: 3, dependsOn: [parent.id], blockedBy: [parent.id] });
+    const stale = await client.removeDependency(more, parent.id).catch((e: unknown) => e as ClaimboardApiError);
+    expect(stale).toMatchObject({ status: 409, code: "version_conflict" });
   });
 
   test("editTask and addComment: version-fenced edit, a comment as an event", async () => {

@@ -134,6 +134,11 @@ export class ClaimboardClient {
     return this.ownerCall("fail", task, { reason, ...options });
   }
 
+  /** Removes one dependency from a queued task (its creator, last holder or a supervisor). */
+  async removeDependency(task: TaskRef, dependency: string): Promise<Task> {
+    return ((await this.call("removeDependency", { id: task.id, dep: dependency, body: { version: task.version } })) as { task: Task }).task;
+  }
+
   /** Adds dependencies to a queued task; a cycle is refused (dependency_cycle). */
   async addDependencies(task: TaskRef, dependsOn: string[]): Promise<Task> {
     return this.ownerCall("addDependencies", task, { dependsOn });
@@ -238,9 +243,13 @@ export class ClaimboardClient {
     return ((await this.call(route, { id: task.id, body: { ...body, version: task.version } })) as { task: Task }).task;
   }
 
-  private async call<R extends RouteName>(route: R, options: { id?: string; query?: QueryString; body?: unknown; accept?: number[] }): Promise<Answer<EndpointOf<R>>> {
+  private async call<R extends RouteName>(
+    route: R,
+    options: { id?: string; dep?: string; query?: QueryString; body?: unknown; accept?: number[] },
+  ): Promise<Answer<EndpointOf<R>>> {
     const { method, path } = clientRoutes[route];
-    const url = new URL(this.base + path.replace(/\{\w+\}/, encodeURIComponent(options.id ?? "")));
+    const filled = path.replace(/\{\w+\}/, encodeURIComponent(options.id ?? "")).replace("{dep}", encodeURIComponent(options.dep ?? ""));
+    const url = new URL(this.base + filled);
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }

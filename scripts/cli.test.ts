@@ -155,6 +155,16 @@ describe("task list, edit and comment", () => {
   });
 });
 
+describe("task list escapes what a terminal would obey", () => {
+  test("a title stored with escape sequences, tabs or bidi overrides prints as visible escapes, one row per task", async () => {
+    const id = (await cli("task", "create", "--title", "Escaped title probe")).stdout.trim();
+    // Written past the API's check, as an older row might hold.
+    await database.client`UPDATE tasks SET title = ${"probe \x1b[2J\x1b]0;pwned\x07 a\tb\nc \u202Egnp.exe"} WHERE id = ${id}::bigint`;
+    const found = await cli("task", "list", "--q", "probe");
+    expect(found.stdout).toBe(`${id}\tqueued\tdefault\t0\tprobe \\x1b[2J\\x1b]0;pwned\\x07 a\\tb\\nc \\u202egnp.exe\n`);
+  });
+});
+
 describe("queue create, archive and restore", () => {
   test("a queue is made with its description and settings; a second of the same name, or a name with spaces, is refused", async () => {
     const made = await cli("queue", "create", "--name", "night", "--description", "Overnight batches", "--lease-seconds", "30", "--claimants", "agents", "--paused");

@@ -36,7 +36,8 @@ async function main(): Promise<number | null> {
     role = null;
   }
 
-  const keeper = new LeaseKeeper(client, log);
+  // A renewal refused for the token itself (revoked, expired, its maker disabled): the session is over.
+  const keeper = new LeaseKeeper(client, log, () => leave("the server no longer accepts this token"));
   const server = createMcpServer({
     client,
     role,

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { buildOpenApiDocument } from "@/lib/http/openapi";
 import { EndpointCard, FieldTable, Scroll, tableClass, tdClass, thClass } from "./endpoint";
 import { fieldsOf, type Schema } from "./schema-text";
+import { limitLines, roleLines, TOKEN_LIFE } from "./security";
 
 export const metadata: Metadata = {
   title: "API reference · Claimboard",
@@ -106,27 +107,20 @@ export default function ApiReferencePage() {
           <code className={code}>npm run cli -- token create --name N</code>); a token is <code className={code}>cb_</code> and 43
           base64url characters (256 random bits), shown once, and only its SHA-256 hash is stored.
         </p>
-        <p>
-          Each token has a role. <strong>agent</strong> and <strong>supervisor</strong> tokens may call everything below;{" "}
-          <strong>observer</strong> tokens only read, so any POST with one answers 403 <code className={code}>forbidden</code>. A
-          missing, unknown or revoked token answers 401 <code className={code}>unauthorized</code>. The health check and the
-          OpenAPI document need no token.
-        </p>
+        <p>Each token has a role; what each may call, from the registry the server routes by:</p>
+        <ul className="list-disc space-y-1 pl-5">
+          {roleLines().map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+        <p>{TOKEN_LIFE} A missing or unknown token answers 401 too.</p>
       </Section>
 
       <Section id="limits" title="Limits and retries">
         <ul className="list-disc space-y-2 pl-5">
-          <li>
-            <strong>Per token:</strong> 100 requests a second sustained, bursts of 200 (settings{" "}
-            <code className={code}>RATE_LIMIT_PER_SECOND</code>, <code className={code}>RATE_LIMIT_BURST</code>). Over it: 429{" "}
-            <code className={code}>rate_limited</code> with <code className={code}>Retry-After</code> in seconds.
-          </li>
-          <li>
-            <strong>Failed authentications:</strong> 10 a minute per client address, bursts of 20 (
-            <code className={code}>AUTH_FAILURES_PER_MINUTE</code>, <code className={code}>AUTH_FAILURE_BURST</code>). While an
-            address is over it, every authenticated call from it answers 429, even with a good token.
-          </li>
-          <li>Both limits are kept in each server process&apos;s memory, so with several instances they apply per instance.</li>
+          {limitLines().map((line) => (
+            <li key={line}>{line}</li>
+          ))}
           <li>
             <strong>Bodies:</strong> at most 256 KiB (413 <code className={code}>payload_too_large</code>); JSON fields such as{" "}
             <code className={code}>payload</code>, <code className={code}>progress</code> and <code className={code}>result</code>{" "}

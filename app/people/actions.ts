@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { guardedAction, operationAction } from "@/lib/auth/action";
 import { invitePerson, listPeople, setPersonDisabled, setPersonRole, unlockSignIn } from "@/lib/auth/people";
+import { issuePasswordReset } from "@/lib/auth/password-reset";
 import { ok } from "@/lib/tasks/core/types";
 
 // People management (docs/fleet.md): each change is an engine operation, for supervisors
@@ -13,3 +14,4 @@ export const invitePersonAction = operationAction("supervisor", invitePerson);
 export const setPersonRoleAction = operationAction("supervisor", setPersonRole);
 export const setPersonDisabledAction = operationAction("supervisor", setPersonDisabled);
 export const unlockSignInAction = operationAction("supervisor", unlockSignIn);
+export const issuePasswordResetAction = operationAction("supervisor", issuePasswordReset);

@@ -15,6 +15,9 @@ const problems: Record<string, string> = {
   SessionRequired: "Please sign in to carry on.",
   // lib/auth/login-throttle.ts: the account (or address) failed too often in the window.
   TooManyAttempts: "Too many failed sign-ins. Try again later (up to 15 minutes), or ask a supervisor.",
+  // lib/auth/password-reset.ts, through lib/auth/options.ts.
+  ResetInvalid: "This reset link does not work any more (used, replaced by a newer one, or older than a day). Ask a supervisor for a new one.",
+  ResetPassword: "Choose a password of at least 8 characters.",
 };
 
 function sentence(code: string | undefined | null): string | null {
@@ -30,6 +33,9 @@ export function LoginForm({ next, sso, initialError }: { next: string; sso: stri
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(sentence(initialError));
 
+  // A reset link is /login#reset=<secret>: the fragment never reaches a server or a log.
+  const resetToken = hydrated ? (/^#reset=([A-Za-z0-9_-]{20,100})$/.exec(window.location.hash)?.[1] ?? null) : null;
+
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -37,7 +43,8 @@ export function LoginForm({ next, sso, initialError }: { next: string; sso: stri
     const password = String(form.get("password") ?? "");
     setBusy(true);
     setError(null);
-    const result = await signIn("credentials", { email, password, redirect: false }).catch(() => null);
+    const credentials = resetToken ? { resetToken, password } : { email, password };
+    const result = await signIn("credentials", { ...credentials, redirect: false }).catch(() => null);
     if (result?.ok && !result.error) {
       window.location.assign(safeNext(next));
       return;
@@ -49,12 +56,17 @@ export function LoginForm({ next, sso, initialError }: { next: string; sso: stri
   return (
     <div className="space-y-4">
       <form onSubmit={submit} className="space-y-4" aria-describedby={error ? "login-error" : undefined}>
-        <TextField label="Email" type="email" name="email" autoComplete="username" required />
+        {resetToken ? (
+          <p className="text-sm text-slate-700">A supervisor gave you this link to set a new password. It works once.</p>
+        ) : (
+          <TextField label="Email" type="email" name="email" autoComplete="username" required />
+        )}
         <TextField
-          label="Password"
+          label={resetToken ? "New password" : "Password"}
           type="password"
           name="password"
-          autoComplete="current-password"
+          autoComplete={resetToken ? "new-password" : "current-password"}
+          hint={resetToken ? "At least 8 characters" : undefined}
           required
         />
         {error ? (
@@ -63,7 +75,7 @@ export function LoginForm({ next, sso, initialError }: { next: string; sso: stri
           </p>
         ) : null}
         <Button type="submit" tone="primary" className="w-full" disabled={busy || !hydrated}>
-          {busy ? "Signing in…" : "Sign in"}
+          {busy ? "Signing in…" : resetToken ? "Set password and sign in" : "Sign in"}
         </Button>
       </form>
       {sso ? (

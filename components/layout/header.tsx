@@ -31,7 +31,7 @@ export function Header({ viewer }: { viewer: Viewer }) {
         <div className="ml-auto flex items-center gap-3">
           <LiveIndicator />
           <p className="text-sm" data-testid="signed-in-as">
-            <span className="font-medium">{viewer.name}</span>{" "}
+            <Link href="/account" className="font-medium hover:underline" title="Your account: change your password">{viewer.name}</Link>{" "}
             <span className="text-slate-500">· {viewer.role}</span>
           </p>
           <SignOutButton />

@@ -19,6 +19,13 @@ import type { AgentTokenView } from "./types";
 import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
 
 const ROLES = ["agent", "observer", "supervisor"] as const;
+/** Lifetimes offered for a new token; 90 days is the default (lib/auth/tokens.ts DEFAULT_TOKEN_DAYS). */
+const LIFETIMES = [
+  { value: "30", label: "30 days" },
+  { value: "90", label: "90 days" },
+  { value: "365", label: "1 year" },
+  { value: "never", label: "never expires" },
+] as const;
 
 /** What to run with a new token: the reference agent (scripts/agent.ts) and an MCP client (docs/mcp.md). */
 export function startCommands(origin: string, token: string) {
@@ -114,7 +121,11 @@ function CreateToken({ onCreated }: { onCreated: (token: { name: string; token: 
     const form = new FormData(formElement);
     setProblem(null);
     create.mutate(
-      { name: String(form.get("name") ?? "").trim(), role: form.get("role") as (typeof ROLES)[number] },
+      {
+        name: String(form.get("name") ?? "").trim(),
+        role: form.get("role") as (typeof ROLES)[number],
+        expiresInDays: form.get("expires") === "never" ? null : Number(form.get("expires") ?? 90),
+      },
       {
         onSuccess: (created) => {
           formElement.reset();
@@ -128,12 +139,19 @@ function CreateToken({ onCreated }: { onCreated: (token: { name: string; token: 
   return (
     <form noValidate onSubmit={onSubmit} aria-label="Create a token" className="rounded-lg border border-slate-200 bg-white p-3 shadow-sm">
       <h2 className="font-semibold">Create a token</h2>
-      <div className="mt-2 grid grid-cols-1 gap-3 sm:grid-cols-[1fr_12rem_auto] sm:items-end">
+      <div className="mt-2 grid grid-cols-1 gap-3 sm:grid-cols-[1fr_10rem_10rem_auto] sm:items-end">
         <TextField name="name" label="Token name" hint="A-Z, a-z, 0-9, '.', '_' or '-'; up to 64" required autoComplete="off" />
         <SelectField name="role" label="Role" defaultValue="agent">
           {ROLES.map((role) => (
             <option key={role} value={role}>
               {role}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField name="expires" label="Expires after" defaultValue="90">
+          {LIFETIMES.map((lifetime) => (
+            <option key={lifetime.value} value={lifetime.value}>
+              {lifetime.label}
             </option>
           ))}
         </SelectField>
@@ -177,6 +195,8 @@ export function AgentTokens({ initial, fleet }: { initial: AgentTokenView[]; fle
                 <th scope="col" className="px-3 py-2">Prefix</th>
                 <th scope="col" className="px-3 py-2">Role</th>
                 <th scope="col" className="px-3 py-2">Created</th>
+                <th scope="col" className="px-3 py-2">Made by</th>
+                <th scope="col" className="px-3 py-2">Expires</th>
                 <th scope="col" className="px-3 py-2">Last used</th>
                 <th scope="col" className="px-3 py-2">Status</th>
                 <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
@@ -196,6 +216,8 @@ export function AgentTokens({ initial, fleet }: { initial: AgentTokenView[]; fle
                   <td className="px-3 py-2 font-mono text-xs">{token.prefix}…</td>
                   <td className="px-3 py-2">{token.role}</td>
                   <td className="px-3 py-2 whitespace-nowrap"><LocalTime iso={token.createdAt} withDate /></td>
+                  <td className="px-3 py-2">{token.createdBy?.name ?? "—"}</td>
+                  <td className="px-3 py-2 whitespace-nowrap">{token.expiresAt ? <LocalTime iso={token.expiresAt} withDate /> : "never"}</td>
                   <td className="px-3 py-2 whitespace-nowrap">{token.lastUsedAt ? <LocalTime iso={token.lastUsedAt} withDate /> : "never"}</td>
                   <td className="px-3 py-2 whitespace-nowrap">
                     {token.revokedAt ? (

@@ -37,6 +37,12 @@ export function auditSentence(row: AuditView): string {
       return `deleted the webhook ${name}`;
     case "webhook_disabled":
       return `disabled the webhook ${name}: it answered 410 Gone`;
+    case "password_changed":
+      return "changed their own password";
+    case "password_reset_issued":
+      return `issued a one-time password reset link for ${name}`;
+    case "password_reset_used":
+      return "set a new password with a reset link";
   }
 }
 

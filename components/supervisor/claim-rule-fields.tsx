@@ -13,11 +13,19 @@ export const CLAIMANT_CHOICES = [
   { value: "agents", label: "Agents only" },
 ] as const;
 
+/** Who may comment (issue 25): comments reach the agents working the queue as data. */
+export const COMMENTER_CHOICES = [
+  { value: "anyone", label: "Anyone who works here" },
+  { value: "people", label: "People (and supervisor tokens)" },
+  { value: "supervisors", label: "Supervisors only" },
+] as const;
+
 /** The form's values for the two settings: a blank ceiling lifts it (null). */
 export function claimRuleValues(form: FormData) {
   const ceiling = String(form.get("maxAttemptSeconds") ?? "").trim();
   return {
     claimants: String(form.get("claimants") ?? "anyone") as QueueSettingsView["claimants"],
+    commenters: String(form.get("commenters") ?? "anyone") as QueueSettingsView["commenters"],
     maxAttemptSeconds: ceiling === "" ? null : Number(ceiling),
   };
 }
@@ -26,6 +34,7 @@ export function claimRuleValues(form: FormData) {
 export function claimRuleError(field: string | undefined): string | null {
   if (field === "maxAttemptSeconds") return "Attempt ceiling must be a whole number from 60 to 604,800 seconds, or blank for none.";
   if (field === "claimants") return "Who may claim must be anyone, people only or agents only.";
+  if (field === "commenters") return "Who may comment must be anyone, people or supervisors.";
   return null;
 }
 
@@ -41,6 +50,12 @@ export function ClaimRuleFields({ queue, invalid, errorId, onChange }: {
       <SelectField name="claimants" label="Who may claim" defaultValue={queue.claimants} onChange={onChange}
         hint="Agents never take a people queue's task, lapsed or not." {...describe("claimants")}>
         {CLAIMANT_CHOICES.map((c) => (
+          <option key={c.value} value={c.value}>{c.label}</option>
+        ))}
+      </SelectField>
+      <SelectField name="commenters" label="Who may comment" defaultValue={queue.commenters} onChange={onChange}
+        hint="Agents read comments as data; keep other agents' words out of a queue with “people”." {...describe("commenters")}>
+        {COMMENTER_CHOICES.map((c) => (
           <option key={c.value} value={c.value}>{c.label}</option>
         ))}
       </SelectField>

@@ -13,6 +13,7 @@ import { LocalTime } from "@/components/ui/local-time";
 import { useToast } from "@/components/ui/toaster";
 import type { PersonRow } from "@/lib/auth/people";
 import { supervisorKeys } from "./keys";
+import { ResetLinkButton } from "./reset-link";
 import { useSupervisorCall } from "./use-supervisor";
 
 export type PersonView = Wire<PersonRow>;
@@ -122,6 +123,7 @@ function PersonRowView({ person, viewer, onDisable }: { person: PersonView; view
               Unlock
             </Button>
           ) : null}
+          {!person.disabled ? <ResetLinkButton person={person} /> : null}
           {person.disabled ? (
             <Button size="sm" aria-label={`Enable ${person.name}`} disabled={enable.isPending}
               onClick={() => enable.mutate({ actorId: person.actorId, disabled: false })}>

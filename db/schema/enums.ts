@@ -35,6 +35,8 @@ export const eventType = pgEnum("event_type", [
   "attempt_limit_reached",
   // The work graph (docs/engine.md): dependencies added to a queued task; its last one done.
   "dependency_added",
+  // Issue 25: a dependency taken away again by someone who may edit the task.
+  "dependency_removed",
   "unblocked",
   // A supervisor paused or resumed claiming in a queue (queue-level facts, like the breaker's).
   "queue_paused",
@@ -55,6 +57,9 @@ export const eventType = pgEnum("event_type", [
 
 /** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */
 export const claimants = pgEnum("claimants", ["anyone", "people", "agents"]);
+
+/** Who may comment on a queue's tasks (issue 25): any worker, people (and supervisor tokens), or supervisors. */
+export const commenters = pgEnum("commenters", ["anyone", "people", "supervisors"]);
 
 export const userRole = pgEnum("user_role", ["staff", "supervisor"]);
 // observer: read-only (dashboards, monitors); agent: the agent API; supervisor: that and more.

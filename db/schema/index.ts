@@ -9,6 +9,7 @@ export * from "./audit";
 export * from "./webhooks";
 export * from "./schedules";
 export * from "./oauth";
+export * from "./password-resets";
 
 import type { actors, tasks, queues } from "./tasks";
 import type { taskEvents } from "./events";

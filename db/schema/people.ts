@@ -1,10 +1,11 @@
 import { sql } from "drizzle-orm";
 import {
-  bigint,
   uniqueIndex,
   boolean,
   doublePrecision,
   index,
+  integer,
+  primaryKey,
   pgTable,
   text,
   timestamp,
@@ -47,8 +48,10 @@ export const agentTokens = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
-    /** An OAuth connection's access token expires (db/schema/oauth.ts); null: the token lives until revoked. */
+    /** Past this the token is refused (null: never). New ones default to 90 days (lib/auth/tokens.ts); an OAuth connection's access token lasts an hour (lib/oauth). */
     expiresAt: timestamp("expires_at", { withTimezone: true }),
+    /** Who made it. A person as maker must stay an enabled supervisor, or the token stops working. */
+    createdBy: uuid("created_by").references(() => actors.id),
   },
   (t) => [
     uniqueIndex("agent_tokens_hash_unique").on(t.tokenHash),
@@ -71,18 +74,22 @@ export const rateBuckets = pgTable("rate_buckets", {
 });
 
 /**
- * Failed sign-ins, per account (the email as typed, lowercased) and per client address:
- * the lockout of lib/auth/sign-in-lockout.ts, shared by every server instance and lifted by
- * a supervisor (docs/security.md). Rows older than the window are deleted as new ones come.
+ * Sign-in backoff, one row per key — an account (the email as typed, lowercased), a trusted
+ * device of an account, a client address — with its attempts counted and when the next may
+ * come (lib/auth/sign-in-backoff.ts): shared by every server instance and lifted by a
+ * supervisor (docs/security.md). Rows quiet past the window are deleted as new ones come.
  */
-export const signInFailures = pgTable(
-  "sign_in_failures",
+export const signInBackoff = pgTable(
+  "sign_in_backoff",
   {
-    id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
-    /** "account" or "address". */
+    /** "account", "device" or "address". */
     scope: text("scope").notNull(),
     key: text("key").notNull(),
-    failedAt: timestamp("failed_at", { withTimezone: true }).notNull().defaultNow(),
+    /** Attempts counted (charged before their password is evaluated; a success gives its back). */
+    failures: integer("failures").notNull(),
+    /** No attempt is evaluated before this. */
+    nextAt: timestamp("next_at", { withTimezone: true }).notNull(),
+    lastAt: timestamp("last_at", { withTimezone: true }).notNull(),
   },
-  (t) => [index("sign_in_failures_key").on(t.scope, t.key, t.failedAt)],
+  (t) => [primaryKey({ columns: [t.scope, t.key] }), index("sign_in_backoff_next").on(t.nextAt)],
 );

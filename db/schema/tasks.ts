@@ -13,7 +13,7 @@ import {
   timestamp,
   uuid,
 } from "drizzle-orm/pg-core";
-import { actorKind, claimants, taskStatus } from "./enums";
+import { actorKind, claimants, commenters, taskStatus } from "./enums";
 
 /**
  * The words a task is found by. The query side (lib/tasks/reads/search.ts) must use this same
@@ -55,6 +55,7 @@ export const queues = pgTable(
     pausedBy: uuid("paused_by").references(() => actors.id),
     pausedAt: timestamp("paused_at", { withTimezone: true }),
     claimants: claimants("claimants").notNull().default("anyone"),
+    commenters: commenters("commenters").notNull().default("anyone"),
     /** The ceiling of one attempt from its claim: heartbeats cannot carry a lease past it. */
     maxAttemptSeconds: integer("max_attempt_seconds"),
     /** What the queue is for, in a supervisor's words (the /queues page, the pickers' hints). */

@@ -7,10 +7,15 @@ import { classifyDatabaseError, perform, safeParse, validationError, type Operat
 import { personStanding, type Standing } from "@/lib/tasks/core/standing";
 import type { EngineError, Result } from "@/lib/tasks/core/types";
 import { withinDeadline } from "@/lib/deadline";
+import { limits, take, tokenKey } from "@/lib/http/rate-limit";
 import { currentUser, hasRole, ROLES_AT_LEAST } from "./session";
 import type { UserAccount } from "./users";
 
-export type ActionError = Omit<EngineError, "code"> & { code: EngineError["code"] | "unauthorized" | "forbidden" };
+export type ActionError = Omit<EngineError, "code"> & {
+  code: EngineError["code"] | "unauthorized" | "forbidden" | "rate_limited";
+  /** With rate_limited: seconds until the next call may go through. */
+  retryAfterSeconds?: number;
+};
 export type ActionResult<T> = { ok: true; value: T } | { ok: false; error: ActionError };
 
 export interface ActionContext {
@@ -39,6 +44,11 @@ function sessionAction<T>(
       const user = await currentUser();
       if (!user) return { ok: false, error: { code: "unauthorized", message: "Please sign in again" } };
       const db = getDatabase().db;
+      // The API's per-caller limit, in the same bucket as the person's API reads with the cookie.
+      const wait = await take(db, tokenKey(`session:${user.actor.id}`), limits().perToken);
+      if (wait > 0) {
+        return { ok: false, error: { code: "rate_limited", message: `Too many requests; try again in ${wait} s`, retryAfterSeconds: wait } };
+      }
       const standing = personStanding(user.role);
       return await body(raw, { user, db, standing, run: (op, input) => perform(op, input, { db, actor: user.actor, standing }) });
     } catch (error) {

@@ -5,7 +5,7 @@ import { perform, type ActorRef, type Operation, type Standing } from "@/lib/tas
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { listAudit } from "./audit";
 import { invitePerson, setPersonDisabled, setPersonRole, unlockSignIn } from "./people";
-import { recordFailure, lockPolicies } from "./sign-in-lockout";
+import { admit, backoffPolicies } from "./sign-in-backoff";
 import { createToken, revokeToken } from "./token-admin";
 import { createUser } from "./users";
 
@@ -65,10 +65,10 @@ describe("people administration leaves an audit record", () => {
 
   test("unlock: sign_in_unlocked with how many failures were cleared", async () => {
     const person = await staffPerson("dana@example.com");
-    const policy = lockPolicies().account;
-    for (let i = 0; i < policy.limit; i++) await recordFailure(database.db, "account", "dana@example.com", policy);
+    const policy = backoffPolicies().account;
+    for (let i = 0; i < policy.free; i++) await admit(database.db, "account", "dana@example.com", policy);
     await must(as(unlockSignIn, { actorId: person.actor.id }));
-    expect(await newest("person")).toMatchObject({ action: "sign_in_unlocked", subject: { id: person.actor.id }, detail: { cleared: policy.limit } });
+    expect(await newest("person")).toMatchObject({ action: "sign_in_unlocked", subject: { id: person.actor.id }, detail: { cleared: policy.free } });
   });
 
   test("a refused change (the last supervisor) writes no record", async () => {

@@ -1,4 +1,4 @@
-import { desc, eq } from "drizzle-orm";
+import { desc, eq, sql } from "drizzle-orm";
 import type { Executor, Tx } from "@/db/client";
 import { actors, auditEvents } from "@/db/schema";
 import type { ActorRef } from "@/lib/tasks/core/types";
@@ -19,7 +19,10 @@ export type AuditAction =
   | "token_revoked"
   | "webhook_created"
   | "webhook_deleted"
-  | "webhook_disabled";
+  | "webhook_disabled"
+  | "password_changed"
+  | "password_reset_issued"
+  | "password_reset_used";
 
 export interface AuditRecord {
   action: AuditAction;
@@ -36,6 +39,16 @@ export interface AuditRow {
   createdAt: Date;
 }
 
+/**
+ * The channel an audited change of who may do what is announced on (lib/realtime/hub.ts):
+ * each server's hub re-checks its open streams' grants at once, so a revoke, a disable or a
+ * demotion ends the streams it takes the grant from without waiting for the periodic check.
+ */
+export const GRANTS_CHANNEL = "claimboard_grants";
+
+/** Actions after which a grant may be gone (an invite, an enable or a new token takes none away). */
+const NARROWING: ReadonlySet<AuditAction> = new Set(["role_changed", "person_disabled", "token_revoked"]);
+
 /** The pages show this many, newest first. */
 export const AUDIT_LIMIT = 50;
 
@@ -48,6 +61,10 @@ export async function recordAudit(tx: Tx, actor: ActorRef, record: AuditRecord):
     subjectName: record.subject.name,
     detail: record.detail ?? {},
   });
+  // In the same transaction: the hubs hear it when (and only if) the change commits.
+  if (NARROWING.has(record.action)) {
+    await tx.execute(sql`SELECT pg_notify(${GRANTS_CHANNEL}, ${`${record.subject.kind}:${record.subject.id}`})`);
+  }
 }
 
 /** The newest records about people or about tokens, with who did each (audit_events_subject_kind). */

@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 const failureKeys = async () =>
-  (await database.db.execute<{ key: string }>(sql`SELECT key FROM sign_in_failures`)).map((r) => r.key);
+  (await database.db.execute<{ key: string }>(sql`SELECT key FROM sign_in_backoff`)).map((r) => r.key);
 
 /** CPU time (all threads of this process: argon2 runs on libuv's pool) of `attempts` sign-ins. */
 async function cpuOf(attempts: Record<string, string>[]): Promise<number> {

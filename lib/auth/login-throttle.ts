@@ -1,6 +1,6 @@
 import { clientAddress } from "@/lib/http/client-address";
 
-// Failed sign-ins are counted in PostgreSQL (lib/auth/sign-in-lockout.ts), so a lock holds
+// Failed sign-ins are counted in PostgreSQL (lib/auth/sign-in-backoff.ts), so a backoff holds
 // across server instances and a supervisor can lift it. What stays here: which address a
 // sign-in counts against, and how a refusal reaches the form.
 

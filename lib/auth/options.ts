@@ -5,44 +5,26 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import type { Provider } from "next-auth/providers/index";
 import { getDatabase } from "@/db";
 import { users } from "@/db/schema";
-import { UNKNOWN_ADDRESS } from "@/lib/http/client-address";
-import { loginAddress, TOO_MANY_ATTEMPTS } from "./login-throttle";
-import { isLocked, lockPolicies, recordFailure } from "./sign-in-lockout";
-import { SIGN_IN_LIMITS, verifyPassword } from "./passwords";
+import { cookies } from "next/headers";
+import { overTls } from "@/lib/http/transport";
+import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE, deviceFromCookieHeader } from "./device-cookie";
+import { loginAddress } from "./login-throttle";
+import { signInWithPassword } from "./password-sign-in";
+import { redeemPasswordReset } from "./password-reset";
 
-// A hash of a password nobody has: unknown emails cost the same argon2 work as known ones.
-const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$2xXTo52JUtMG5ep7MHdXT5kNaU1vJJXmq5FuF8MHrJU";
+/** The login form's sentences for a reset link that did not work (components/auth/login-form.tsx). */
+const RESET_INVALID = "ResetInvalid";
+const RESET_PASSWORD_SHORT = "ResetPassword";
 
-/**
- * One answer for every failure (unknown email, wrong password, disabled account): null,
- * which the form shows as "Wrong email or password." Throttled keys are refused before any
- * work, with the same refusal for known and unknown emails (lib/auth/sign-in-lockout.ts).
- */
-async function signInWithPassword(email: string, password: string, address: string) {
-  const account = email.trim().toLowerCase();
-  if (account.length > SIGN_IN_LIMITS.email) return null; // no such account: nothing to count it against
-  const policies = lockPolicies();
-  const { db } = getDatabase();
-  // Without a trusted proxy every caller is "direct": one shared address key would let anyone
-  // lock everybody out, so only the per-account window applies then.
-  const byAddress = address !== UNKNOWN_ADDRESS;
-  const [accountLocked, addressLocked] = await Promise.all([
-    isLocked(db, "account", account, policies.account),
-    byAddress ? isLocked(db, "address", address, policies.address) : false,
-  ]);
-  if (accountLocked || addressLocked) throw new Error(TOO_MANY_ATTEMPTS);
-  // Too long to be anyone's password: a failure like any other, without the hash.
-  const tooLong = password.length > SIGN_IN_LIMITS.password;
-  const [user] = tooLong ? [] : await db.select().from(users).where(eq(sql`lower(${users.email})`, account));
-  const valid = !tooLong && (await verifyPassword(user?.passwordHash ?? DUMMY_HASH, password));
-  if (!user || !valid || user.disabled) {
-    await Promise.all([
-      recordFailure(db, "account", account, policies.account),
-      byAddress ? recordFailure(db, "address", address, policies.address) : null,
-    ]);
-    return null;
+/** Sets the trusted-device cookie on the sign-in's answer (lib/auth/device-cookie.ts). */
+async function rememberDevice(value: string, headers: Record<string, unknown> | undefined) {
+  const proto = headers?.["x-forwarded-proto"];
+  const secure = overTls(new Headers(typeof proto === "string" ? { "x-forwarded-proto": proto } : {}));
+  try {
+    (await cookies()).set(DEVICE_COOKIE, value, { httpOnly: true, sameSite: "lax", path: "/api/auth", maxAge: DEVICE_COOKIE_MAX_AGE, secure });
+  } catch {
+    // Outside a request (tests calling authorize directly): there is no answer to set it on.
   }
-  return { id: user.actorId, email: user.email };
 }
 
 /** The login page's sentence for a single sign-on whose email the provider has not verified. */
@@ -86,11 +68,31 @@ export const authOptions: NextAuthOptions = {
   providers: [
     CredentialsProvider({
       name: "Email and password",
-      credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-      authorize: async (credentials, request) =>
-        credentials?.email && credentials.password
-          ? signInWithPassword(credentials.email, credentials.password, loginAddress(request?.headers))
-          : null,
+      credentials: {
+        email: { label: "Email", type: "email" },
+        password: { label: "Password", type: "password" },
+        // A supervisor's one-time reset link (lib/auth/password-reset.ts): sets the password and signs in.
+        resetToken: { label: "Reset link", type: "text" },
+      },
+      authorize: async (credentials, request) => {
+        if (credentials?.resetToken && credentials.password) {
+          const reset = await redeemPasswordReset(getDatabase().db, credentials.resetToken, credentials.password);
+          if (!reset.ok) throw new Error(reset.error.field === "password" ? RESET_PASSWORD_SHORT : RESET_INVALID);
+          return { id: reset.value.actorId, email: reset.value.email };
+        }
+        if (!credentials?.email || !credentials.password) return null;
+        const headers = request?.headers as Record<string, unknown> | undefined;
+        const signedIn = await signInWithPassword(
+          getDatabase().db,
+          credentials.email,
+          credentials.password,
+          loginAddress(headers),
+          deviceFromCookieHeader(headers?.cookie),
+        );
+        if (!signedIn) return null;
+        if (signedIn.device) await rememberDevice(signedIn.device, headers);
+        return { id: signedIn.id, email: signedIn.email };
+      },
     }),
     ...oidcProvider(),
   ],

@@ -7,7 +7,7 @@ import { databaseClock, SYSTEM_ACTOR, type Operation } from "@/lib/tasks";
 import * as people from "./people";
 import { listPeople } from "./people";
 import { verifyPassword } from "./passwords";
-import { recordFailure, lockPolicies } from "./sign-in-lockout";
+import { admit, backoffPolicies } from "./sign-in-backoff";
 import { findUserAccount } from "./users";
 
 /**
@@ -83,11 +83,11 @@ describe("people", () => {
 
   test("a locked sign-in shows in the list and a supervisor's unlock clears it", async () => {
     const person = await invite("locked@example.com", "staff");
-    const policy = lockPolicies().account;
-    for (let i = 0; i < policy.limit; i++) await recordFailure(database.db, "account", "locked@example.com", policy);
+    const policy = backoffPolicies().account;
+    for (let i = 0; i < policy.free; i++) await admit(database.db, "account", "locked@example.com", policy);
     const before = (await listPeople(database.db)).find((p) => p.email === "locked@example.com")!;
-    expect(before).toMatchObject({ locked: true, failures: policy.limit });
-    expect(await unlockSignIn(database.db, { actorId: person.person.actor.id })).toMatchObject({ ok: true, value: { cleared: policy.limit } });
+    expect(before).toMatchObject({ locked: true, failures: policy.free });
+    expect(await unlockSignIn(database.db, { actorId: person.person.actor.id })).toMatchObject({ ok: true, value: { cleared: policy.free } });
     expect((await listPeople(database.db)).find((p) => p.email === "locked@example.com")).toMatchObject({ locked: false, failures: 0 });
   });
 });

@@ -8,7 +8,7 @@ import { SUPERVISORS } from "@/lib/tasks/core/standing";
 import { fail, ok, type Result } from "@/lib/tasks/core/types";
 import { personChanged } from "@/lib/oauth/grants";
 import { recordAudit } from "./audit";
-import { clearAccountFailures, lockPolicies } from "./sign-in-lockout";
+import { backoffPolicies, clearAccountFailures } from "./sign-in-backoff";
 
 export { invitePerson, invitePersonInput } from "./invite";
 
@@ -30,24 +30,23 @@ export interface PersonRow {
   role: UserRole;
   disabled: boolean;
   createdAt: Date;
-  /** Sign-in refused now: the account's failures in the window reached the limit. */
+  /** Sign-in refused now: the account's backoff makes its next attempt wait (a trusted browser still gets in). */
   locked: boolean;
-  /** Failed sign-ins inside the window. */
+  /** Sign-in attempts counted against the account (failed, or refused while it waited). */
   failures: number;
 }
 
 export const PEOPLE_LIMIT = 1000;
 
-/** Everyone who signs in, by name, with whether their sign-in is locked (sign_in_failures_key, one probe each). */
+/** Everyone who signs in, by name, with whether their sign-in must wait (sign_in_backoff's key, one probe each). */
 export async function listPeople(db: Db): Promise<PersonRow[]> {
-  const { account } = lockPolicies();
+  const { account } = backoffPolicies();
   const rows = await db.execute<Record<string, unknown>>(sql`
     SELECT u.actor_id, a.name, u.email, u.role, u.disabled, u.created_at,
-      (SELECT count(*)::int FROM (
-         SELECT 1 FROM sign_in_failures f
-         WHERE f.scope = 'account' AND f.key = lower(u.email) AND f.failed_at > now() - make_interval(secs => ${account.windowSeconds})
-         LIMIT ${account.limit}) recent) AS failures
+      coalesce(b.failures, 0) AS failures, coalesce(b.next_at > now(), false) AS locked
     FROM users u JOIN actors a ON a.id = u.actor_id
+    LEFT JOIN sign_in_backoff b ON b.scope = 'account' AND b.key = lower(u.email)
+      AND b.next_at > now() - make_interval(secs => ${account.quietSeconds})
     ORDER BY lower(a.name), u.email
     LIMIT ${PEOPLE_LIMIT}`);
   return rows.map((r) => ({
@@ -58,7 +57,7 @@ export async function listPeople(db: Db): Promise<PersonRow[]> {
     disabled: Boolean(r.disabled),
     createdAt: r.created_at instanceof Date ? r.created_at : new Date(String(r.created_at)),
     failures: Number(r.failures),
-    locked: Number(r.failures) >= account.limit,
+    locked: Boolean(r.locked),
   }));
 }
 

@@ -4,7 +4,7 @@ import { defineOperation } from "@/lib/tasks/core/engine";
 import { SUPERVISORS } from "@/lib/tasks/core/standing";
 import { fail, ok } from "@/lib/tasks/core/types";
 import { recordAudit } from "./audit";
-import { insertToken, liveNameTaken, revokeLiveToken, tokenName } from "./tokens";
+import { insertToken, liveNameTaken, revokeLiveToken, tokenExpiry, tokenName } from "./tokens";
 
 // Agent tokens made and revoked by supervisors (the agents page) and the CLI's operator, as
 // engine operations: each writes its audit record (lib/auth/audit.ts) in its transaction.
@@ -13,6 +13,8 @@ import { insertToken, liveNameTaken, revokeLiveToken, tokenName } from "./tokens
 export const createTokenInput = z.strictObject({
   name: tokenName,
   role: z.enum(tokenRole.enumValues).optional(),
+  /** Days until it expires; omitted: DEFAULT_TOKEN_DAYS (90); null: never. */
+  expiresInDays: tokenExpiry.optional(),
 });
 export const revokeTokenInput = z.strictObject({ name: tokenName });
 
@@ -22,12 +24,12 @@ export const createToken = defineOperation({
   who: SUPERVISORS,
   input: createTokenInput,
   async run(tx, input, { actor }) {
-    const created = await insertToken(tx, input);
+    const created = await insertToken(tx, { ...input, createdBy: actor.id });
     if (!created) return fail({ code: "invalid_request", message: liveNameTaken(input.name), field: "name" });
     await recordAudit(tx, actor, {
       action: "token_created",
       subject: { kind: "token", id: created.id, name: created.name },
-      detail: { role: created.role, prefix: created.prefix },
+      detail: { role: created.role, prefix: created.prefix, expiresAt: created.expiresAt?.toISOString() ?? null },
     });
     return ok(created);
   },

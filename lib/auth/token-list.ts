@@ -1,5 +1,6 @@
 import "server-only";
 import { desc, eq } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db/client";
 import { actors, agentTokens, oauthClients, oauthConnections, type TokenRole } from "@/db/schema";
 
@@ -15,7 +16,12 @@ export interface AgentTokenRow {
   revokedAt: Date | null;
   /** A token made by an OAuth sign-in (an MCP connector): the client and the person who approved it. */
   connection: { client: string; owner: string } | null;
+  expiresAt: Date | null;
+  /** Who made it (null for tokens older than this record, or made by seeds). */
+  createdBy: { id: string; name: string } | null;
 }
+
+const maker = alias(actors, "maker");
 
 /** Every token, newest first, for the supervisors' page. The hash is never selected. */
 export async function listAgentTokens(db: Executor): Promise<AgentTokenRow[]> {
@@ -29,14 +35,24 @@ export async function listAgentTokens(db: Executor): Promise<AgentTokenRow[]> {
       createdAt: agentTokens.createdAt,
       lastUsedAt: agentTokens.lastUsedAt,
       revokedAt: agentTokens.revokedAt,
+      expiresAt: agentTokens.expiresAt,
+      makerId: maker.id,
+      makerName: maker.name,
       client: oauthClients.name,
       owner: actors.name,
     })
     .from(agentTokens)
+    .leftJoin(maker, eq(maker.id, agentTokens.createdBy))
     .leftJoin(oauthConnections, eq(oauthConnections.tokenId, agentTokens.id))
     .leftJoin(oauthClients, eq(oauthClients.id, oauthConnections.clientId))
     .leftJoin(actors, eq(actors.id, oauthConnections.personId))
     .orderBy(desc(agentTokens.createdAt), desc(agentTokens.id))
     .limit(1000)
-    .then((rows) => rows.map(({ client, owner, ...row }) => ({ ...row, connection: client !== null && owner !== null ? { client, owner } : null })));
+    .then((rows) =>
+      rows.map(({ makerId, makerName, client, owner, ...row }) => ({
+        ...row,
+        createdBy: makerId && makerName ? { id: makerId, name: makerName } : null,
+        connection: client !== null && owner !== null ? { client, owner } : null,
+      })),
+    );
 }

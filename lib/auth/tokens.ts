@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { and, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor, Tx } from "@/db/client";
 import { actors, agentTokens, type TokenRole } from "@/db/schema";
@@ -38,16 +38,37 @@ export interface CreatedToken {
   name: string;
   prefix: string;
   role: TokenRole;
+  expiresAt: Date | null;
 }
+
+/** A new token's lifetime when its maker names none (null in the input: never expires). */
+export const DEFAULT_TOKEN_DAYS = 90;
+export const MAX_TOKEN_DAYS = 3650;
+export const tokenExpiry = z
+  .number("must be a whole number of days from 1 to 3650, or null for never")
+  .int("must be a whole number of days from 1 to 3650, or null for never")
+  .min(1, "must be a whole number of days from 1 to 3650, or null for never")
+  .max(MAX_TOKEN_DAYS, "must be a whole number of days from 1 to 3650, or null for never")
+  .nullable();
+
+/**
+ * A token's authority, in SQL over the agent_tokens row: not revoked, not expired, and — when a
+ * person made it — that person still enabled and still a supervisor (the role that can make
+ * tokens). A maker that is no person (the CLI's operator) is not checked: whoever runs the CLI
+ * holds the database. Read on every request, so each of these ends the token at once.
+ */
+export const TOKEN_LIVE = sql.raw(`agent_tokens.revoked_at IS NULL
+  AND (agent_tokens.expires_at IS NULL OR agent_tokens.expires_at > now())
+  AND NOT EXISTS (SELECT 1 FROM users maker WHERE maker.actor_id = agent_tokens.created_by AND (maker.disabled OR maker.role <> 'supervisor'))`);
 
 /**
  * A new token with its own agent actor; only its SHA-256 hash is stored. For seeds and tests:
  * the board's own surfaces create tokens through the createToken operation (lib/auth/token-admin.ts).
  */
-export async function createAgentToken(db: Db, input: { name: string; role?: TokenRole }): Promise<CreatedToken> {
+export async function createAgentToken(db: Db, input: { name: string; role?: TokenRole; expiresInDays?: number | null }): Promise<CreatedToken> {
   const name = tokenName.parse(input.name);
   return db.transaction(async (tx) => {
-    const created = await insertToken(tx, { name, role: input.role });
+    const created = await insertToken(tx, { name, role: input.role, expiresInDays: input.expiresInDays });
     if (!created) throw new Error(liveNameTaken(name));
     return created;
   });
@@ -60,8 +81,12 @@ export const liveNameTaken = (name: string) => `a live token named ${name} alrea
  * name. Two at once with one name run one after the other (the advisory lock), so the second
  * sees the first instead of failing on the unique index.
  */
-export async function insertToken(tx: Tx, input: { name: string; role?: TokenRole }): Promise<CreatedToken | null> {
+export async function insertToken(
+  tx: Tx,
+  input: { name: string; role?: TokenRole; expiresInDays?: number | null; createdBy?: string },
+): Promise<CreatedToken | null> {
   const { name } = input;
+  const days = input.expiresInDays === undefined ? DEFAULT_TOKEN_DAYS : input.expiresInDays;
   const role = input.role ?? "agent";
   const { token, prefix, tokenHash } = newTokenSecret();
   await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`claimboard:token-name:${name}`}))`);
@@ -73,9 +98,17 @@ export async function insertToken(tx: Tx, input: { name: string; role?: TokenRol
   const [actor] = await tx.insert(actors).values({ kind: "agent", name }).returning();
   const [row] = await tx
     .insert(agentTokens)
-    .values({ actorId: actor!.id, name, prefix, tokenHash, role })
+    .values({
+      actorId: actor!.id,
+      name,
+      prefix,
+      tokenHash,
+      role,
+      createdBy: input.createdBy ?? null,
+      expiresAt: days === null ? null : sql`now() + make_interval(days => ${days})`,
+    })
     .returning();
-  return { token, id: row!.id, name, prefix: row!.prefix, role };
+  return { token, id: row!.id, name, prefix: row!.prefix, role, expiresAt: row!.expiresAt };
 }
 
 /** Revokes the live token of that name; false when there is none. Takes effect on the next request. */
@@ -94,8 +127,8 @@ export async function revokeLiveToken(db: Executor, name: string): Promise<{ id:
 }
 
 /**
- * The principal behind a bearer token, or null for a missing, malformed, unknown,
- * revoked or (an OAuth access token) expired one. The lookup is by hash, so how long it takes says nothing about the secret;
+ * The principal behind a bearer token, or null for a missing, malformed, unknown, revoked or
+ * expired one (an OAuth access token's hour included), or one whose maker lost the standing to make it (TOKEN_LIVE). The lookup is by hash, so how long it takes says nothing about the secret;
  * the final comparison is constant-time all the same.
  */
 export async function authenticateToken(db: Executor, token: string | null): Promise<TokenPrincipal | null> {
@@ -121,9 +154,9 @@ export async function authenticateAndCount(
   const digest = hashToken(token);
   const [row] = await executePrepared<CountedRow>(db, sql`
     WITH principal AS (
-      SELECT t.id, t.role, t.token_hash, a.id AS actor_id, a.name AS actor_name, a.kind AS actor_kind
-      FROM agent_tokens t JOIN actors a ON a.id = t.actor_id
-      WHERE t.token_hash = ${digest} AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
+      SELECT agent_tokens.id, agent_tokens.role, agent_tokens.token_hash, a.id AS actor_id, a.name AS actor_name, a.kind AS actor_kind
+      FROM agent_tokens JOIN actors a ON a.id = agent_tokens.actor_id
+      WHERE agent_tokens.token_hash = ${digest} AND ${TOKEN_LIVE}
     ), bucket AS (
       INSERT INTO rate_buckets AS b (key, tokens, allowed, at)
       SELECT ${TOKEN_KEY_PREFIX}::text || id::text, ${limit.capacity}::float8 - 1, true, now() FROM principal
@@ -167,12 +200,7 @@ function buildTokenLookup(db: Executor) {
     })
     .from(agentTokens)
     .innerJoin(actors, eq(actors.id, agentTokens.actorId))
-    .where(and(
-      eq(agentTokens.tokenHash, sql.placeholder("digest")),
-      isNull(agentTokens.revokedAt),
-      // An OAuth access token (lib/oauth) expires; other tokens have no expiry.
-      or(isNull(agentTokens.expiresAt), gt(agentTokens.expiresAt, sql`now()`)),
-    ))
+    .where(and(eq(agentTokens.tokenHash, sql.placeholder("digest")), TOKEN_LIVE))
     .prepare("claimboard_token_lookup");
 }
 

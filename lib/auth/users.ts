@@ -2,13 +2,13 @@ import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor, Tx } from "@/db/client";
 import { actors, users, type UserRole } from "@/db/schema";
-import { text } from "@/lib/tasks/core/schemas";
+import { lineText, text } from "@/lib/tasks/core/schemas";
 import type { ActorRef } from "@/lib/tasks/core/types";
 import { hashPassword } from "./passwords";
 
 export const createUserInput = z.strictObject({
   email: z.email("must be an email address").max(254),
-  name: text(100, 1),
+  name: lineText(100, 1),
   role: z.enum(["staff", "supervisor"], "must be staff or supervisor"),
   password: text(200, 8),
 });

@@ -22,6 +22,7 @@ const ROUTE_ENDPOINTS = {
   completeMany: "completions",
   fail: "failTask",
   addDependencies: "addDependencies",
+  removeDependency: "removeDependency",
   taskReadiness: "taskReadiness",
   editTask: "editTask",
   addComment: "addComment",

@@ -41,6 +41,9 @@ test("the archive file is written 600, and its facts name no OS user", async () 
     const payloads = await g.db.execute<{ payload: unknown }>(sql`SELECT payload FROM task_events WHERE type = 'events_archived'`);
     expect(payloads.length).toBeGreaterThan(0);
     expect(JSON.stringify(payloads)).not.toContain("os-user-rosalind");
+    // Nor the server's folders: the file's name only (the CLI tells its operator where it is).
+    expect(JSON.stringify(payloads)).not.toContain(dir);
+    expect(JSON.stringify(payloads)).toContain("a.jsonl.gz");
   } finally {
     process.umask(previous);
     await g.close();

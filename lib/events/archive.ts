@@ -136,9 +136,10 @@ async function dropAndRecord(tx: Tx, request: ArchiveRequest, partitions: MonthP
   await tx.execute(sql.raw(`DROP TABLE ${tables}`));
 
   const common = {
-    // No operating-system account: these facts are read by everyone who sees the board.
+    // No operating-system account and no server folder: these facts are read by everyone who
+    // sees the board. The file's name and SHA-256 identify it; the CLI prints where it is.
     by: request.actor.name,
-    before: request.before, months: result.months, total: result.events, file: result.file, path: path.resolve(request.out), sha256: result.sha256,
+    before: request.before, months: result.months, total: result.events, file: result.file, sha256: result.sha256,
   };
   const perQueue = new Map<string, { events: number; tasks: number }>();
   const facts: NewEvent[] = [];

@@ -82,9 +82,15 @@ export const endpoints = {
   },
   addDependencies: {
     operationId: "addDependencies", method: "POST", path: "/tasks/{id}/dependencies",
-    summary: "Add dependencies to a queued task (a cycle is refused: dependency_cycle)",
+    summary: "Add dependencies to a queued task (creator, last holder or supervisor; a cycle is refused: dependency_cycle)",
     roles: WORK, body: input.dependenciesBody,
-    success: { status: 200, description: "The task after the call", schema: taskResponse }, errors: OWNER_CALL_ERRORS,
+    success: { status: 200, description: "The task after the call", schema: taskResponse }, errors: [400, 403, 404, 409, 413],
+  },
+  removeDependency: {
+    operationId: "removeDependency", method: "DELETE", path: "/tasks/{id}/dependencies/{dep}",
+    summary: "Remove one dependency from a queued task (version-fenced; creator, last holder or supervisor): a dependency_removed event",
+    roles: WORK, body: input.removeDependencyBody,
+    success: { status: 200, description: "The task after the call", schema: taskResponse }, errors: [400, 403, 404, 409, 413],
   },
   taskReadiness: {
     operationId: "taskReadiness", method: "GET", path: "/tasks/{id}/readiness",

@@ -46,6 +46,9 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     return respond(result, ({ task }) => ({ task }), result.ok && !result.value.created ? 200 : 201);
   }),
   addDependencies: taskCall(endpoints.addDependencies, engine.addDependencies),
+  removeDependency: handle(endpoints.removeDependency, async ({ run, body, params }) =>
+    respond(await run(engine.removeDependency, { ...body, taskId: params.id, dependency: params.dep }), (task) => ({ task })),
+  ),
   taskReadiness: handle(endpoints.taskReadiness, async ({ run, params }) =>
     respond(await run(engine.taskReadiness, { taskId: params.id }), (readiness) => readiness),
   ),

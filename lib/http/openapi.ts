@@ -93,6 +93,7 @@ export const errorCodes: ErrorCodeRow[] = (Object.keys(WHEN) as (keyof typeof WH
 const AUTHENTICATED_ERRORS = [401, 403, 429, 503];
 const PATH_PARAMETERS: Record<string, { schema: z.ZodType; description: string }> = {
   id: { schema: taskId, description: "The task's id (a positive whole number as a string)" },
+  dep: { schema: taskId, description: "The id of the dependency to remove (a task the task depends on)" },
   name: { schema: queueName, description: "The queue's name (1 to 64 characters of a-z, 0-9, '.', '_' or '-')" },
 };
 const TAGS: Record<string, string> = {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import {
-  addComment, addDependencies, cancel, claim, claimBatch, claimNext, completeAndClaimNext, completeMany, createQueue, createTaskOnce,
+  addComment, addDependencies, cancel, claim, claimBatch, claimNext, completeAndClaimNext, completeMany, createQueue, createTaskOnce, removeDependency,
   editTask, failTask, forceRelease, recordSideEffect, release, renew, requeue, resolve, start, taskReadiness, updateQueue,
 } from "@/lib/tasks";
 import type { Standing } from "@/lib/tasks/core/standing";
@@ -23,6 +23,7 @@ type Rule = { name: string; who: readonly Standing[] };
 const OPERATION_OF: Partial<Record<EndpointName, Rule>> = {
   createTask: createTaskOnce,
   addDependencies,
+  removeDependency,
   taskReadiness,
   editTask,
   addComment,

@@ -100,6 +100,7 @@ export const queueObject = z
     expiryWindowSeconds: z.number().int(),
     retryDelaySeconds: z.number().int(),
     claimants: z.enum(["anyone", "people", "agents"]),
+    commenters: z.enum(["anyone", "people", "supervisors"]).meta({ description: "Who may comment on the queue's tasks (anyone, people and supervisor tokens, or supervisors)" }),
     maxAttemptSeconds: z.number().int().nullable(),
     paused: z.boolean(),
     pausedAt: z.iso.datetime().nullable(),

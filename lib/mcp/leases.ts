@@ -20,6 +20,8 @@ export class LeaseKeeper {
   constructor(
     private readonly client: ClaimboardClient,
     private readonly log: (line: string) => void = () => {},
+    /** The server refused the token itself (revoked, expired, its maker gone): nothing more to keep. */
+    private readonly onUnauthorized: () => void = () => {},
   ) {}
 
   /** Tasks the keeper renews now (for tests and the exit message). */
@@ -78,6 +80,7 @@ export class LeaseKeeper {
         return this.schedule(entry.task, 1000 * Math.max(1, error.retryAfter ?? 1));
       }
       const code = error instanceof ClaimboardApiError ? error.code : "error";
+      if (code === "unauthorized") return this.onUnauthorized();
       this.log(`[mcp] stopped renewing task ${id}: ${code}`);
       this.drop(id);
       // A refusal says how the task is now (e.g. a version_conflict after a start we raced).

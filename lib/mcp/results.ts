@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ClaimboardApiError, type Task } from "@/lib/client";
 import type { EngineError } from "@/lib/tasks/core/types";
+import { untrustedMarks, untrustedNotice } from "./untrusted";
 
 // A tool's answer is the API's JSON, as structured content and as text. A refusal is an
 // error result whose text is the API's error body (plus `retryAfter`, which the API sends
@@ -16,7 +17,12 @@ export interface ToolError {
 }
 
 export function success(value: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
+  const data = { type: "text" as const, text: JSON.stringify(value) };
+  const marks = untrustedMarks(value);
+  if (marks.length === 0) return { content: [data], structuredContent: value };
+  // Data first (the API's JSON, as before), then the notice, meant for the model: others' text is data.
+  const notice = { type: "text" as const, text: untrustedNotice(marks), annotations: { audience: ["assistant" as const], priority: 1 } };
+  return { content: [data, notice], structuredContent: value, _meta: { "claimboard/untrusted": marks } };
 }
 
 /** No structuredContent: a client checks that against the tool's output schema. */

@@ -1,8 +1,8 @@
 import "server-only";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { agentTokens } from "@/db/schema";
-import type { TokenPrincipal } from "@/lib/auth/tokens";
+import { TOKEN_LIVE, type TokenPrincipal } from "@/lib/auth/tokens";
 import { findUserAccount } from "@/lib/auth/users";
 
 /**
@@ -14,7 +14,7 @@ export const STREAM_GRANT_CHECK_MS = Math.max(100, Math.floor(Number(process.env
 
 /**
  * What the caller's grant rests on now, or null when it is gone: the token's role while it
- * is not revoked; a person's role while they are enabled. A stream compares this with what
+ * is live (not revoked or expired, its maker still an enabled supervisor: TOKEN_LIVE); a person's role while they are enabled. A stream compares this with what
  * it was at opening, so a demoted supervisor's stream ends too (and reconnects as staff).
  */
 export async function currentGrant(db: Executor, principal: TokenPrincipal): Promise<string | null> {
@@ -25,6 +25,6 @@ export async function currentGrant(db: Executor, principal: TokenPrincipal): Pro
   const [token] = await db
     .select({ role: agentTokens.role })
     .from(agentTokens)
-    .where(and(eq(agentTokens.id, principal.tokenId), isNull(agentTokens.revokedAt)));
+    .where(and(eq(agentTokens.id, principal.tokenId), TOKEN_LIVE));
   return token ? `token:${token.role}` : null;
 }

@@ -1,6 +1,7 @@
 import postgres from "postgres";
 import type { Db } from "@/db/client";
 import { withinDeadline } from "@/lib/deadline";
+import { GRANTS_CHANNEL } from "@/lib/auth/audit";
 import { NOTIFY_CHANNEL } from "@/lib/tasks/core/events";
 import type { Cursor } from "./cursor";
 import { currentPosition, readFeed, type FeedEvent } from "./feed";
@@ -78,7 +79,7 @@ export class Hub {
       connect_timeout: 5,
       onnotice: () => {},
       // postgres.js supports onnotify at runtime (its own listen() uses it) but does not type it.
-      onnotify: () => this.wake(),
+      onnotify: (channel: string) => (channel === GRANTS_CHANNEL ? this.grantsChanged() : this.wake()),
       onclose: () => this.listenLost(),
       connection: { application_name: "claimboard-listen" },
     };
@@ -108,6 +109,21 @@ export class Hub {
       this.stats.subscribers = this.subscribers.size;
     });
     return subscriber;
+  }
+
+  private readonly grantWatchers = new Set<() => void>();
+
+  /**
+   * Calls `fn` whenever an audited change may have taken a grant away (GRANTS_CHANNEL): a
+   * stream re-checks its grant then. Returns the unsubscribe.
+   */
+  onGrantChange(fn: () => void): () => void {
+    this.grantWatchers.add(fn);
+    return () => this.grantWatchers.delete(fn);
+  }
+
+  private grantsChanged(): void {
+    for (const fn of this.grantWatchers) fn();
   }
 
   /** Sees every batch of committed events as the hub reads it (metrics count them). */
@@ -159,6 +175,7 @@ export class Hub {
     this.reconnectPending = false;
     try {
       await this.listener!.unsafe(`LISTEN "${NOTIFY_CHANNEL}"`);
+      await this.listener!.unsafe(`LISTEN "${GRANTS_CHANNEL}"`);
       this.stats.listenConnects++;
       this.stats.lastListenAt = Date.now();
       this.reconnectDelay = RECONNECT_MIN_MS;

@@ -83,24 +83,36 @@ export function eventStream(
       write(`retry: 1000\nid: ${formatCursor(subscriber.position)}\n\n: connected\n\n`);
       const keepalive = setInterval(() => write(": keepalive\n\n"), KEEPALIVE_MS);
       const recheck = options.recheck ? setInterval(recheckGrant, options.recheck.everyMs) : undefined;
+      // And at once when an audited change may have taken a grant away (a revoke, disable, demotion).
+      const unwatch = options.recheck ? hub.onGrantChange(recheckGrant) : () => {};
       let checking = false;
+      let again = false;
       function recheckGrant() {
-        if (checking) return;
+        // A check already under way may have read before the change committed: one more after it.
+        if (checking) return void (again = true);
         checking = true;
         // A failed check (the database away) keeps the stream: it has nothing to send then.
         void options.recheck!.stillGranted().then(
           (granted) => (granted ? undefined : subscriber.close()),
           () => undefined,
-        ).finally(() => (checking = false));
+        ).finally(() => {
+          checking = false;
+          if (again) {
+            again = false;
+            recheckGrant();
+          }
+        });
       }
       cleanup = () => {
         clearInterval(keepalive);
         clearInterval(recheck);
+        unwatch();
         subscriber.close();
       };
       void subscriber.closed.then(() => {
         clearInterval(keepalive);
         clearInterval(recheck);
+        unwatch();
         options.onClose?.();
         try {
           controller.close();

@@ -2,7 +2,7 @@
 export { perform, type PerformContext, type Operation } from "./core/engine";
 export { databaseClock, ManualClock, type Clock } from "./core/clock";
 export { createTask, createTaskOnce, type Created } from "./authoring/create";
-export { addDependencies } from "./authoring/dependencies";
+export { addDependencies, removeDependency } from "./authoring/dependencies";
 export { setQueuePaused } from "./queues/pause";
 export { taskReadiness, readTaskReadiness, type Readiness, type ReadinessReason } from "./claiming/readiness";
 export { claim, TARGETED_CLAIM_LOCK_TIMEOUT_MS } from "./claiming/claim";

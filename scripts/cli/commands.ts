@@ -36,21 +36,24 @@ const commands: Record<string, Command> = {
   },
 
   "token create": {
-    usage: "token create --name N [--role agent|observer|supervisor]",
-    options: { name: str, role: str },
+    usage: "token create --name N [--role agent|observer|supervisor] [--expires-days D|never]",
+    options: { name: str, role: str, "expires-days": str },
     async prepare(values) {
       const { tokenName } = await import("@/lib/auth/tokens");
       const { tokenRole } = await import("@/db/schema");
-      const { name, role } = parse(
-        z.object({ name: tokenName, role: z.enum(tokenRole.enumValues, "must be agent, observer or supervisor").optional() }),
-        { name: required(values, "name"), role: optional(values, "role") },
+      const { tokenExpiry } = await import("@/lib/auth/tokens");
+      const days = optional(values, "expires-days");
+      const { name, role, expiresInDays } = parse(
+        z.object({ name: tokenName, role: z.enum(tokenRole.enumValues, "must be agent, observer or supervisor").optional(), expiresInDays: tokenExpiry.optional() }),
+        { name: required(values, "name"), role: optional(values, "role"), expiresInDays: days === undefined ? undefined : days === "never" ? null : Number(days) },
       );
       return async (db) => {
         const { createToken } = await import("@/lib/auth/token-admin");
         const { performAsCli } = await import("./database");
-        const created = await performAsCli(db, createToken, { name, role });
+        const created = await performAsCli(db, createToken, { name, role, expiresInDays });
+        const until = created.expiresAt ? `expires ${created.expiresAt.toISOString()}` : "never expires";
         // The secret goes last and alone, so `… | tail -1` captures it.
-        return [`created ${created.role} token ${created.name} (${created.prefix}…); it is shown only this once:`, created.token];
+        return [`created ${created.role} token ${created.name} (${created.prefix}…, ${until}); it is shown only this once:`, created.token];
       };
     },
   },

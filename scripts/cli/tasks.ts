@@ -29,7 +29,8 @@ export const taskCommands: Record<string, Command> = {
         const { listTasks } = await import("@/lib/tasks/reads/queries");
         const { cliActor } = await import("./database");
         const page = await listTasks(db, query, await cliActor(db));
-        const lines = page.items.map((t) => `${t.id}\t${t.status}\t${t.queue}\t${t.priority}\t${t.title}`);
+        const { cell } = await import("./escape");
+        const lines = page.items.map((t) => `${t.id}\t${t.status}\t${t.queue}\t${t.priority}\t${cell(t.title)}`);
         if (page.nextCursor) lines.push(`… more: narrow the search or raise --limit (at most 100)`);
         return lines;
       };

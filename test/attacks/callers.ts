@@ -25,6 +25,8 @@ export interface Caller {
   /** The person's role now, per the database (for the policy). */
   role: "staff" | "supervisor" | null;
   tokenRole: "agent" | "observer" | "supervisor" | null;
+  /** A person's password (their own account's actions need it). */
+  password?: string;
 }
 
 /**
@@ -59,7 +61,7 @@ export async function makeCallers(f: AttackFixture): Promise<Caller[]> {
   };
   const standIn = await createActor(db, "agent", "stand-in");
   const person = (name: CallerName, key: keyof typeof people, role: "staff" | "supervisor") =>
-    actor(people[key].actorId).then((a): Caller => ({ name, cookie: cookies[key], token: null, actor: a, role, tokenRole: null }));
+    actor(people[key].actorId).then((a): Caller => ({ name, cookie: cookies[key], token: null, actor: a, role, tokenRole: null, password: people[key].password }));
   const agent = (name: CallerName, key: keyof typeof tokens, tokenRole: Caller["tokenRole"], a: ActorRef): Caller =>
     ({ name, cookie: null, token: tokens[key], actor: a, role: null, tokenRole });
   return [
@@ -103,6 +105,12 @@ export class Scenes {
   async queued(queue: string, creator: ActorRef = this.admin): Promise<Task> {
     await this.queue(queue);
     return must(await this.run<Task>(createTask, { title: `scene ${queue}`, queue }, creator));
+  }
+
+  /** Queued, made by `creator`, waiting for `dependency`. */
+  async dependent(queue: string, dependency: string, creator: ActorRef = this.admin): Promise<Task> {
+    await this.queue(queue);
+    return must(await this.run<Task>(createTask, { title: `scene ${queue}`, queue, dependsOn: [dependency] }, creator));
   }
 
   async claimed(queue: string, holder: ActorRef): Promise<Task> {

@@ -49,6 +49,8 @@ export interface SignInResult {
   url: string;
   /** The session cookie (`name=value`), or null when sign-in failed. */
   session: string | null;
+  /** Every cookie the sign-in answer set (`name=value`). */
+  cookies: string[];
 }
 
 /** next-auth's credentials flow as its client does it: CSRF token, then the callback. */
@@ -58,12 +60,12 @@ export async function signInOverHttp(base: string, email: string, password: stri
   const response = await fetch(`${base}/api/auth/callback/credentials`, {
     method: "POST",
     redirect: "manual",
-    headers: { ...headers, "content-type": "application/x-www-form-urlencoded", cookie: cookiePairs(csrf).join("; ") },
+    headers: { ...headers, "content-type": "application/x-www-form-urlencoded", cookie: [headers.cookie, ...cookiePairs(csrf)].filter(Boolean).join("; ") },
     body: new URLSearchParams({ csrfToken, email, password, json: "true", callbackUrl: `${base}/` }),
   });
   const body = (await response.json().catch(() => ({}))) as { url?: string };
   const session = cookiePairs(response).find((c) => c.startsWith("next-auth.session-token=") && c.length > 30) ?? null;
-  return { status: response.status, url: body.url ?? "", session };
+  return { status: response.status, url: body.url ?? "", session, cookies: cookiePairs(response) };
 }
 
 export async function mustSignIn(f: AttackFixture, email: string, password: string): Promise<string> {

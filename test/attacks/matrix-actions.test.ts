@@ -63,6 +63,9 @@ const SCENES: Record<string, Scene> = {
   setPersonRoleAction: async (_s, _c, q) => ({ actorId: (await person(q)).actor.id, role: "supervisor" }),
   setPersonDisabledAction: async (_s, _c, q) => ({ actorId: (await person(q)).actor.id, disabled: true }),
   unlockSignInAction: async (_s, _c, q) => ({ actorId: (await person(q)).actor.id }),
+  issuePasswordResetAction: async (_s, _c, q) => ({ actorId: (await person(q)).actor.id }),
+  // The caller's own password, set to itself: the change works, and later sign-ins still do.
+  changeOwnPasswordAction: async (_s, c) => ({ current: c.password ?? "not-a-person", password: c.password ?? "not-a-person" }),
   inboxAction: async () => ({ queue: null }),
   inboxCountAction: async (s, _c, q) => (await s.escalated(q), {}),
   lapsedAction: async () => ({}),
@@ -85,6 +88,7 @@ const SCENES: Record<string, Scene> = {
  */
 const FILE_ROLE: Record<string, "staff" | "supervisor"> = {
   "app/actions/tasks.ts": "staff",
+  "app/account/actions.ts": "staff",
   "app/actions/board.ts": "staff",
   "app/actions/leases.ts": "staff",
   "app/actions/supervise.ts": "supervisor",

@@ -41,9 +41,15 @@ const SCENES: Record<string, Scene> = {
     return { path: "/completions", body: { tasks: [{ id: task.id, version: task.version }] } };
   },
   failTask: ownerCall("fail", "claimed", { reason: "matrix" }),
-  addDependencies: async (s, _c, q) => {
-    const [task, dependency] = [await s.queued(q), await s.queued(q)];
+  // Issue 25: only the task's editors (here its creator) or a supervisor block or unblock it.
+  addDependencies: async (s, c, q) => {
+    const [task, dependency] = [await s.queued(q, c.actor), await s.queued(q)];
     return { path: `/tasks/${task.id}/dependencies`, body: { version: task.version, dependsOn: [dependency.id] } };
+  },
+  removeDependency: async (s, c, q) => {
+    const dependency = await s.queued(q);
+    const task = await s.dependent(q, dependency.id, c.actor);
+    return { path: `/tasks/${task.id}/dependencies/${dependency.id}`, body: { version: task.version } };
   },
   taskReadiness: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/readiness` }),
   editTask: async (s, c, q) => {

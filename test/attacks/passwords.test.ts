@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { clearAccountFailures } from "@/lib/auth/sign-in-lockout";
+import { clearAccountFailures } from "@/lib/auth/sign-in-backoff";
 import { startServer } from "@/test/server";
 import { attackFixture, signInOverHttp, type AttackFixture } from "./helpers";
 
-// Passwords: stored with argon2id at OWASP's parameters or above; failed sign-ins throttled
-// per account and per address in PostgreSQL (lib/auth/sign-in-lockout.ts, defaults 5 and 50 in 15
-// minutes); one answer whatever was wrong. TRUST_PROXY=1: X-Forwarded-For is the address.
+// Passwords: stored with argon2id at OWASP's parameters or above; sign-ins slowed per account
+// (or trusted device) and per address in PostgreSQL (lib/auth/sign-in-backoff.ts: 5 and 50 free,
+// then a doubling wait from 15 s up to 15 minutes); one answer whatever was wrong.
+// TRUST_PROXY=1: X-Forwarded-For is the address.
 
 let f: AttackFixture;
 beforeAll(async () => {
@@ -114,4 +115,17 @@ test("the lock lives in PostgreSQL: a second server instance refuses the locked 
   } finally {
     await other.stop();
   }
+});
+
+test("a browser that signed in before keeps signing in while a stranger's guesses make the account wait", { timeout: 120_000 }, async () => {
+  const boss = await f.person("only-boss@example.com", "supervisor");
+  const first = await signIn(boss.email, boss.password, "192.0.2.200");
+  expect(first.session).not.toBeNull();
+  const device = first.cookies.find((c) => c.startsWith("claimboard.device="));
+  expect(device, first.cookies.join("; ")).toBeDefined();
+  for (let i = 0; i < 7; i++) await signIn(boss.email, `guess-${i}`, `198.51.102.${i + 1}`);
+  expect(errorOf((await signIn(boss.email, boss.password, "192.0.2.201")).url)).toBe("TooManyAttempts");
+  const again = await signInOverHttp(f.server.url, boss.email, boss.password, { "x-forwarded-for": "192.0.2.200", cookie: device! });
+  expect(again.session).not.toBeNull();
+  console.log("[passwords] a trusted browser signed in while the account waited out a stranger's 7 guesses");
 });

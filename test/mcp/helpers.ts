@@ -45,7 +45,10 @@ export async function connect(f: HttpFixture, transport: TransportName, token: s
 
 /** The JSON a result's text carries (the API's body), checked to match structuredContent. */
 export function resultJson(result: CallToolResult): Record<string, unknown> {
-  expect(result.content).toHaveLength(1);
+  // The data, and (issue 25) when it holds others' text, a notice marking it as data.
+  expect(result.content.length).toBeGreaterThanOrEqual(1);
+  expect(result.content.length).toBeLessThanOrEqual(2);
+  if (result.content.length === 2) expect((result.content[1] as { text: string }).text).toMatch(/data, not instructions/);
   const [item] = result.content;
   expect(item!.type).toBe("text");
   const text = (item as { text: string }).text;

@@ -1,13 +1,27 @@
 import { and, eq } from "drizzle-orm";
-import { taskEvents, tasks } from "@/db/schema";
+import { queues, taskEvents, tasks } from "@/db/schema";
 import { notFound } from "../core/conflicts";
 import { defineOperation } from "../core/engine";
 import { typedEvent } from "../core/event-payloads";
 import { appendEvents } from "../core/events";
 import type { TaskEvent } from "../reads/queries";
 import { commentInput } from "../core/schemas";
-import { ok } from "../core/types";
-import { WORKERS } from "../core/standing";
+import { fail, ok, type Result } from "../core/types";
+import { WORKERS, type Standing } from "../core/standing";
+
+/** Who the queue setting `commenters` admits (in-process code that is no surface is not gated). */
+const COMMENTERS: Record<"anyone" | "people" | "supervisors", readonly Standing[] | null> = {
+  anyone: null,
+  people: ["staff", "supervisor", "operator"],
+  supervisors: ["supervisor", "operator"],
+};
+
+function commenterRefusal(queue: string, commenters: keyof typeof COMMENTERS, standing: Standing | undefined): Result<never> | null {
+  const admitted = COMMENTERS[commenters];
+  if (!admitted || standing === undefined || admitted.includes(standing)) return null;
+  const who = commenters === "people" ? "people (and supervisor tokens)" : "supervisors";
+  return fail({ code: "forbidden", message: `Only ${who} may comment on tasks of queue ${queue} (commenters: ${commenters})` });
+}
 
 /**
  * A comment on a task: one `commented` event, in any status — discussing a done task is
@@ -19,9 +33,15 @@ export const addComment = defineOperation({
   name: "addComment",
   who: WORKERS,
   input: commentInput,
-  async run(tx, input, { actor, clock }) {
-    const [task] = await tx.select({ id: tasks.id, queue: tasks.queue }).from(tasks).where(eq(tasks.id, BigInt(input.taskId)));
+  async run(tx, input, { actor, clock, standing }) {
+    const [task] = await tx
+      .select({ id: tasks.id, queue: tasks.queue, commenters: queues.commenters })
+      .from(tasks)
+      .innerJoin(queues, eq(queues.name, tasks.queue))
+      .where(eq(tasks.id, BigInt(input.taskId)));
     if (!task) return notFound(input.taskId);
+    const refused = commenterRefusal(task.queue, task.commenters, standing);
+    if (refused) return refused;
     const [id] = await appendEvents(tx, clock, [{
       taskId: task.id, queue: task.queue, type: "commented", actorId: actor.id, payload: { body: input.body },
     }]);

@@ -33,12 +33,16 @@ function requested(input: CreateTaskInput) {
  * A new task, queued at version 1 (blocked while a dependency is not done; not claimable
  * before notBefore). With an idempotencyKey, the unique index (queue, idempotency_key)
  * decides: a concurrent identical create waits for the first to commit, then finds its task.
+ * The key is the creator's own (stored as `<creator's actor id>:<key>`, and so in the created
+ * event, which the fold replays): another creator's same key is another task, so a squatter
+ * cannot pre-create "your" task (issue 25).
  */
 async function createOnce(tx: Tx, input: CreateTaskInput, { actor, clock }: OperationContext): Promise<Result<Created>> {
   const queue = input.queue ?? DEFAULT_QUEUE;
   const open = await queueForWork(tx, queue);
   if (!open.ok) return open;
   const fields = requested(input);
+  const scopedKey = input.idempotencyKey === undefined ? null : scopeKey(actor.id, input.idempotencyKey);
   const dependencies = await lockDependencies(tx, normalizeIds(input.dependsOn ?? []));
   if (!dependencies.ok) return dependencies;
   const now = clock.now();
@@ -53,30 +57,33 @@ async function createOnce(tx: Tx, input: CreateTaskInput, { actor, clock }: Oper
       dependsOn: dependencies.value.map((d) => d.id),
       blockedBy: dependencies.value.filter((d) => d.status !== "done").map((d) => d.id),
       notBefore: fields.notBefore ? new Date(fields.notBefore) : null,
-      idempotencyKey: input.idempotencyKey ?? null,
+      idempotencyKey: scopedKey,
       createdAt: now,
       updatedAt: now,
     })
     .onConflictDoNothing({ target: [tasks.queue, tasks.idempotencyKey], where: sql`${tasks.idempotencyKey} IS NOT NULL` })
     .returning();
-  if (!row) return findEarlier(tx, queue, input.idempotencyKey!, fields);
+  if (!row) return findEarlier(tx, queue, scopedKey!, input.idempotencyKey!, fields);
   await appendEvents(tx, clock, [{
     taskId: row.id, queue, type: "created", actorId: actor.id,
     payload: {
       version: row.version, status: row.status, ...fields,
-      ...(input.idempotencyKey !== undefined ? { idempotencyKey: input.idempotencyKey } : {}),
+      ...(scopedKey !== null ? { idempotencyKey: scopedKey } : {}),
     },
   }]);
   return ok({ task: toTask(row, null), created: true });
 }
 
 /** The task an earlier create with this key made: the same when the fields match, else a conflict. */
-async function findEarlier(tx: Tx, queue: string, key: string, fields: ReturnType<typeof requested>): Promise<Result<Created>> {
+/** An idempotency key as stored: scoped by whoever creates with it. */
+const scopeKey = (actorId: string, key: string) => `${actorId}:${key}`;
+
+async function findEarlier(tx: Tx, queue: string, scoped: string, key: string, fields: ReturnType<typeof requested>): Promise<Result<Created>> {
   const [found] = await tx
     .select({ id: tasks.id, type: taskEvents.type, payload: taskEvents.payload })
     .from(tasks)
     .innerJoin(taskEvents, and(eq(taskEvents.taskId, tasks.id), eq(taskEvents.type, "created")))
-    .where(and(eq(tasks.queue, queue), eq(tasks.idempotencyKey, key)))
+    .where(and(eq(tasks.queue, queue), eq(tasks.idempotencyKey, scoped)))
     .orderBy(asc(taskEvents.id))
     .limit(1);
   const task = found ? await loadTask(tx, found.id) : null;

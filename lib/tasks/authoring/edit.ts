@@ -25,12 +25,12 @@ export const PAYLOAD_FROM_MAX_BYTES = 4096;
  * actor of its latest `claimed` event) — the one who released or failed it and knows what
  * its description is missing. `t` is the task row.
  */
-const editorOf = (actorId: string): SQL => sql`(
+export const editorOf = (actorId: string): SQL => sql`(
   EXISTS (SELECT 1 FROM task_events e WHERE e.task_id = t.id AND e.type = 'created' AND e.actor_id = ${actorId}::uuid)
   OR ${actorId}::uuid = (SELECT e.actor_id FROM task_events e WHERE e.task_id = t.id AND e.type = 'claimed'
                          ORDER BY e.id DESC LIMIT 1))`;
 
-async function mayEdit(tx: Tx, taskId: string, actor: ActorRef): Promise<boolean> {
+export async function mayEdit(tx: Tx, taskId: string, actor: ActorRef): Promise<boolean> {
   const [row] = await tx.execute<{ may: boolean }>(sql`SELECT ${editorOf(actor.id)} AS may FROM tasks t WHERE t.id = ${taskId}::bigint`);
   return row?.may === true;
 }

@@ -81,6 +81,7 @@ export interface DecisionPayload extends Moved { reason?: string }
 export interface CompletedPayload extends Moved { result?: unknown }
 export interface AttemptLimitPayload extends Moved { ceiling: string; maxAttemptSeconds: number }
 export interface DependencyAddedPayload extends Moved { added: string[]; dependsOn: string[]; blockedBy: string[] }
+export interface DependencyRemovedPayload extends Moved { removed: string; dependsOn: string[]; blockedBy: string[] }
 export interface UnblockedPayload extends Moved { dependencies: string[] }
 /** One field's change; `from` of a large payload is left out. */
 export interface FieldChange { from?: unknown; to: unknown; fromOmitted?: true }
@@ -94,6 +95,7 @@ export interface EventsArchivedPayload {
   months: string[];
   total: number;
   file: string;
+  /** Older facts only: the absolute path of the file (no longer written: issue 25). */
   path?: string;
   sha256: string;
   events: number;
@@ -148,6 +150,7 @@ export interface EventPayloads {
   settings_changed: SettingsChangedPayload;
   attempt_limit_reached: AttemptLimitPayload;
   dependency_added: DependencyAddedPayload;
+  dependency_removed: DependencyRemovedPayload;
   unblocked: UnblockedPayload;
   queue_paused: QueuePausedPayload;
   queue_resumed: QueuePausedPayload;

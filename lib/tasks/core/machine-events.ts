@@ -44,6 +44,7 @@ export const EVENTS: Record<EventType, EventFacts> = {
   settings_changed: { of: "queue", version: "none", label: "settings changed" },
   attempt_limit_reached: { of: "task", version: "none", label: "reached the queue's attempt ceiling: the lease was not extended" },
   dependency_added: { of: "task", version: "adds", countsStay: true, label: "dependency added" },
+  dependency_removed: { of: "task", version: "adds", countsStay: true, label: "dependency removed" },
   unblocked: { of: "task", version: "none", label: "unblocked" },
   queue_paused: { of: "queue", version: "none", label: "queue paused" },
   queue_resumed: { of: "queue", version: "none", label: "queue resumed" },

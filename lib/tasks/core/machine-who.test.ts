@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import {
-  addComment, addDependencies, cancel, claim, complete, createTask, editTask, failTask, forceRelease, recordSideEffect,
+  addComment, addDependencies, cancel, claim, complete, createTask, editTask, failTask, forceRelease, recordSideEffect, removeDependency,
   release, renew, requeue, resolve, start, type Operation,
 } from "@/lib/tasks";
 import type { z } from "zod";
@@ -13,7 +13,7 @@ import { SUPERVISORS, WORKERS, type Standing } from "./standing";
 // strike, unblock, escalateDependent) have no operation of their own: other moves make them.
 const OPERATION_OF: Partial<Record<keyof typeof MOVES, Operation<z.ZodType, unknown>>> = {
   create: createTask, claim, start, renew, sideEffect: recordSideEffect, release, complete, fail: failTask,
-  forceRelease, requeue, resolve, cancel, edit: editTask, addDependencies, comment: addComment,
+  forceRelease, requeue, resolve, cancel, edit: editTask, addDependencies, removeDependency, comment: addComment,
 };
 
 const STANDINGS_OF: Record<Exclude<Who, "system">, readonly Standing[]> = {

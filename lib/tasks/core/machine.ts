@@ -123,7 +123,10 @@ export const MOVES = {
   cancel: { verb: "cancel", who: "supervisor", from: ["escalated", "queued"], to: "cancelled", lease: "none", version: true, events: ["cancelled"] },
   edit: { verb: "edit", who: "editor", from: EDITABLE, to: "same", lease: "none", version: true, events: ["edited"] },
   addDependencies: {
-    verb: "add dependencies to", who: "anyone", from: ["queued"], to: "same", lease: "none", version: true, events: ["dependency_added"],
+    verb: "add dependencies to", who: "editor", from: ["queued"], to: "same", lease: "none", version: true, events: ["dependency_added"],
+  },
+  removeDependency: {
+    verb: "remove a dependency from", who: "editor", from: ["queued"], to: "same", lease: "none", version: true, events: ["dependency_removed"],
   },
   unblock: { verb: "unblock", who: "system", from: ["queued"], to: "same", lease: "none", version: false, events: ["unblocked"] },
   escalateDependent: { verb: "escalate", who: "system", from: ["queued"], to: "escalated", lease: "none", version: true, events: ["escalated"] },

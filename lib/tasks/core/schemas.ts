@@ -63,14 +63,32 @@ export const priority = z.number().int("must be a whole number").min(LIMITS.prio
 export const leaseSeconds = z.number().int("must be a whole number").min(LIMITS.leaseSeconds.min).max(LIMITS.leaseSeconds.max);
 
 /** The work graph's inputs (docs/engine.md). */
+/**
+ * Characters a reader cannot see but a terminal or a text layout obeys: C0 and C1 controls
+ * (escape sequences, bells, new lines) and the bidirectional marks, embeddings, overrides and
+ * isolates that make "exe.pdf" read as "fdp.exe" (Trojan Source, CVE-2021-42574).
+ */
+const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
+const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
+/** Multi-line text keeps new lines and tabs (and CR), never the rest. */
+const CONTROL_BUT_LINES = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+
+/** One line people read in lists, timelines and terminals: titles and names. */
+export const lineText = (max: number, min = 0) =>
+  text(max, min).refine((value) => !CONTROL.test(value) && !BIDI.test(value), "must be one line without control characters or bidirectional overrides");
+
+/** Text of several lines (a description): new lines and tabs, no other control or bidi character. */
+export const pageText = (max: number, min = 0) =>
+  text(max, min).refine((value) => !CONTROL_BUT_LINES.test(value) && !BIDI.test(value), "must not contain control characters (other than new lines and tabs) or bidirectional overrides");
+
 export const MAX_DEPENDENCIES = LIMITS.dependencies;
 export const dependsOn = z.array(taskId).max(MAX_DEPENDENCIES, `must list at most ${MAX_DEPENDENCIES} task ids`);
 export const notBefore = z.iso.datetime({ offset: true, message: "must be an ISO 8601 time, e.g. 2026-12-01T14:30:00Z" });
 export const idempotencyKey = text(LIMITS.idempotencyKey, 1);
 
 export const createTaskInput = z.strictObject({
-  title: text(LIMITS.title, 1),
-  description: text(LIMITS.description).optional(),
+  title: lineText(LIMITS.title, 1),
+  description: pageText(LIMITS.description).optional(),
   queue: queueName.optional(),
   priority: priority.optional(),
   payload: jsonObject.optional(),
@@ -135,8 +153,8 @@ export const dependenciesBody = z.strictObject({
 /** PATCH /tasks/{id}: the fields an edit may change (docs/api.md); at least one must be named. */
 const editFields = {
   version,
-  title: text(LIMITS.title, 1).optional(),
-  description: text(LIMITS.description).optional(),
+  title: lineText(LIMITS.title, 1).optional(),
+  description: pageText(LIMITS.description).optional(),
   priority: priority.optional(),
   payload: jsonObject.optional(),
   /** Moves the task to another open queue (issue 27: routing work). */
@@ -171,6 +189,9 @@ export const completeNextInput = withTaskId(completeBody);
 export const failInput = withTaskId(failBody);
 export const superviseInput = withTaskId(superviseBody);
 export const dependenciesInput = withTaskId(dependenciesBody);
+/** DELETE /tasks/{id}/dependencies/{dep} {version}: the body; the task and the dependency come from the path. */
+export const removeDependencyBody = z.strictObject({ version });
+export const removeDependencyInput = withTaskId(removeDependencyBody).extend({ dependency: taskId });
 export const readinessInput = z.strictObject({ taskId });
 export const editTaskInput = requireAnEdit(withTaskId(editTaskFields));
 export const commentInput = withTaskId(commentBody);
@@ -187,6 +208,7 @@ const queueSettingsFields = {
   expiryWindowSeconds: z.number().int("must be a whole number").min(1).max(86_400).optional(),
   retryDelaySeconds: z.number().int("must be a whole number").min(0).max(86_400).optional(),
   claimants: z.enum(["anyone", "people", "agents"], "must be anyone, people or agents").optional(),
+  commenters: z.enum(["anyone", "people", "supervisors"], "must be anyone, people or supervisors").optional(),
   /** null lifts the ceiling. */
   maxAttemptSeconds: z.number().int("must be a whole number").min(LIMITS.maxAttemptSeconds.min).max(LIMITS.maxAttemptSeconds.max).nullable().optional(),
   /** What the queue is for, in a supervisor's words. */

@@ -177,6 +177,7 @@ function replay(
         task.notBefore = null;
         break;
       case "dependency_added":
+      case "dependency_removed":
         task.dependsOn = event.payload.dependsOn.map((id) => BigInt(id));
         break;
       case "unblocked":
