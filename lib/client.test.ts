@@ -133,6 +133,22 @@ describe("ClaimboardClient against a real server", () => {
     expect(reclaimed).toMatchObject({ status: "claimed", version: released.version + 1, owner: { name: "client-test" } });
   });
 
+  test("verifyFence: the holder's fence is current until the attempt ends; a forged one is a 400 naming fence", async () => {
+    await client.createTask({ title: "fenced", queue: "client-one" });
+    const held = (await client.claimNext({ queue: "client-one" }))!;
+    expect(held.fence).toMatch(/^cbf_/);
+    expect(await observer.verifyFence(held.fence!)).toEqual({
+      current: true, taskId: held.id, attempt: held.attempt, currentAttempt: held.attempt, status: "claimed", reason: "current",
+    });
+    expect((await observer.getTask(held.id)).fence).toBeNull(); // the holder's only
+    const released = await client.release(held);
+    expect(released.fence).toBe(held.fence); // the fence of the attempt the call ended
+    expect(await client.verifyFence(held.fence!)).toMatchObject({ current: false, reason: "released" });
+    const forged = await observer.verifyFence(held.fence!.slice(0, -2)).catch((e: unknown) => e);
+    expect(forged).toBeInstanceOf(ClaimboardApiError);
+    expect(forged).toMatchObject({ status: 400, code: "invalid_request", field: "fence" });
+  });
+
   test("completeAndClaimNext and completeMany: the agent loop's calls", async () => {
     for (const title of ["loop-1", "loop-2", "loop-3", "loop-4"]) await client.createTask({ title, queue: "client-loop" });
     const first = (await client.claimNext({ queue: "client-loop", start: true }))!;

@@ -7,7 +7,7 @@ import { INSTANCE_HEADER } from "@/lib/http/endpoints";
 import { ClaimboardApiError, toApiError } from "./client/errors";
 import { clientRoutes, type EndpointOf, type RouteName } from "./client/routes";
 import type {
-  Answer, Body, CallOptions, ClaimOptions, CompletionResult, Health, ListTasksQuery, NewTask, Query,
+  Answer, Body, CallOptions, ClaimOptions, CompletionResult, FenceVerdict, Health, ListTasksQuery, NewTask, Query,
   Queue, Readiness, Task, TaskChanges, TaskCounts, TaskEvent, TaskFilterQuery, TaskRef,
 } from "./client/types";
 
@@ -191,6 +191,15 @@ export class ClaimboardClient {
   /** Settings, description, paused and archived at once (name at least one). */
   async updateQueue(name: string, changes: Body<"updateQueue">): Promise<Queue> {
     return (await this.call("updateQueue", { id: name, body: changes })).queue;
+  }
+
+  /**
+   * What a downstream system asks before it acts for an agent (docs/fences.md): does the
+   * fence's attempt still hold its task? `current` true only while it does; `reason` says why
+   * not. A fence this board did not issue: ClaimboardApiError 400 invalid_request (field fence).
+   */
+  async verifyFence(fence: string): Promise<FenceVerdict> {
+    return this.call("verifyFence", { body: { fence } });
   }
 
   /** 200 or 503, both with `{ok, db}`: a down database is an answer, not an error. */

@@ -24,6 +24,8 @@ export const LIMITS = {
   priority: { min: -1000, max: 1000 },
   leaseSeconds: { min: 5, max: 3600 },
   maxAttemptSeconds: { min: 60, max: 604_800 },
+  /** After an unclean lapse, how long nobody may claim the task (queue setting lockDelaySeconds). */
+  lockDelaySeconds: { min: 0, max: 3600 },
 } as const;
 
 /** "4,000": how a limit is written in a sentence. */

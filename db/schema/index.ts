@@ -6,6 +6,7 @@ export * from "./events";
 export * from "./people";
 export * from "./insights";
 export * from "./audit";
+export * from "./secrets";
 
 import type { actors, tasks, queues } from "./tasks";
 import type { taskEvents } from "./events";

@@ -33,6 +33,7 @@ const ROUTE_ENDPOINTS = {
   listQueues: "listQueues",
   createQueue: "createQueue",
   updateQueue: "updateQueue",
+  verifyFence: "verifyFence",
 } as const satisfies Record<string, EndpointId>;
 
 export type RouteName = keyof typeof ROUTE_ENDPOINTS;

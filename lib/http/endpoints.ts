@@ -3,7 +3,8 @@ import type { TokenRole } from "@/db/schema";
 import { countTasksQuery, listEventsQuery, listTasksQuery } from "@/lib/tasks/reads/query-schemas";
 import { eventStreamQuery } from "@/lib/realtime/query";
 import * as input from "@/lib/tasks/core/schemas";
-import { errorObject, eventObject, healthBody, queueObject, queueResponse, readinessObject, taskCountsObject, taskObject, taskResponse } from "./wire";
+import { verifyFenceInput } from "@/lib/tasks/fences/verify-input";
+import { errorObject, eventObject, fenceVerdictObject, healthBody, queueObject, queueResponse, readinessObject, taskCountsObject, taskObject, taskResponse } from "./wire";
 
 export { errorObject, eventObject, queueObject, readinessObject, taskCountsObject, taskObject };
 
@@ -174,6 +175,13 @@ export const endpoints = {
   resolveTask: supervisorCall("resolveTask", "resolve", "Supervisor: settle an escalated task as done by hand"),
   cancelTask: supervisorCall("cancelTask", "cancel", "Supervisor: drop a queued or escalated task for good (what depends on it is escalated)"),
   forceReleaseTask: supervisorCall("forceReleaseTask", "force-release", "Supervisor: take a claimed or started task from its holder, back to queued (reason: the next claimant's hand-off note)"),
+  verifyFence: {
+    operationId: "verifyFence", method: "POST", path: "/fences/verify",
+    summary: "Check an agent's fence before acting on its request: does its attempt still hold the task, and if not, why not",
+    roles: READ, body: verifyFenceInput,
+    success: { status: 200, description: "What the fence names and whether that attempt is current", schema: fenceVerdictObject },
+    errors: [400, 413],
+  },
   listQueues: {
     operationId: "listQueues", method: "GET", path: "/queues",
     summary: "Supervisor: every queue, archived ones too, with its settings, state, live counts by status and throughput",

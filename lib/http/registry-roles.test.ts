@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import {
   addComment, addDependencies, cancel, claim, claimBatch, claimNext, completeAndClaimNext, completeMany, createQueue, createTaskOnce,
-  editTask, failTask, forceRelease, recordSideEffect, release, renew, requeue, resolve, start, taskReadiness, updateQueue,
+  editTask, failTask, forceRelease, recordSideEffect, release, renew, requeue, resolve, start, taskReadiness, updateQueue, verifyFence,
 } from "@/lib/tasks";
 import type { Standing } from "@/lib/tasks/core/standing";
 import type { TokenRole } from "@/db/schema";
@@ -22,6 +22,7 @@ const OPERATION_OF: Partial<Record<EndpointName, Rule>> = {
   createTask: createTaskOnce,
   addDependencies,
   taskReadiness,
+  verifyFence,
   editTask,
   addComment,
   claimNext,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { taskStatus } from "@/db/schema";
+import { readinessCodes } from "@/lib/tasks/claiming/readiness-codes";
 
 // What the API answers with, once: the zod schemas the OpenAPI document and the MCP tools'
 // output schemas are made from, and the wire types inferred from them, which the typed
@@ -34,6 +35,8 @@ export const taskObject = z
     owner: actorRef.nullable(),
     leaseUntil: z.iso.datetime().nullable(),
     version: z.number().int(),
+    attempt: z.number().int().min(0).meta({ description: "The number of the current or last holding; every claim takes attempt + 1 and a number is never reused" }),
+    fence: z.string().nullable().meta({ description: "The holder's fence for this attempt (also the Claimboard-Fence header of an owner call); null for everyone else. Verify with POST /fences/verify" }),
     failureCount: z.number().int(),
     needsCheck: z.boolean(),
     dependsOn: z.array(z.string()).meta({ description: "Ids of the tasks this one waits for (the work graph)" }),
@@ -60,7 +63,7 @@ export const readinessObject = z
   .object({
     claimable: z.boolean(),
     reasons: z.array(z.object({
-      code: z.enum(["status", "held", "breaker_tripped", "queue_archived", "queue_paused", "claimants", "blocked", "not_before", "needs_check"]),
+      code: z.enum(readinessCodes),
       message: z.string(),
     })),
     claimableAt: z.iso.datetime().nullable(),
@@ -99,6 +102,7 @@ export const queueObject = z
     expiryThreshold: z.number().int(),
     expiryWindowSeconds: z.number().int(),
     retryDelaySeconds: z.number().int(),
+    lockDelaySeconds: z.number().int().meta({ description: "After a lease lapses, nobody may claim the task until the lapse + this many seconds (readiness lock_delay)" }),
     claimants: z.enum(["anyone", "people", "agents"]),
     maxAttemptSeconds: z.number().int().nullable(),
     paused: z.boolean(),
@@ -139,3 +143,18 @@ export type Queue = z.infer<typeof queueObject>;
 export type Health = z.infer<typeof healthBody>;
 /** API.md's error body's `error`. */
 export type ApiError = Loose<z.infer<typeof errorObject>["error"]>;
+
+export const fenceVerdictObject = z
+  .object({
+    current: z.boolean().meta({ description: "The fence's attempt holds the task now: act on its request" }),
+    taskId: z.string(),
+    attempt: z.number().int(),
+    currentAttempt: z.number().int(),
+    status: z.enum(taskStatus.enumValues),
+    reason: z.enum(["current", "superseded", "released", "lapsed", "finished"]).meta({
+      description: "current; superseded (another holding began); released (given back, or failed back to the queue); lapsed (the lease ran out, nobody has taken it yet); finished (done, cancelled, escalated)",
+    }),
+  })
+  .meta({ id: "FenceVerdict" });
+/** POST /fences/verify: what a fence names and whether its attempt holds the task now. */
+export type FenceVerdict = z.infer<typeof fenceVerdictObject>;

@@ -32,3 +32,4 @@ export { loadTask } from "./core/task-row";
 export { NOTIFY_CHANNEL } from "./core/events";
 export type { ActorRef, Task, EngineError, EngineErrorCode, ConflictCode, Result } from "./core/types";
 export { heldLeases, type HeldLease } from "./claiming/held";
+export { verifyFence, FENCE_REASONS, type FenceVerdict, type FenceReason } from "./fences/verify";

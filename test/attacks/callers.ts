@@ -1,3 +1,4 @@
+import { makeFence, readFenceKey } from "@/lib/tasks/fences/fence";
 import { sql } from "drizzle-orm";
 import { createActor, perform, claim, createTask, failTask, ManualClock, renew, setQueueSettings, start } from "@/lib/tasks";
 import { findActor } from "@/lib/tasks/core/actors";
@@ -113,6 +114,12 @@ export class Scenes {
   async started(queue: string, holder: ActorRef): Promise<Task> {
     const task = await this.claimed(queue, holder);
     return must(await this.run<Task>(start, { taskId: task.id, version: task.version }, holder));
+  }
+
+  /** The fence of a task's current attempt (held by the scene's admin): what a downstream system verifies. */
+  async fence(queue: string): Promise<string> {
+    const task = await this.claimed(queue, this.admin);
+    return makeFence(await readFenceKey(this.f.database.db), task.id, task.attempt);
   }
 
   /** Failed once in a queue that escalates on the first failure. */

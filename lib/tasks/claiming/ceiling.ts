@@ -7,6 +7,7 @@ import { appendEvents, SYSTEM_ACTOR_ID, type NewEvent } from "../core/events";
 import { loadTask, rawToTaskRow } from "../core/task-row";
 import { lapseEvent, lapsedOf, lapseReturning, lapseSet } from "../core/lapse";
 import { ownerTransition } from "../core/transition";
+import { lapseCutoff } from "./lock-delay";
 import { fail, type ActorRef, type Result, type Task } from "../core/types";
 
 // The attempt ceiling (queue setting maxAttemptSeconds). A heartbeat may not carry a
@@ -73,7 +74,7 @@ export async function strikeCappedLapses(tx: Executor, clock: Clock, queue: Queu
   const rows = await tx.execute<Record<string, unknown>>(sql`
     WITH capped AS MATERIALIZED (
       SELECT id, owner_id, progress, progress_at FROM tasks
-      WHERE queue = ${queue.name} AND attempt_limited AND status IN ('claimed', 'started') AND lease_until <= ${now} ${one}
+      WHERE queue = ${queue.name} AND attempt_limited AND status IN ('claimed', 'started') AND lease_until <= ${lapseCutoff(clock, queue.lockDelaySeconds)} ${one}
       ORDER BY lease_until
       LIMIT 100
       FOR UPDATE SKIP LOCKED

@@ -9,6 +9,7 @@ import { ok } from "../core/types";
 import { lapseEvent, lapsedOf, lapseReturning, lapseSet } from "../core/lapse";
 import { strikeCappedLapses } from "./ceiling";
 import { SUPERVISORS } from "../core/standing";
+import { lapseCutoff } from "./lock-delay";
 
 /** At most this many expiries per queue per sweep, to keep one transaction small. */
 export const SWEEP_BATCH = 1000;
@@ -50,7 +51,7 @@ export const sweepExpiredLeases = defineOperation({
       const rows = await tx.execute<Record<string, unknown>>(sql`
         WITH lapsed AS MATERIALIZED (
           SELECT id, owner_id, priority, created_at, progress, progress_at FROM tasks
-          WHERE queue = ${name} AND status IN ('claimed', 'started') AND lease_until <= ${clock.now()}
+          WHERE queue = ${name} AND status IN ('claimed', 'started') AND lease_until <= ${lapseCutoff(clock, state.queue.lockDelaySeconds)}
           ORDER BY priority DESC, created_at, id
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED

@@ -182,6 +182,8 @@ const queueSettingsFields = {
   expiryThreshold: z.number().int("must be a whole number").min(1).max(1_000_000).optional(),
   expiryWindowSeconds: z.number().int("must be a whole number").min(1).max(86_400).optional(),
   retryDelaySeconds: z.number().int("must be a whole number").min(0).max(86_400).optional(),
+  /** After a lease lapses, nobody may claim the task until the lapse + this (readiness lock_delay). */
+  lockDelaySeconds: z.number().int("must be a whole number").min(LIMITS.lockDelaySeconds.min).max(LIMITS.lockDelaySeconds.max).optional(),
   claimants: z.enum(["anyone", "people", "agents"], "must be anyone, people or agents").optional(),
   /** null lifts the ceiling. */
   maxAttemptSeconds: z.number().int("must be a whole number").min(LIMITS.maxAttemptSeconds.min).max(LIMITS.maxAttemptSeconds.max).nullable().optional(),

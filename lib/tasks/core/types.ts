@@ -33,6 +33,10 @@ export interface Task {
   owner: ActorRef | null;
   leaseUntil: Date | null;
   version: number;
+  /** The number of the current or last holding (0: never claimed); every claim takes attempt + 1. */
+  attempt: number;
+  /** The holder's fence for this attempt (docs/fences.md), set by the surface for the holder only; null for everyone else. */
+  fence: string | null;
   failureCount: number;
   needsCheck: boolean;
   /** The work graph: every dependency, and those not done yet (docs/engine.md). */

@@ -45,6 +45,7 @@ export function foldEvents(rows: FoldEvent[]): FoldedTask {
     leaseUntil: null,
     leaseSeconds: null,
     version: 1,
+    attempt: 0,
     failureCount: 0,
     needsCheck: false,
     sideEffectRecorded: false,
@@ -129,6 +130,7 @@ function replay(
       case "claimed":
         task.status = "claimed";
         task.ownerId = event.actorId;
+        task.attempt += 1;
         task.leaseUntil = dateOf(event.payload.leaseUntil);
         task.leaseSeconds = event.payload.leaseSeconds;
         task.sideEffectRecorded = false;
