@@ -7,7 +7,7 @@ import { INSTANCE_HEADER } from "@/lib/http/endpoints";
 import { ClaimboardApiError, toApiError } from "./client/errors";
 import { clientRoutes, type EndpointOf, type RouteName } from "./client/routes";
 import type {
-  Answer, Body, CallOptions, ClaimOptions, CompletionResult, FenceVerdict, Health, ListTasksQuery, NewTask, Query,
+  Answer, Body, CallOptions, ClaimOptions, CompletionResult, Effect, FenceVerdict, Health, ListTasksQuery, NewTask, Query,
   Queue, Readiness, Task, TaskChanges, TaskCounts, TaskEvent, TaskFilterQuery, TaskRef,
 } from "./client/types";
 
@@ -194,6 +194,24 @@ export class ClaimboardClient {
   }
 
   /**
+   * Records an intent before an external act (docs/effects.md): send `effect.idempotencyKey`
+   * downstream; the same key again answers the existing effect. Then resolveEffect after the act.
+   */
+  async recordEffect(task: TaskRef, effect: Omit<Body<"recordEffect">, "version">): Promise<Answer<"recordEffect">> {
+    return this.call("recordEffect", { id: task.id, body: { ...effect, version: task.version } });
+  }
+
+  /** A task's whole effect ledger, oldest first. */
+  async listEffects(id: string): Promise<Effect[]> {
+    return (await this.call("listEffects", { id })).effects;
+  }
+
+  /** applied or failed, with what downstream said (externalRef) — an unknown one by the holder or a supervisor. */
+  async resolveEffect(task: TaskRef, effectId: string, resolution: Omit<Body<"resolveEffect">, "version">): Promise<Answer<"resolveEffect">> {
+    return this.call("resolveEffect", { id: task.id, effectId, body: { ...resolution, version: task.version } });
+  }
+
+  /**
    * What a downstream system asks before it acts for an agent (docs/fences.md): does the
    * fence's attempt still hold its task? `current` true only while it does; `reason` says why
    * not. A fence this board did not issue: ClaimboardApiError 400 invalid_request (field fence).
@@ -211,9 +229,9 @@ export class ClaimboardClient {
     return ((await this.call(route, { id: task.id, body: { ...body, version: task.version } })) as { task: Task }).task;
   }
 
-  private async call<R extends RouteName>(route: R, options: { id?: string; query?: QueryString; body?: unknown; accept?: number[] }): Promise<Answer<EndpointOf<R>>> {
+  private async call<R extends RouteName>(route: R, options: { id?: string; effectId?: string; query?: QueryString; body?: unknown; accept?: number[] }): Promise<Answer<EndpointOf<R>>> {
     const { method, path } = clientRoutes[route];
-    const url = new URL(this.base + path.replace(/\{\w+\}/, encodeURIComponent(options.id ?? "")));
+    const url = new URL(this.base + path.replace("{effectId}", encodeURIComponent(options.effectId ?? "")).replace(/\{\w+\}/, encodeURIComponent(options.id ?? "")));
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }

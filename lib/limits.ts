@@ -14,6 +14,11 @@ export const LIMITS = {
   artifacts: 20,
   comment: 4000,
   idempotencyKey: 200,
+  /** The effect ledger: an effect's name and key, its target, a resolution's external reference. */
+  effectName: 200,
+  effectKey: 200,
+  effectTarget: 500,
+  externalRef: 500,
   /** Dependencies one request may add (and a create may name). */
   dependencies: 50,
   /** Tasks in one batch claim or one batch completion. */

@@ -40,6 +40,7 @@ function placeholder(draft: Draft): TaskView {
     createdAt: now,
     updatedAt: now,
     handoff: null,
+    openEffects: [],
     progress: null,
     pending: "Creating…",
   };

@@ -48,6 +48,11 @@ export const eventType = pgEnum("event_type", [
   // Retiring the log (docs/engine.md): whole months of events written to a file and dropped;
   // one per task whose early events went (and one per queue), naming the file and its SHA-256.
   "events_archived",
+  // Contract v1.2, the effect ledger (docs/effects.md): an intent recorded, resolved (applied or
+  // failed), or left unknown by an attempt that ended with it open.
+  "effect_intended",
+  "effect_resolved",
+  "effect_unknown",
 ]);
 
 /** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */

@@ -7,6 +7,7 @@ export * from "./people";
 export * from "./insights";
 export * from "./audit";
 export * from "./secrets";
+export * from "./effects";
 
 import type { actors, tasks, queues } from "./tasks";
 import type { taskEvents } from "./events";

@@ -101,6 +101,9 @@ export const tasks = pgTable(
     needsCheck: boolean("needs_check").notNull().default(false),
     /** True once the current attempt recorded an external side effect; cleared when the attempt ends. */
     sideEffectRecorded: boolean("side_effect_recorded").notNull().default(false),
+    /** The effect ledger's counts (db/schema/effects.ts): open intents of the current attempt, and unknown effects. */
+    intendedEffects: integer("intended_effects").notNull().default(0),
+    unknownEffects: integer("unknown_effects").notNull().default(0),
     // The work graph (docs/engine.md). depends_on: this task's dependencies, sorted;
     // blocked_by: those not done yet, kept by the transactions that finish a dependency,
     // so "is it blocked?" is a column of the row, never a join per claim candidate.

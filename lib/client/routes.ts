@@ -34,6 +34,9 @@ const ROUTE_ENDPOINTS = {
   createQueue: "createQueue",
   updateQueue: "updateQueue",
   verifyFence: "verifyFence",
+  recordEffect: "recordEffect",
+  listEffects: "listEffects",
+  resolveEffect: "resolveEffect",
 } as const satisfies Record<string, EndpointId>;
 
 export type RouteName = keyof typeof ROUTE_ENDPOINTS;

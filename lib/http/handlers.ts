@@ -114,6 +114,21 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     return respond({ ok: true, value: results }, (value) => ({ results: value }));
   }),
   failTask: ownerCall(endpoints.failTask, engine.failTask),
+  recordEffect: handle(endpoints.recordEffect, async ({ run, body, params, db, principal }) => {
+    const result = await run(engine.recordEffect, { ...body, taskId: params.id });
+    if (!result.ok) return respond(await fencedRefusal(db, result, principal?.actor.id), () => null);
+    const task = await fenced(db, result.value.task);
+    return withFenceHeader(respond({ ok: true, value: { effect: result.value.effect, task } }, (v) => v, result.value.created ? 201 : 200), task);
+  }),
+  listEffects: handle(endpoints.listEffects, async ({ run, params }) =>
+    respond(await run(engine.taskEffectsList, { taskId: params.id }), (effects) => ({ effects })),
+  ),
+  resolveEffect: handle(endpoints.resolveEffect, async ({ run, body, params, db, principal }) => {
+    const result = await run(engine.resolveEffect, { ...body, taskId: params.id, effectId: params.effectId });
+    if (!result.ok) return respond(await fencedRefusal(db, result, principal?.actor.id), () => null);
+    const task = await fencedForReader(db, result.value.task, principal?.actor.id);
+    return withFenceHeader(respond({ ok: true, value: { effect: result.value.effect, task } }, (v) => v), task);
+  }),
   verifyFence: handle(endpoints.verifyFence, async ({ run, body }) => respond(await run(engine.verifyFence, body), (verdict) => verdict)),
   // Supervisor tokens only (the endpoints' roles): the inbox's decisions, over the API.
   requeueTask: taskCall(endpoints.requeueTask, engine.requeue),

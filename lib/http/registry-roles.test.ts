@@ -2,6 +2,7 @@ import { describe, expect, test } from "vitest";
 import {
   addComment, addDependencies, cancel, claim, claimBatch, claimNext, completeAndClaimNext, completeMany, createQueue, createTaskOnce,
   editTask, failTask, forceRelease, recordSideEffect, release, renew, requeue, resolve, start, taskReadiness, updateQueue, verifyFence,
+  recordEffect, resolveEffect, taskEffectsList,
 } from "@/lib/tasks";
 import type { Standing } from "@/lib/tasks/core/standing";
 import type { TokenRole } from "@/db/schema";
@@ -23,6 +24,9 @@ const OPERATION_OF: Partial<Record<EndpointName, Rule>> = {
   addDependencies,
   taskReadiness,
   verifyFence,
+  recordEffect,
+  resolveEffect,
+  listEffects: taskEffectsList,
   editTask,
   addComment,
   claimNext,

@@ -23,6 +23,25 @@ const progressObject = z
   .object({ value: z.json(), at: z.iso.datetime() })
   .meta({ id: "Progress", description: "The current attempt's last heartbeat progress" });
 
+export const effectObject = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    key: z.string().nullable(),
+    target: z.string().nullable(),
+    detail: z.unknown().meta({ description: "Any JSON the agent recorded with it (≤ 16 KiB), or null" }),
+    state: z.enum(["intended", "applied", "failed", "unknown"]),
+    idempotencyKey: z.string().meta({ description: "Stable for the task and key (or name) across every attempt: send it downstream (e.g. as Idempotency-Key)" }),
+    attempt: z.number().int().meta({ description: "The attempt that recorded it" }),
+    by: actorRef,
+    at: z.iso.datetime(),
+    resolvedBy: actorRef.nullable(),
+    resolvedAt: z.iso.datetime().nullable(),
+    externalRef: z.string().nullable(),
+    note: z.string().nullable(),
+  })
+  .meta({ id: "Effect", description: "One act outside the board, in the effect ledger (intended → applied | failed; intended → unknown when its attempt ends open)" });
+
 export const taskObject = z
   .object({
     id: z.string(),
@@ -46,6 +65,7 @@ export const taskObject = z
     updatedAt: z.iso.datetime(),
     handoff: handoffObject.nullable(),
     progress: progressObject.nullable(),
+    openEffects: z.array(effectObject).meta({ description: "The effect ledger's open effects (intended or unknown), oldest first: resolve each unknown one before completing" }),
   })
   .meta({ id: "Task" });
 
@@ -158,3 +178,5 @@ export const fenceVerdictObject = z
   .meta({ id: "FenceVerdict" });
 /** POST /fences/verify: what a fence names and whether its attempt holds the task now. */
 export type FenceVerdict = z.infer<typeof fenceVerdictObject>;
+export type Effect = Loose<z.infer<typeof effectObject>>;
+export const effectResponse = z.object({ effect: effectObject, task: taskObject });

@@ -5,6 +5,7 @@ import { integer, json, list, optional, parse, required, str, type Action, type 
 import { eventCommands } from "./events";
 import { queueCommands } from "./queues";
 import { taskCommands } from "./tasks";
+import { effectCommands } from "./effects";
 
 export type { Action };
 
@@ -113,6 +114,7 @@ const commands: Record<string, Command> = {
   },
   ...taskCommands,
   ...eventCommands,
+  ...effectCommands,
 };
 
 /** The command line as an action ready to run, or a CliError saying what is wrong with it. */

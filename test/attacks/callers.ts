@@ -1,6 +1,6 @@
 import { makeFence, readFenceKey } from "@/lib/tasks/fences/fence";
 import { sql } from "drizzle-orm";
-import { createActor, perform, claim, createTask, failTask, ManualClock, renew, setQueueSettings, start } from "@/lib/tasks";
+import { createActor, perform, claim, createTask, failTask, ManualClock, recordEffect, renew, setQueueSettings, start, type Recorded } from "@/lib/tasks";
 import { findActor } from "@/lib/tasks/core/actors";
 import { revokeAgentToken } from "@/lib/auth/tokens";
 import type { ActorRef, Result, Task } from "@/lib/tasks/core/types";
@@ -120,6 +120,13 @@ export class Scenes {
   async fence(queue: string): Promise<string> {
     const task = await this.claimed(queue, this.admin);
     return makeFence(await readFenceKey(this.f.database.db), task.id, task.attempt);
+  }
+
+  /** A started task of `holder` with one intended effect. */
+  async effect(queue: string, holder: ActorRef): Promise<{ task: Task; effectId: string }> {
+    const task = await this.started(queue, holder);
+    const recorded = must(await this.run<Recorded>(recordEffect, { taskId: task.id, version: task.version, name: "charge" }, holder));
+    return { task: recorded.task, effectId: recorded.effect.id };
   }
 
   /** Failed once in a queue that escalates on the first failure. */

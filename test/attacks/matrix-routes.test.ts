@@ -66,6 +66,12 @@ const SCENES: Record<string, Scene> = {
     const task = await s.started(q, c.actor);
     return { path: `/tasks/${task.id}/force-release`, body: { version: task.version, reason: "matrix: stuck" } };
   },
+  recordEffect: ownerCall("effects", "started", { name: "charge the card" }),
+  listEffects: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/effects` }),
+  resolveEffect: async (s, c, q) => {
+    const { task, effectId } = await s.effect(q, c.actor);
+    return { path: `/tasks/${task.id}/effects/${effectId}`, body: { version: task.version, state: "applied", externalRef: "ch_1" } };
+  },
   verifyFence: async (s, _c, q) => ({ path: "/fences/verify", body: { fence: await s.fence(q) } }),
   listQueues: async () => ({ path: "/queues" }),
   createQueue: async (_s, _c, q) => ({ path: "/queues", body: { name: `${q}-made`, description: "matrix" } }),

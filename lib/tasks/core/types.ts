@@ -1,3 +1,4 @@
+import type { Effect } from "../effects/ledger";
 import type { ActorKind, TaskStatus } from "@/db/schema";
 
 export interface ActorRef {
@@ -48,6 +49,8 @@ export interface Task {
   updatedAt: Date;
   handoff: Handoff | null;
   progress: Progress | null;
+  /** The effect ledger's open effects (intended or unknown), oldest first: the successor's checklist. */
+  openEffects: Effect[];
 }
 
 export const conflictCodes = [
@@ -63,6 +66,8 @@ export const conflictCodes = [
   "dependency_cycle",
   "idempotency_conflict",
   "queue_paused",
+  // The effect ledger (docs/effects.md): a completion while an effect is unknown.
+  "effects_unresolved",
 ] as const;
 export type ConflictCode = (typeof conflictCodes)[number];
 

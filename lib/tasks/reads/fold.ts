@@ -49,6 +49,8 @@ export function foldEvents(rows: FoldEvent[]): FoldedTask {
     failureCount: 0,
     needsCheck: false,
     sideEffectRecorded: false,
+    intendedEffects: 0,
+    unknownEffects: 0,
     dependsOn: (p.dependsOn ?? []).map((id) => BigInt(id)),
     notBefore: p.notBefore ? new Date(p.notBefore) : null,
     idempotencyKey: p.idempotencyKey ?? null,
@@ -98,6 +100,8 @@ function replay(
     task.leaseSeconds = null;
     task.needsCheck = task.needsCheck || task.sideEffectRecorded;
     task.sideEffectRecorded = false;
+    task.unknownEffects += task.intendedEffects; // the ledger: open intents of an ended attempt are unknown
+    task.intendedEffects = 0;
     task.claimedAt = null;
     task.attemptLimited = false;
     task.progress = null;
@@ -159,6 +163,17 @@ function replay(
       case "side_effect":
         task.sideEffectRecorded = true;
         break;
+      case "effect_intended":
+        task.sideEffectRecorded = true;
+        task.intendedEffects += 1;
+        break;
+      case "effect_resolved":
+        if (event.payload.sideEffect) break; // v1's side effects are not counted on the row
+        if (event.payload.from === "unknown") task.unknownEffects -= 1;
+        else task.intendedEffects -= 1;
+        break;
+      case "effect_unknown":
+        break;
       case "released":
       case "lease_expired":
         endAttempt();
@@ -191,6 +206,7 @@ function replay(
         task.leaseUntil = null;
         task.leaseSeconds = null;
         task.sideEffectRecorded = false;
+        task.intendedEffects = 0;
         break;
       case "cancelled":
         task.status = "cancelled";
