@@ -6,6 +6,7 @@ import { toolInput as input, toolOutput as output } from "./schemas";
 import { LIMITS, limitText } from "@/lib/limits";
 import { RENEW_CADENCE_TEXT } from "@/lib/cadence";
 import { RENEW } from "@/lib/acts";
+import { effectTools } from "./tools-effects";
 
 // The MCP tools: API.md's names, each one typed-client call (lib/client.ts) with the API's
 // body fields and the task as `id`. What a tool answers is the API's JSON.
@@ -184,4 +185,5 @@ export const tools: Tool[] = [
     input: input.history, output: output.events,
     call: (client, { id, ...query }) => client.listTaskEvents(id, query) as unknown as Promise<Record<string, unknown>>,
   }),
+  ...effectTools, // issue 22 (lib/mcp/tools-effects.ts)
 ];
