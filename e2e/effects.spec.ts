@@ -29,9 +29,19 @@ test.describe("the effect ledger on the task page", () => {
     await page.getByRole("dialog", { name: "Check before starting" }).getByRole("button", { name: "I've checked — start" }).click();
     await expect(page.getByTestId("task-status")).toHaveAttribute("data-status", "started");
 
+    // The board marks the task while its effect is unknown.
+    await page.goto(`/?queue=${queue}`);
+    await expect(page.getByText("effect unknown")).toBeVisible();
+    await page.goto(`/tasks/${task.id}`);
+    await expect(page.getByTestId("task-status")).toHaveAttribute("data-status", "started");
+
     await item.getByLabel("Reference in the other system (optional)").fill("ch_77");
     await item.getByRole("button", { name: "It happened" }).click();
     await expect(ledger).toBeHidden(); // nothing open any more
+    await page.goto(`/?queue=${queue}`);
+    await expect(page.getByRole("heading", { name: title }).or(page.getByText(title)).first()).toBeVisible();
+    await expect(page.getByText("effect unknown")).toHaveCount(0);
+    await page.goto(`/tasks/${task.id}`);
     await page.getByRole("button", { name: "Complete" }).click();
     await expect(page.getByTestId("task-status")).toHaveAttribute("data-status", "done");
     const [row] = await db.execute<{ state: string; external_ref: string }>(sql`SELECT state, external_ref FROM task_effects WHERE id = ${effect.id}::bigint`);

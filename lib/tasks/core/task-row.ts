@@ -101,7 +101,8 @@ export async function toTasks(tx: Executor, rows: TaskRow[], caller: ActorRef): 
 /** A row that may have open effects: only these cost a read of the ledger (a task without effects, none). */
 const mayHaveOpenEffects = (row: TaskRow) => row.sideEffectRecorded || row.needsCheck || row.intendedEffects > 0 || row.unknownEffects > 0;
 
-async function withOpenEffects(tx: Executor, rows: TaskRow[], tasks: Task[]): Promise<Task[]> {
+/** `tasks` (made from `rows`, in order) with their open effects, read once for the rows that may have any. */
+export async function withOpenEffects(tx: Executor, rows: TaskRow[], tasks: Task[]): Promise<Task[]> {
   const ids = rows.filter(mayHaveOpenEffects).map((row) => row.id.toString());
   if (ids.length === 0) return tasks;
   const open = await listEffects(tx, ids, true);
