@@ -133,6 +133,35 @@ describe("ClaimboardClient against a real server", () => {
     expect(reclaimed).toMatchObject({ status: "claimed", version: released.version + 1, owner: { name: "client-test" } });
   });
 
+  test("verifyFence: the holder's fence is current until the attempt ends; a forged one is a 400 naming fence", async () => {
+    await client.createTask({ title: "fenced", queue: "client-one" });
+    const held = (await client.claimNext({ queue: "client-one" }))!;
+    expect(held.fence).toMatch(/^cbf_/);
+    expect(await observer.verifyFence(held.fence!)).toEqual({
+      current: true, taskId: held.id, attempt: held.attempt, currentAttempt: held.attempt, status: "claimed", reason: "current",
+    });
+    expect((await observer.getTask(held.id)).fence).toBeNull(); // the holder's only
+    const released = await client.release(held);
+    expect(released.fence).toBe(held.fence); // the fence of the attempt the call ended
+    expect(await client.verifyFence(held.fence!)).toMatchObject({ current: false, reason: "released" });
+    const forged = await observer.verifyFence(held.fence!.slice(0, -2)).catch((e: unknown) => e);
+    expect(forged).toBeInstanceOf(ClaimboardApiError);
+    expect(forged).toMatchObject({ status: 400, code: "invalid_request", field: "fence" });
+  });
+
+  test("the effect ledger: recordEffect (the same key again answers it), listEffects, resolveEffect", async () => {
+    await client.createTask({ title: "ledger", queue: "client-one" });
+    const held = (await client.claimNext({ queue: "client-one", start: true }))!;
+    const first = await client.recordEffect(held, { name: "charge", key: "order-1", detail: { cents: 5 } });
+    expect(first.effect).toMatchObject({ name: "charge", key: "order-1", state: "intended", attempt: held.attempt, detail: { cents: 5 } });
+    expect(first.task.openEffects.map((e) => e.id)).toEqual([first.effect.id]);
+    expect((await client.recordEffect(held, { name: "charge", key: "order-1" })).effect.id).toBe(first.effect.id);
+    expect((await client.listEffects(held.id)).map((e) => e.idempotencyKey)).toEqual([first.effect.idempotencyKey]);
+    const resolved = await client.resolveEffect(first.task, first.effect.id, { state: "applied", externalRef: "ch_9" });
+    expect(resolved.effect).toMatchObject({ state: "applied", externalRef: "ch_9" });
+    expect(resolved.task.openEffects).toEqual([]);
+  });
+
   test("completeAndClaimNext and completeMany: the agent loop's calls", async () => {
     for (const title of ["loop-1", "loop-2", "loop-3", "loop-4"]) await client.createTask({ title, queue: "client-loop" });
     const first = (await client.claimNext({ queue: "client-loop", start: true }))!;

@@ -7,7 +7,7 @@ import { INSTANCE_HEADER } from "@/lib/http/endpoints";
 import { ClaimboardApiError, toApiError } from "./client/errors";
 import { clientRoutes, type EndpointOf, type RouteName } from "./client/routes";
 import type {
-  Answer, Body, CallOptions, ClaimOptions, CompletionResult, Health, ListTasksQuery, NewTask, Query,
+  Answer, Body, CallOptions, ClaimOptions, CompletionResult, Effect, FenceVerdict, Health, ListTasksQuery, NewTask, Query,
   Queue, Readiness, Task, TaskChanges, TaskCounts, TaskEvent, TaskFilterQuery, TaskRef, Schedule, Webhook, WebhookDelivery,
 } from "./client/types";
 
@@ -234,6 +234,33 @@ export class ClaimboardClient {
     return this.call("listWebhookDeliveries", { id, query });
   }
 
+  /**
+   * Records an intent before an external act (docs/effects.md): send `effect.idempotencyKey`
+   * downstream; the same key again answers the existing effect. Then resolveEffect after the act.
+   */
+  async recordEffect(task: TaskRef, effect: Omit<Body<"recordEffect">, "version">): Promise<Answer<"recordEffect">> {
+    return this.call("recordEffect", { id: task.id, body: { ...effect, version: task.version } });
+  }
+
+  /** A task's whole effect ledger, oldest first. */
+  async listEffects(id: string): Promise<Effect[]> {
+    return (await this.call("listEffects", { id })).effects;
+  }
+
+  /** applied or failed, with what downstream said (externalRef) — an unknown one by the holder or a supervisor. */
+  async resolveEffect(task: TaskRef, effectId: string, resolution: Omit<Body<"resolveEffect">, "version">): Promise<Answer<"resolveEffect">> {
+    return this.call("resolveEffect", { id: task.id, effectId, body: { ...resolution, version: task.version } });
+  }
+
+  /**
+   * What a downstream system asks before it acts for an agent (docs/fences.md): does the
+   * fence's attempt still hold its task? `current` true only while it does; `reason` says why
+   * not. A fence this board did not issue: ClaimboardApiError 400 invalid_request (field fence).
+   */
+  async verifyFence(fence: string): Promise<FenceVerdict> {
+    return this.call("verifyFence", { body: { fence } });
+  }
+
   /** 200 or 503, both with `{ok, db}`: a down database is an answer, not an error. */
   async health(): Promise<Health> {
     return this.call("health", { accept: [503] });
@@ -245,10 +272,13 @@ export class ClaimboardClient {
 
   private async call<R extends RouteName>(
     route: R,
-    options: { id?: string; dep?: string; query?: QueryString; body?: unknown; accept?: number[] },
+    options: { id?: string; dep?: string; effectId?: string; query?: QueryString; body?: unknown; accept?: number[] },
   ): Promise<Answer<EndpointOf<R>>> {
     const { method, path } = clientRoutes[route];
-    const filled = path.replace(/\{\w+\}/, encodeURIComponent(options.id ?? "")).replace("{dep}", encodeURIComponent(options.dep ?? ""));
+    const filled = path
+      .replace("{effectId}", encodeURIComponent(options.effectId ?? ""))
+      .replace("{dep}", encodeURIComponent(options.dep ?? ""))
+      .replace(/\{\w+\}/, encodeURIComponent(options.id ?? ""));
     const url = new URL(this.base + filled);
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));

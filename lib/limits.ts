@@ -14,6 +14,11 @@ export const LIMITS = {
   artifacts: 20,
   comment: 4000,
   idempotencyKey: 200,
+  /** The effect ledger: an effect's name and key, its target, a resolution's external reference. */
+  effectName: 200,
+  effectKey: 200,
+  effectTarget: 500,
+  externalRef: 500,
   /** Dependencies one request may add (and a create may name). */
   dependencies: 50,
   /** Tasks in one batch claim or one batch completion. */
@@ -29,6 +34,8 @@ export const LIMITS = {
   priority: { min: -1000, max: 1000 },
   leaseSeconds: { min: 5, max: 3600 },
   maxAttemptSeconds: { min: 60, max: 604_800 },
+  /** After an unclean lapse, how long nobody may claim the task (queue setting lockDelaySeconds). */
+  lockDelaySeconds: { min: 0, max: 3600 },
 } as const;
 
 /** "4,000": how a limit is written in a sentence. */

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { createAgentToken, type CreatedToken } from "@/lib/auth/tokens";
-import { claimNext, createActor, createTask, forceRelease, perform, recordSideEffect, release, setQueueSettings, type ActorRef, type Operation } from "@/lib/tasks";
+import { claimNext, createActor, createTask, forceRelease, perform, recordEffect, recordSideEffect, release, setQueueSettings, type ActorRef, type Operation } from "@/lib/tasks";
 import { startAgent, type RunningAgent } from "@/test/cli";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { makeQueue } from "@/test/queues";
@@ -179,5 +179,24 @@ describe("the reference agent", () => {
     expect(checker.output()).toMatch(new RegExp(`^started ${id} v\\d+ \\(check confirmed\\)$`, "m"));
     expect((await task(id)).status).toBe("done");
     expect((await history(id)).slice(-4)).toEqual(["claimed checker", "check_confirmed checker", "started checker", "completed checker"]);
+  });
+
+  test("--effects: the simulated call is an intent before and applied after; an unknown one left by a lapse is resolved first", async () => {
+    const id = await newTask("effects", "charge the card");
+    // An earlier holder intended the call and vanished: its intent is unknown once its lease lapses.
+    const held = (await as(claimNext, { queue: "effects", start: true }))!;
+    const { effect } = await as(recordEffect, { taskId: id, version: held.version, name: "simulated external call", key: "simulated-call" });
+    await database.client`UPDATE tasks SET lease_until = now() - interval '1 second' WHERE id = ${id}`;
+
+    const worker = agent(await createAgentToken(database.db, { name: "careful-caller" }), ["--queue", "effects", "--effects", "--work-ms", "100", "--once"]);
+    expect(await worker.exited, worker.output()).toBe(0);
+    expect(worker.output()).toMatch(new RegExp(`^resolved effect ${effect.id} of ${id} \\(left unknown by attempt 1\\): applied$`, "m"));
+    expect((await task(id)).status).toBe("done");
+    const effects = await database.client`SELECT state, attempt, idempotency_key FROM task_effects WHERE task_id = ${id} ORDER BY id`;
+    // The same key for both attempts: one effect, applied — the call is never made twice under two keys.
+    expect(effects.map((e) => [e.state, e.idempotency_key])).toEqual([["applied", effect.idempotencyKey]]);
+    expect((await history(id)).filter((h) => h.startsWith("effect_"))).toEqual([
+      "effect_intended test", "effect_unknown system", "effect_resolved careful-caller",
+    ]);
   });
 });

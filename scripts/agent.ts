@@ -7,6 +7,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { ClaimboardApiError, ClaimboardClient, type ClaimOptions, type Task } from "../lib/client";
 import { renewAfterMs } from "../lib/cadence";
+import { callDone, intendCall } from "./agent-effects";
 
 const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [options]
 
@@ -18,6 +19,7 @@ const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [option
   --lease-seconds S    lease to ask for, 5..3600 (default: the queue's)
   --work-ms N          simulated work per task (default 2000)
   --fail-rate R        fraction of tasks to fail instead of complete, 0..1 (default 0)
+  --effects            record the simulated call in the effect ledger (intent before, applied after)
   --once               handle at most one task, then exit (also when there is none)
   --max-tasks N        exit after completing or failing N tasks`;
 
@@ -43,6 +45,7 @@ function options(argv: string[]) {
       "lease-seconds": { type: "string" },
       "work-ms": { type: "string", default: "2000" },
       "fail-rate": { type: "string", default: "0" },
+      effects: { type: "boolean", default: false },
       once: { type: "boolean", default: false },
       "max-tasks": { type: "string" },
       batch: { type: "string" },
@@ -66,7 +69,9 @@ function options(argv: string[]) {
     queue: values.queue,
     token: token ?? "",
     url,
-    confirmChecks: values["confirm-checks"],
+    // --effects resolves what a lapsed attempt left unknown itself, so it takes needs_check tasks.
+    confirmChecks: values["confirm-checks"] || values.effects,
+    effects: values.effects,
     leaseSeconds: number("lease-seconds", values["lease-seconds"], 5, 3600),
     workMs: number("work-ms", values["work-ms"], 0, 86_400_000)!,
     failRate: number("fail-rate", values["fail-rate"], 0, 1, false)!,
@@ -213,8 +218,11 @@ class Agent {
    * stop; that task is returned for the loop to handle.
    */
   private async handle(claimed: Task): Promise<Task | null> {
-    const task = await this.started(claimed);
-    const latest = task && (await this.work(task));
+    const started = await this.started(claimed);
+    const intent = started && this.opts.effects ? await this.ownerCall(started, "record effect", () => intendCall(this.client, started, log)) : null;
+    const task = this.opts.effects ? (intent?.task ?? null) : started;
+    const worked = task && (await this.work(task));
+    const latest = worked && intent ? await this.ownerCall(worked, "resolve effect", () => callDone(this.client, intent, worked, log)) : worked;
     if (!latest) return null;
     this.finished++;
     if (this.failsThisOne) {

@@ -13,6 +13,7 @@ import {
   recordSideEffect,
   release,
   renew,
+  resolveEffect,
   start,
 } from "@/lib/tasks";
 
@@ -33,3 +34,6 @@ export const addDependenciesAction = operationAction("staff", addDependencies);
 /** Staff edit the tasks they created or held last; a supervisor, any (the engine's rule, docs/api.md). */
 export const editTaskAction = operationAction("staff", editTask);
 export const addCommentAction = operationAction("staff", addComment);
+
+/** The effect ledger: the holder (or a supervisor) says what became of an unknown effect (docs/effects.md). */
+export const resolveEffectAction = operationAction("staff", resolveEffect);

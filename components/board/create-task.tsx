@@ -30,6 +30,8 @@ function placeholder(draft: Draft): TaskView {
     owner: null,
     leaseUntil: null,
     version: 1,
+    attempt: 0,
+    fence: null,
     failureCount: 0,
     needsCheck: false,
     dependsOn: [],
@@ -38,6 +40,7 @@ function placeholder(draft: Draft): TaskView {
     createdAt: now,
     updatedAt: now,
     handoff: null,
+    openEffects: [],
     progress: null,
     pending: "Creating…",
   };

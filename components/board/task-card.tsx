@@ -25,6 +25,7 @@ export const isSaved = (task: TaskView) => /^\d+$/.test(task.id);
 export function TaskCard({ task }: { task: TaskView }) {
   const titleId = useId();
   const held = HELD.includes(task.status);
+  const unknownEffects = task.openEffects.filter((e) => e.state === "unknown").length;
   return (
     <article
       aria-labelledby={titleId}
@@ -69,9 +70,14 @@ export function TaskCard({ task }: { task: TaskView }) {
           <NotBefore iso={task.notBefore} />
         </p>
       ) : null}
-      {task.needsCheck || task.pending ? (
+      {task.needsCheck || task.pending || unknownEffects > 0 ? (
         <div className="mt-1 flex flex-wrap gap-1">
           {task.needsCheck ? <NeedsCheckBadge /> : null}
+          {unknownEffects > 0 ? (
+            <Badge tone="amber" title="An earlier attempt ended without saying what became of an effect outside the board: resolve it on the task page before completing">
+              {unknownEffects === 1 ? "effect unknown" : `${unknownEffects} effects unknown`}
+            </Badge>
+          ) : null}
           {task.pending ? <Badge tone="blue">{task.pending}</Badge> : null}
         </div>
       ) : null}

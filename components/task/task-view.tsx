@@ -15,6 +15,7 @@ import { ActorName, NeedsCheckBadge, PriorityBadge, StatusBadge } from "./badges
 import { LapsedBadge, LeaseCountdown } from "./lease";
 import { TaskActions } from "./task-actions";
 import { HandoffCard, ProgressLine } from "./handoff";
+import { OpenEffects } from "./effects";
 import { Timeline } from "./timeline";
 import { HELD, type EventView, type TaskView as Task } from "./wire";
 
@@ -65,6 +66,7 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
         </div>
         {editing ? <EditTaskForm task={task} onClose={() => setEditing(false)} /> : null}
         <HandoffCard task={task} />
+        <OpenEffects task={task} />
         {HELD.includes(task.status) ? <ProgressLine task={task} /> : null}
         <section aria-label="Actions" className="rounded-lg border border-slate-200 bg-white p-3">
           <TaskActions task={task} explain />

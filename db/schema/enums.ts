@@ -53,6 +53,11 @@ export const eventType = pgEnum("event_type", [
   // Recurring work (docs/schedules.md): an occurrence that made no task (overlap: skip while the
   // previous one is unfinished; missed: skip after downtime) — a queue-level fact.
   "schedule_skipped",
+  // Contract v1.2, the effect ledger (docs/effects.md): an intent recorded, resolved (applied or
+  // failed), or left unknown by an attempt that ended with it open.
+  "effect_intended",
+  "effect_resolved",
+  "effect_unknown",
 ]);
 
 /** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */

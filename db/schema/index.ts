@@ -10,6 +10,8 @@ export * from "./webhooks";
 export * from "./schedules";
 export * from "./oauth";
 export * from "./password-resets";
+export * from "./secrets";
+export * from "./effects";
 
 import type { actors, tasks, queues } from "./tasks";
 import type { taskEvents } from "./events";

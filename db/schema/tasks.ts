@@ -58,6 +58,8 @@ export const queues = pgTable(
     commenters: commenters("commenters").notNull().default("anyone"),
     /** The ceiling of one attempt from its claim: heartbeats cannot carry a lease past it. */
     maxAttemptSeconds: integer("max_attempt_seconds"),
+    /** After a lease lapses, nobody may claim the task until the lapse + this (downstreams that cannot check a fence). */
+    lockDelaySeconds: integer("lock_delay_seconds").notNull().default(0),
     /** What the queue is for, in a supervisor's words (the /queues page, the pickers' hints). */
     description: text("description").notNull().default(""),
     /** Archived: hidden from the pickers and refused to new work; its tasks and history stay. */
@@ -72,6 +74,7 @@ export const queues = pgTable(
     check("queues_expiry_threshold_range", sql`${t.expiryThreshold} BETWEEN 1 AND 1000000`),
     check("queues_expiry_window_range", sql`${t.expiryWindowSeconds} BETWEEN 1 AND 86400`),
     check("queues_retry_delay_range", sql`${t.retryDelaySeconds} BETWEEN 0 AND 86400`),
+    check("queues_lock_delay_seconds_range", sql`${t.lockDelaySeconds} BETWEEN 0 AND 3600`),
     check("queues_max_attempt_seconds_range", sql`${t.maxAttemptSeconds} IS NULL OR ${t.maxAttemptSeconds} BETWEEN 60 AND 604800`),
   ],
 );
@@ -96,10 +99,15 @@ export const tasks = pgTable(
     /** The lease length of the current claim; heartbeats renew by this much. */
     leaseSeconds: integer("lease_seconds"),
     version: integer("version").notNull().default(1),
+    /** The number of the current or last holding: every claim takes attempt + 1, never reused (the fence names it). */
+    attempt: integer("attempt").notNull().default(0),
     failureCount: integer("failure_count").notNull().default(0),
     needsCheck: boolean("needs_check").notNull().default(false),
     /** True once the current attempt recorded an external side effect; cleared when the attempt ends. */
     sideEffectRecorded: boolean("side_effect_recorded").notNull().default(false),
+    /** The effect ledger's counts (db/schema/effects.ts): open intents of the current attempt, and unknown effects. */
+    intendedEffects: integer("intended_effects").notNull().default(0),
+    unknownEffects: integer("unknown_effects").notNull().default(0),
     // The work graph (docs/engine.md). depends_on: this task's dependencies, sorted;
     // blocked_by: those not done yet, kept by the transactions that finish a dependency,
     // so "is it blocked?" is a column of the row, never a join per claim candidate.
@@ -162,6 +170,7 @@ export const tasks = pgTable(
     // of the three, so it stays a HOT update and never recomputes the document.
     index("tasks_search").using("gin", taskSearchDocument(t.title, t.description, t.payload)),
     check("tasks_version_positive", sql`${t.version} >= 1`),
+    check("tasks_attempt_nonnegative", sql`${t.attempt} >= 0`),
     check("tasks_failure_count_nonnegative", sql`${t.failureCount} >= 0`),
     check("tasks_dependencies_bound", sql`cardinality(${t.dependsOn}) <= 1000 AND ${t.blockedBy} <@ ${t.dependsOn}`),
   ],

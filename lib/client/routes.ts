@@ -42,6 +42,10 @@ const ROUTE_ENDPOINTS = {
   listWebhooks: "listWebhooks",
   deleteWebhook: "deleteWebhook",
   listWebhookDeliveries: "listWebhookDeliveries",
+  verifyFence: "verifyFence",
+  recordEffect: "recordEffect",
+  listEffects: "listEffects",
+  resolveEffect: "resolveEffect",
 } as const satisfies Record<string, EndpointId>;
 
 export type RouteName = keyof typeof ROUTE_ENDPOINTS;

@@ -5,9 +5,11 @@ import { eventStreamQuery } from "@/lib/realtime/query";
 import * as input from "@/lib/tasks/core/schemas";
 import { createWebhookInput, listDeliveriesQuery } from "@/lib/webhooks/schemas";
 import { createScheduleInput, updateScheduleBody } from "@/lib/schedules/schemas";
+import { verifyFenceInput } from "@/lib/tasks/fences/verify-input";
+import { effectBody, resolveEffectBody } from "@/lib/tasks/effects/schemas";
 import {
-  errorObject, eventObject, healthBody, queueObject, queueResponse, readinessObject, taskCountsObject, taskObject, taskResponse,
-  scheduleObject, scheduleResponse, webhookDeliveryObject, webhookObject,
+  effectObject, effectResponse, errorObject, eventObject, fenceVerdictObject, healthBody, queueObject, queueResponse, readinessObject,
+  taskCountsObject, taskObject, taskResponse, scheduleObject, scheduleResponse, webhookDeliveryObject, webhookObject,
 } from "./wire";
 
 export { errorObject, eventObject, queueObject, readinessObject, taskCountsObject, taskObject };
@@ -185,6 +187,35 @@ export const endpoints = {
   resolveTask: supervisorCall("resolveTask", "resolve", "Supervisor: settle an escalated task as done by hand"),
   cancelTask: supervisorCall("cancelTask", "cancel", "Supervisor: drop a queued or escalated task for good (what depends on it is escalated)"),
   forceReleaseTask: supervisorCall("forceReleaseTask", "force-release", "Supervisor: take a claimed or started task from its holder, back to queued (reason: the next claimant's hand-off note)"),
+  recordEffect: {
+    operationId: "recordEffect", method: "POST", path: "/tasks/{id}/effects",
+    summary: "Record an intent before acting outside the board (owner of a started task); the same key again answers the existing effect",
+    roles: WORK, body: effectBody,
+    success: { status: 201, description: "The new effect (intended) and the task", schema: effectResponse },
+    alsoAnswers: [{ status: 200, description: "The same key was recorded before on this task: the existing effect, its state unchanged", schema: effectResponse }],
+    errors: OWNER_CALL_ERRORS,
+  },
+  listEffects: {
+    operationId: "listEffects", method: "GET", path: "/tasks/{id}/effects",
+    summary: "A task's effect ledger, oldest first",
+    roles: READ, session: true,
+    success: { status: 200, description: "Every effect of the task", schema: z.object({ effects: z.array(effectObject) }) },
+    errors: [400, 404],
+  },
+  resolveEffect: {
+    operationId: "resolveEffect", method: "POST", path: "/tasks/{id}/effects/{effectId}",
+    summary: "Resolve an effect: intended → applied | failed by its attempt; unknown → applied | failed by the holder or a supervisor",
+    roles: WORK, body: resolveEffectBody,
+    success: { status: 200, description: "The effect after the call and the task", schema: effectResponse },
+    errors: OWNER_CALL_ERRORS,
+  },
+  verifyFence: {
+    operationId: "verifyFence", method: "POST", path: "/fences/verify",
+    summary: "Check an agent's fence before acting on its request: does its attempt still hold the task, and if not, why not",
+    roles: READ, body: verifyFenceInput,
+    success: { status: 200, description: "What the fence names and whether that attempt is current", schema: fenceVerdictObject },
+    errors: [400, 413],
+  },
   listQueues: {
     operationId: "listQueues", method: "GET", path: "/queues",
     summary: "Supervisor: every queue, archived ones too, with its settings, state, live counts by status and throughput",

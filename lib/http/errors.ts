@@ -20,6 +20,7 @@ export const STATUS_OF: Record<ApiErrorCode, number> = {
   dependency_cycle: 409,
   idempotency_conflict: 409,
   queue_paused: 409,
+  effects_unresolved: 409,
   attempt_limit: 409,
   payload_too_large: 413,
   rate_limited: 429,

@@ -21,6 +21,7 @@ import { errorResponse } from "./errors";
 import { handle, respond } from "./handler";
 import { buildOpenApiDocument } from "./openapi";
 import { withTransportSecurity } from "./transport";
+import { fenced, fencedForReader, fencedRefusal, withFenceHeader } from "./fenced";
 
 // Each endpoint of the registry joined with what it does: the engine operation or read it
 // calls and the shape of its answer. The route files (lib/http/routes.ts `route`) and the
@@ -35,6 +36,16 @@ function taskCall<S extends z.ZodType>(endpoint: Endpoint, op: Operation<S, Task
   return handle(endpoint, async ({ run, body, params }) =>
     respond(await run(op, { ...(body as object), taskId: params.id }), (task) => ({ task })),
   );
+}
+
+/** An owner call (claim, start, heartbeat, effects, release, fail): taskCall with the caller's fence (lib/http/fenced.ts). */
+function ownerCall<S extends z.ZodType>(endpoint: Endpoint, op: Operation<S, Task>): RouteHandler {
+  return handle(endpoint, async ({ run, body, params, db, principal }) => {
+    const result = await run(op, { ...(body as object), taskId: params.id });
+    if (!result.ok) return respond(await fencedRefusal(db, result, principal?.actor.id), () => null);
+    const task = await fenced(db, result.value);
+    return withFenceHeader(respond({ ok: true, value: task }, (t) => ({ task: t })), task);
+  });
 }
 
 type SuperviseBody = z.infer<typeof superviseBody>;
@@ -57,12 +68,12 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     return Response.json({ tasks: page.items, nextCursor: page.nextCursor });
   }),
   countTasks: handle(endpoints.countTasks, async ({ db, query, principal }) => Response.json(await countTasks(db, query, principal!.actor))),
-  getTask: handle(endpoints.getTask, async ({ db, params }) => {
+  getTask: handle(endpoints.getTask, async ({ db, params, principal }) => {
     const id = taskPath.safeParse(params);
     if (!id.success) return errorResponse(validationError(id.error));
     const task = await engine.loadTask(db, id.data.id);
     if (!task) return errorResponse({ code: "not_found", message: `Task ${id.data.id} does not exist` });
-    return Response.json({ task });
+    return Response.json({ task: await fencedForReader(db, task, principal?.actor.id) });
   }),
   /** A supervisor's token edits any task; an agent's, the tasks it created or held last (the engine's rule, docs/api.md). */
   editTask: taskCall(endpoints.editTask, engine.editTask),
@@ -76,22 +87,55 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     const page = await listTaskEvents(db, id.data.id, query);
     return Response.json({ events: page.items, nextCursor: page.nextCursor });
   }),
-  claimNext: handle(endpoints.claimNext, async ({ run, body }) => {
+  claimNext: handle(endpoints.claimNext, async ({ run, body, db, principal }) => {
     const result = await run(engine.claimNext, body);
     if (result.ok && result.value === null) return new Response(null, { status: 204 });
-    return respond(result, (task) => ({ task }));
+    if (!result.ok) return respond(await fencedRefusal(db, result, principal?.actor.id), () => null);
+    const task = await fenced(db, result.value!);
+    return withFenceHeader(respond({ ok: true, value: task }, (t) => ({ task: t })), task);
   }),
-  claimBatch: handle(endpoints.claimBatch, async ({ run, body }) => respond(await run(engine.claimBatch, body), (tasks) => ({ tasks }))),
-  claimTask: taskCall(endpoints.claimTask, engine.claim),
-  startTask: taskCall(endpoints.startTask, engine.start),
-  heartbeat: taskCall(endpoints.heartbeat, engine.renew),
-  recordSideEffect: taskCall(endpoints.recordSideEffect, engine.recordSideEffect),
-  releaseTask: taskCall(endpoints.releaseTask, engine.release),
-  completeTask: handle(endpoints.completeTask, async ({ run, body, params }) =>
-    respond(await run(engine.completeAndClaimNext, { ...body, taskId: params.id }), (value) => value),
+  // Several holdings: each task carries its own fence, and no header names one of them.
+  claimBatch: handle(endpoints.claimBatch, async ({ run, body, db }) => {
+    const result = await run(engine.claimBatch, body);
+    if (!result.ok) return respond(result, () => null);
+    return respond({ ok: true, value: await Promise.all(result.value.map((t) => fenced(db, t))) }, (tasks) => ({ tasks }));
+  }),
+  claimTask: ownerCall(endpoints.claimTask, engine.claim),
+  startTask: ownerCall(endpoints.startTask, engine.start),
+  heartbeat: ownerCall(endpoints.heartbeat, engine.renew),
+  recordSideEffect: ownerCall(endpoints.recordSideEffect, engine.recordSideEffect),
+  releaseTask: ownerCall(endpoints.releaseTask, engine.release),
+  // The header is the completed attempt's fence; the task claimed next carries its own in the body.
+  completeTask: handle(endpoints.completeTask, async ({ run, body, params, db, principal }) => {
+    const result = await run(engine.completeAndClaimNext, { ...body, taskId: params.id });
+    if (!result.ok) return respond(await fencedRefusal(db, result, principal?.actor.id), () => null);
+    const task = await fenced(db, result.value.task);
+    const next = result.value.next ? { next: await fenced(db, result.value.next) } : {};
+    return withFenceHeader(respond({ ok: true, value: { ...result.value, task, ...next } }, (value) => value), task);
+  }),
+  completions: handle(endpoints.completions, async ({ run, body, db }) => {
+    const result = await run(engine.completeMany, body);
+    if (!result.ok) return respond(result, () => null);
+    const results = await Promise.all(result.value.map(async (r) => (r.ok ? { ...r, task: await fenced(db, r.task) } : r)));
+    return respond({ ok: true, value: results }, (value) => ({ results: value }));
+  }),
+  failTask: ownerCall(endpoints.failTask, engine.failTask),
+  recordEffect: handle(endpoints.recordEffect, async ({ run, body, params, db, principal }) => {
+    const result = await run(engine.recordEffect, { ...body, taskId: params.id });
+    if (!result.ok) return respond(await fencedRefusal(db, result, principal?.actor.id), () => null);
+    const task = await fenced(db, result.value.task);
+    return withFenceHeader(respond({ ok: true, value: { effect: result.value.effect, task } }, (v) => v, result.value.created ? 201 : 200), task);
+  }),
+  listEffects: handle(endpoints.listEffects, async ({ run, params }) =>
+    respond(await run(engine.taskEffectsList, { taskId: params.id }), (effects) => ({ effects })),
   ),
-  completions: handle(endpoints.completions, async ({ run, body }) => respond(await run(engine.completeMany, body), (results) => ({ results }))),
-  failTask: taskCall(endpoints.failTask, engine.failTask),
+  resolveEffect: handle(endpoints.resolveEffect, async ({ run, body, params, db, principal }) => {
+    const result = await run(engine.resolveEffect, { ...body, taskId: params.id, effectId: params.effectId });
+    if (!result.ok) return respond(await fencedRefusal(db, result, principal?.actor.id), () => null);
+    const task = await fencedForReader(db, result.value.task, principal?.actor.id);
+    return withFenceHeader(respond({ ok: true, value: { effect: result.value.effect, task } }, (v) => v), task);
+  }),
+  verifyFence: handle(endpoints.verifyFence, async ({ run, body }) => respond(await run(engine.verifyFence, body), (verdict) => verdict)),
   // Supervisor tokens only (the endpoints' roles): the inbox's decisions, over the API.
   requeueTask: taskCall(endpoints.requeueTask, engine.requeue),
   resolveTask: taskCall(endpoints.resolveTask, engine.resolve),

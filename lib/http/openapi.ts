@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
+import { effectId } from "@/lib/tasks/effects/schemas";
 import { z } from "zod";
 import type { TokenRole } from "@/db/schema";
 import { queueName, taskId } from "@/lib/tasks/core/schemas";
@@ -79,6 +80,7 @@ const WHEN: Record<ApiErrorCode | "internal", string> = {
   dependency_cycle: "The dependencies would close a cycle in the work graph",
   idempotency_conflict: "The idempotencyKey was used in this queue by a create with other fields",
   queue_paused: "A targeted claim in a paused queue",
+  effects_unresolved: "A completion while an effect of the task is unknown (the message names them; `task` set): resolve each first",
   payload_too_large: `Body over ${MAX_BODY_BYTES / 1024} KiB`,
   rate_limited: "Per-token rate limit, or too many failed authentications from one address; Retry-After set",
   unavailable: "The database is unreachable; Retry-After set",
@@ -95,6 +97,7 @@ const PATH_PARAMETERS: Record<string, { schema: z.ZodType; description: string }
   id: { schema: taskId, description: "The task's id (a positive whole number as a string)" },
   dep: { schema: taskId, description: "The id of the dependency to remove (a task the task depends on)" },
   name: { schema: queueName, description: "The queue's name (1 to 64 characters of a-z, 0-9, '.', '_' or '-')" },
+  effectId: { schema: effectId, description: "The effect's id (a positive whole number as a string), from the task's effect ledger" },
 };
 const TAGS: Record<string, string> = {
   Tasks: "Tasks, their history, and the owner calls that move them through their life",

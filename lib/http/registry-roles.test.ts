@@ -1,7 +1,8 @@
 import { describe, expect, test } from "vitest";
 import {
   addComment, addDependencies, cancel, claim, claimBatch, claimNext, completeAndClaimNext, completeMany, createQueue, createTaskOnce, removeDependency,
-  editTask, failTask, forceRelease, recordSideEffect, release, renew, requeue, resolve, start, taskReadiness, updateQueue,
+  editTask, failTask, forceRelease, recordSideEffect, release, renew, requeue, resolve, start, taskReadiness, updateQueue, verifyFence,
+  recordEffect, resolveEffect, taskEffectsList,
 } from "@/lib/tasks";
 import type { Standing } from "@/lib/tasks/core/standing";
 import type { TokenRole } from "@/db/schema";
@@ -25,6 +26,10 @@ const OPERATION_OF: Partial<Record<EndpointName, Rule>> = {
   addDependencies,
   removeDependency,
   taskReadiness,
+  verifyFence,
+  recordEffect,
+  resolveEffect,
+  listEffects: taskEffectsList,
   editTask,
   addComment,
   claimNext,

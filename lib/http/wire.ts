@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { taskStatus } from "@/db/schema";
+import { readinessCodes } from "@/lib/tasks/claiming/readiness-codes";
 
 // What the API answers with, once: the zod schemas the OpenAPI document and the MCP tools'
 // output schemas are made from, and the wire types inferred from them, which the typed
@@ -22,6 +23,25 @@ const progressObject = z
   .object({ value: z.json(), at: z.iso.datetime() })
   .meta({ id: "Progress", description: "The current attempt's last heartbeat progress" });
 
+export const effectObject = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    key: z.string().nullable(),
+    target: z.string().nullable(),
+    detail: z.unknown().meta({ description: "Any JSON the agent recorded with it (≤ 16 KiB), or null" }),
+    state: z.enum(["intended", "applied", "failed", "unknown"]),
+    idempotencyKey: z.string().meta({ description: "Stable for the task and key (or name) across every attempt: send it downstream (e.g. as Idempotency-Key)" }),
+    attempt: z.number().int().meta({ description: "The attempt that recorded it" }),
+    by: actorRef,
+    at: z.iso.datetime(),
+    resolvedBy: actorRef.nullable(),
+    resolvedAt: z.iso.datetime().nullable(),
+    externalRef: z.string().nullable(),
+    note: z.string().nullable(),
+  })
+  .meta({ id: "Effect", description: "One act outside the board, in the effect ledger (intended → applied | failed; intended → unknown when its attempt ends open)" });
+
 export const taskObject = z
   .object({
     id: z.string(),
@@ -34,6 +54,8 @@ export const taskObject = z
     owner: actorRef.nullable(),
     leaseUntil: z.iso.datetime().nullable(),
     version: z.number().int(),
+    attempt: z.number().int().min(0).meta({ description: "The number of the current or last holding; every claim takes attempt + 1 and a number is never reused" }),
+    fence: z.string().nullable().meta({ description: "The holder's fence for this attempt (also the Claimboard-Fence header of an owner call); null for everyone else. Verify with POST /fences/verify" }),
     failureCount: z.number().int(),
     needsCheck: z.boolean(),
     dependsOn: z.array(z.string()).meta({ description: "Ids of the tasks this one waits for (the work graph)" }),
@@ -43,6 +65,7 @@ export const taskObject = z
     updatedAt: z.iso.datetime(),
     handoff: handoffObject.nullable(),
     progress: progressObject.nullable(),
+    openEffects: z.array(effectObject).meta({ description: "The effect ledger's open effects (intended or unknown), oldest first: resolve each unknown one before completing" }),
   })
   .meta({ id: "Task" });
 
@@ -60,7 +83,7 @@ export const readinessObject = z
   .object({
     claimable: z.boolean(),
     reasons: z.array(z.object({
-      code: z.enum(["status", "held", "breaker_tripped", "queue_archived", "queue_paused", "claimants", "blocked", "not_before", "needs_check"]),
+      code: z.enum(readinessCodes),
       message: z.string(),
     })),
     claimableAt: z.iso.datetime().nullable(),
@@ -99,6 +122,7 @@ export const queueObject = z
     expiryThreshold: z.number().int(),
     expiryWindowSeconds: z.number().int(),
     retryDelaySeconds: z.number().int(),
+    lockDelaySeconds: z.number().int().meta({ description: "After a lease lapses, nobody may claim the task until the lapse + this many seconds (readiness lock_delay)" }),
     claimants: z.enum(["anyone", "people", "agents"]),
     commenters: z.enum(["anyone", "people", "supervisors"]).meta({ description: "Who may comment on the queue's tasks (anyone, people and supervisor tokens, or supervisors)" }),
     maxAttemptSeconds: z.number().int().nullable(),
@@ -196,3 +220,20 @@ export type Schedule = Loose<z.infer<typeof scheduleObject>>;
 export type WebhookDelivery = z.infer<typeof webhookDeliveryObject>;
 /** API.md's error body's `error`. */
 export type ApiError = Loose<z.infer<typeof errorObject>["error"]>;
+
+export const fenceVerdictObject = z
+  .object({
+    current: z.boolean().meta({ description: "The fence's attempt holds the task now: act on its request" }),
+    taskId: z.string(),
+    attempt: z.number().int(),
+    currentAttempt: z.number().int(),
+    status: z.enum(taskStatus.enumValues),
+    reason: z.enum(["current", "superseded", "released", "lapsed", "finished"]).meta({
+      description: "current; superseded (another holding began); released (given back, or failed back to the queue); lapsed (the lease ran out, nobody has taken it yet); finished (done, cancelled, escalated)",
+    }),
+  })
+  .meta({ id: "FenceVerdict" });
+/** POST /fences/verify: what a fence names and whether its attempt holds the task now. */
+export type FenceVerdict = z.infer<typeof fenceVerdictObject>;
+export type Effect = Loose<z.infer<typeof effectObject>>;
+export const effectResponse = z.object({ effect: effectObject, task: taskObject });

@@ -35,7 +35,7 @@ const listedFor = (tool: Tool, role: TokenRole | null) => {
 
 /** MCP's behaviour hints: reads are read-only; a write says whether it is destructive and idempotent. The board is a closed world. */
 export function annotations(tool: Tool): ToolAnnotations {
-  const readOnly = endpoints[tool.endpoint].method === "GET";
+  const readOnly = endpoints[tool.endpoint].method === "GET" || tool.readsOnly === true;
   return {
     title: tool.title,
     readOnlyHint: readOnly,

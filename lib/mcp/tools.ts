@@ -6,6 +6,7 @@ import { toolInput as input, toolOutput as output } from "./schemas";
 import { LIMITS, limitText } from "@/lib/limits";
 import { RENEW_CADENCE_TEXT } from "@/lib/cadence";
 import { RENEW } from "@/lib/acts";
+import { effectTools } from "./tools-effects";
 
 // The MCP tools: API.md's names, each one typed-client call (lib/client.ts) with the API's
 // body fields and the task as `id`. What a tool answers is the API's JSON.
@@ -28,6 +29,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    * The read tools are neither destructive nor anything but idempotent.
    */
   effect: { destructive: boolean; idempotent: boolean };
+  /** A read sent as POST (a body, e.g. verify_fence): read-only all the same. */
+  readsOnly?: true;
   /** Whether a successful call itself sets the task's lease (claims, heartbeats) or ends it. */
   leaseEffect: "sets" | "ends" | "none";
   call(client: ClaimboardClient, args: z.infer<S>): Promise<Record<string, unknown>>;
@@ -207,4 +210,5 @@ export const tools: Tool[] = [
     input: input.history, output: output.events,
     call: (client, { id, ...query }) => client.listTaskEvents(id, query) as unknown as Promise<Record<string, unknown>>,
   }),
+  ...effectTools, // issue 22 (lib/mcp/tools-effects.ts)
 ];

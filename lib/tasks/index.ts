@@ -33,3 +33,6 @@ export { loadTask } from "./core/task-row";
 export { NOTIFY_CHANNEL } from "./core/events";
 export type { ActorRef, Task, EngineError, EngineErrorCode, ConflictCode, Result } from "./core/types";
 export { heldLeases, type HeldLease } from "./claiming/held";
+export { verifyFence, FENCE_REASONS, type FenceVerdict, type FenceReason } from "./fences/verify";
+export { recordEffect, resolveEffect, taskEffectsList, type Recorded } from "./effects/effects";
+export type { Effect, EffectState } from "./effects/ledger";

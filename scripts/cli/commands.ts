@@ -7,6 +7,7 @@ import { queueCommands } from "./queues";
 import { taskCommands } from "./tasks";
 import { scheduleCommands } from "./schedules";
 import { webhookCommands } from "./webhooks";
+import { effectCommands } from "./effects";
 
 export type { Action };
 
@@ -120,6 +121,7 @@ const commands: Record<string, Command> = {
   },
   ...taskCommands,
   ...eventCommands,
+  ...effectCommands,
 };
 
 /** The command line as an action ready to run, or a CliError saying what is wrong with it. */

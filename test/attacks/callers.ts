@@ -1,5 +1,6 @@
+import { makeFence, readFenceKey } from "@/lib/tasks/fences/fence";
 import { sql } from "drizzle-orm";
-import { createActor, perform, claim, createTask, failTask, ManualClock, renew, setQueueSettings, start } from "@/lib/tasks";
+import { createActor, perform, claim, createTask, failTask, ManualClock, recordEffect, renew, setQueueSettings, start, type Recorded } from "@/lib/tasks";
 import { findActor } from "@/lib/tasks/core/actors";
 import { revokeAgentToken } from "@/lib/auth/tokens";
 import type { ActorRef, Result, Task } from "@/lib/tasks/core/types";
@@ -121,6 +122,19 @@ export class Scenes {
   async started(queue: string, holder: ActorRef): Promise<Task> {
     const task = await this.claimed(queue, holder);
     return must(await this.run<Task>(start, { taskId: task.id, version: task.version }, holder));
+  }
+
+  /** The fence of a task's current attempt (held by the scene's admin): what a downstream system verifies. */
+  async fence(queue: string): Promise<string> {
+    const task = await this.claimed(queue, this.admin);
+    return makeFence(await readFenceKey(this.f.database.db), task.id, task.attempt);
+  }
+
+  /** A started task of `holder` with one intended effect. */
+  async effect(queue: string, holder: ActorRef): Promise<{ task: Task; effectId: string }> {
+    const task = await this.started(queue, holder);
+    const recorded = must(await this.run<Recorded>(recordEffect, { taskId: task.id, version: task.version, name: "charge" }, holder));
+    return { task: recorded.task, effectId: recorded.effect.id };
   }
 
   /** Failed once in a queue that escalates on the first failure. */

@@ -28,6 +28,10 @@ const SCENES: Record<string, Scene> = {
   renewAction: async (s, c, q) => ref(await s.started(q, c.actor)),
   recordSideEffectAction: async (s, c, q) => ({ ...ref(await s.started(q, c.actor)), description: "sent a mail" }),
   releaseAction: async (s, c, q) => ref(await s.claimed(q, c.actor)),
+  resolveEffectAction: async (s, c, q) => {
+    const { task, effectId } = await s.effect(q, c.actor);
+    return { taskId: task.id, effectId, version: task.version, state: "applied", externalRef: "matrix" };
+  },
   completeAction: async (s, c, q) => ref(await s.started(q, c.actor)),
   failAction: async (s, c, q) => ({ ...ref(await s.claimed(q, c.actor)), reason: "matrix" }),
   requeueAction: async (s, _c, q) => ref(await s.escalated(q)),

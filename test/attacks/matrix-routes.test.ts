@@ -73,6 +73,13 @@ const SCENES: Record<string, Scene> = {
     const task = await s.started(q, c.actor);
     return { path: `/tasks/${task.id}/force-release`, body: { version: task.version, reason: "matrix: stuck" } };
   },
+  recordEffect: ownerCall("effects", "started", { name: "charge the card" }),
+  listEffects: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/effects` }),
+  resolveEffect: async (s, c, q) => {
+    const { task, effectId } = await s.effect(q, c.actor);
+    return { path: `/tasks/${task.id}/effects/${effectId}`, body: { version: task.version, state: "applied", externalRef: "ch_1" } };
+  },
+  verifyFence: async (s, _c, q) => ({ path: "/fences/verify", body: { fence: await s.fence(q) } }),
   listQueues: async () => ({ path: "/queues" }),
   createQueue: async (_s, _c, q) => ({ path: "/queues", body: { name: `${q}-made`, description: "matrix" } }),
   updateQueue: async (_s, _c, q) => ({ path: `/queues/${q}`, body: { description: "matrix", leaseSeconds: 60 } }),
@@ -159,7 +166,9 @@ test("every route handler and method is an endpoint with a policy and a scene, o
 
 test("the registry's roles keep their shape: only health and the document are public, no write is open to observers or cookies", () => {
   expect(all.filter((e) => e.roles === "public").map((e) => e.operationId).sort()).toEqual(["health", "openapi"]);
-  for (const e of all.filter((e) => e.method !== "GET")) {
+  // POST /fences/verify is a read with a body (API.md: any token), and writes nothing (lib/tasks/fences/attempts.test.ts).
+  const READS_BY_POST = ["verifyFence"];
+  for (const e of all.filter((e) => e.method !== "GET" && !READS_BY_POST.includes(e.operationId))) {
     expect(e.roles, e.operationId).not.toContain("observer");
     expect(e.session, e.operationId).toBeFalsy();
   }

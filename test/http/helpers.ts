@@ -143,6 +143,7 @@ export const ERROR_CODES = [
   "invalid_transition",
   "check_required",
   "attempt_limit",
+  "effects_unresolved",
   "payload_too_large",
   "busy",
   "rate_limited",
@@ -158,6 +159,7 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   not_found: 404,
   method_not_allowed: 405,
   already_claimed: 409,
+  effects_unresolved: 409,
   version_conflict: 409,
   not_owner: 409,
   lease_expired: 409,
@@ -187,6 +189,9 @@ export interface WireTask {
   owner: WireActor | null;
   leaseUntil: string | null;
   version: number;
+  attempt: number;
+  /** The holder's fence (owner calls, and the holder's reads); null for everyone else. */
+  fence: string | null;
   failureCount: number;
   needsCheck: boolean;
   createdAt: string;
@@ -217,6 +222,8 @@ const TASK_KEYS = [
   "payload", "priority", "progress", "queue", "status", "title", "updatedAt", "version",
   // contract v1.1, the work graph
   "blockedBy", "dependsOn", "notBefore",
+  // contract v1.2, attempts and fences
+  "attempt", "fence", "openEffects",
 ].sort();
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled"];
@@ -251,6 +258,9 @@ export function expectTask(value: unknown): WireTask {
   expect(Number.isInteger(task.version) && (task.version as number) >= 1).toBe(true);
   expect(Number.isInteger(task.failureCount) && (task.failureCount as number) >= 0).toBe(true);
   expect(task.needsCheck).toBeTypeOf("boolean");
+  expect(Number.isInteger(task.attempt) && (task.attempt as number) >= 0).toBe(true);
+  expect(Array.isArray(task.openEffects)).toBe(true);
+  if (task.fence !== null) expect(task.fence).toMatch(/^cbf_[1-9]\d*_\d+_[A-Za-z0-9_-]{43}$/);
   for (const ids of [task.dependsOn, task.blockedBy]) {
     expect(Array.isArray(ids) && ids.every((id) => typeof id === "string" && /^[1-9][0-9]*$/.test(id))).toBe(true);
   }

@@ -37,7 +37,9 @@ afterAll(async () => {
 const AGENT_TOOLS = [
   "add_comment", "claim_next_task", "claim_task", "complete_task", "create_task", "edit_task", "fail_task", "get_task", "list_tasks",
   "record_side_effect", "release_task", "report_progress", "start_task", "task_history", "task_readiness",
-];
+  // issue 22 (lib/mcp/tools-effects.ts)
+  "record_effect", "resolve_effect", "verify_fence",
+].sort();
 
 describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
   let mcp: McpSession;
@@ -71,7 +73,7 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     expect(listed.find((t) => t.name === "start_task")!.description).toContain("check_required");
 
     const { tools: read } = await watcher.client.listTools();
-    expect(read.map((t) => t.name).sort()).toEqual(["get_task", "list_tasks", "task_history", "task_readiness"]);
+    expect(read.map((t) => t.name).sort()).toEqual(["get_task", "list_tasks", "task_history", "task_readiness", "verify_fence"]);
     expect(read.every((t) => t.annotations?.readOnlyHint)).toBe(true);
 
     // Every tool carries the three behaviour hints; the reads are read-only, idempotent and

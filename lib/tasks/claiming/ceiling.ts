@@ -7,6 +7,8 @@ import { appendEvents, SYSTEM_ACTOR_ID, type NewEvent } from "../core/events";
 import { loadTask, rawToTaskRow } from "../core/task-row";
 import { lapseEvent, lapsedOf, lapseReturning, lapseSet } from "../core/lapse";
 import { ownerTransition } from "../core/transition";
+import { lapseCutoff } from "./lock-delay";
+import { effectsLeftUnknown } from "../effects/ledger";
 import { fail, type ActorRef, type Result, type Task } from "../core/types";
 
 // The attempt ceiling (queue setting maxAttemptSeconds). A heartbeat may not carry a
@@ -72,8 +74,8 @@ export async function strikeCappedLapses(tx: Executor, clock: Clock, queue: Queu
   const one = taskId ? sql`AND id = ${taskId}::bigint` : sql``;
   const rows = await tx.execute<Record<string, unknown>>(sql`
     WITH capped AS MATERIALIZED (
-      SELECT id, owner_id, progress, progress_at FROM tasks
-      WHERE queue = ${queue.name} AND attempt_limited AND status IN ('claimed', 'started') AND lease_until <= ${now} ${one}
+      SELECT id, owner_id, progress, progress_at, side_effect_recorded FROM tasks
+      WHERE queue = ${queue.name} AND attempt_limited AND status IN ('claimed', 'started') AND lease_until <= ${lapseCutoff(clock, queue.lockDelaySeconds)} ${one}
       ORDER BY lease_until
       LIMIT 100
       FOR UPDATE SKIP LOCKED
@@ -94,6 +96,7 @@ export async function strikeCappedLapses(tx: Executor, clock: Clock, queue: Queu
     const failed: NewEvent = { ...by, type: "failed", payload: { ...struck, attemptLimit: true } };
     return row.status === "escalated" ? [lapse, failed, { ...by, type: "escalated", payload: struck }] : [lapse, failed];
   });
-  await appendEvents(tx, clock, events);
+  const unknown = await effectsLeftUnknown(tx, rows.filter((raw) => raw.lapsed_effects === true).map((raw) => rawToTaskRow(raw)));
+  await appendEvents(tx, clock, [...events, ...unknown]);
   return rows.map((raw) => String(raw.id));
 }

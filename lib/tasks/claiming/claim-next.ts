@@ -11,6 +11,7 @@ import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
 import { claimantRefusal } from "./claimants";
 import { strikeCappedLapses } from "./ceiling";
 import { WORKERS } from "../core/standing";
+import { lapseCutoff } from "./lock-delay";
 
 // The partial indexes' predicates (db/schema/tasks.ts), which a query must repeat to use them.
 const READY_QUEUED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NULL`);
@@ -44,6 +45,8 @@ export async function claimBest(
   if (state.hasExpired) await strikeCappedLapses(tx, clock, state.queue);
   const expiredLimit = Math.min(limit, await reclaimBudget(tx, state, clock));
   const queue = state.queue.name;
+  // The queue's lock delay: a lapsed lease is claimable only that long after it ran out.
+  const lapsedBy = lapseCutoff(clock, state.queue.lockDelaySeconds);
   // A lapsed attempt that recorded a side effect comes back needs_check too.
   const checkFilter = input.skipNeedsCheck ? sql`AND NOT needs_check` : sql``;
   const lapsedCheckFilter = input.skipNeedsCheck ? sql`AND NOT (needs_check OR side_effect_recorded)` : sql``;
@@ -70,7 +73,7 @@ export async function claimBest(
       -- limit: offered tasks_held_lease, the planner may fetch every lapsed lease and sort
       -- them (220 ms for a batch in a 25,000-lease storm, against 0.4 ms for the walk).
       SELECT ${CANDIDATE_COLUMNS} FROM tasks
-      WHERE queue = ${queue} AND status IN ('claimed', 'started') AND (lease_until <= ${clock.now()}) IS TRUE ${lapsedCheckFilter}
+      WHERE queue = ${queue} AND status IN ('claimed', 'started') AND (lease_until <= ${lapsedBy}) IS TRUE ${lapsedCheckFilter}
       ORDER BY priority DESC, created_at, id
       LIMIT ${expiredLimit}
       FOR UPDATE SKIP LOCKED

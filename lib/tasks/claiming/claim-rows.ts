@@ -8,6 +8,7 @@ import { rawToTaskRow } from "../core/task-row";
 import type { ActorRef } from "../core/types";
 import { executePrepared } from "../core/prepared";
 import { instanceOf, lapseHandoff, startAttempt } from "../core/attempt";
+import { effectsLeftUnknown } from "../effects/ledger";
 
 export interface ClaimedRow {
   row: TaskRow;
@@ -50,7 +51,9 @@ export async function claimRows(
              c.needs_check OR (c.status <> 'queued' AND c.side_effect_recorded) AS needs_check,
              coalesce(${leaseSeconds}::int, q.lease_seconds) AS lease_seconds,
              -- The lapsed attempt's progress, for the system's hand-off note (none from a queued task).
-             c.progress, CASE WHEN c.status <> 'queued' THEN c.progress_at END AS progress_at
+             c.progress, CASE WHEN c.status <> 'queued' THEN c.progress_at END AS progress_at,
+             -- The lapsed attempt recorded an effect: its open intents become unknown (the ledger).
+             c.status <> 'queued' AND c.side_effect_recorded AS lapsed_effects
       FROM candidates c
       JOIN tasks t ON t.id = c.id
       JOIN queues q ON q.name = t.queue
@@ -62,6 +65,8 @@ export async function claimRows(
       lease_seconds = d.lease_seconds,
       needs_check = d.needs_check,
       side_effect_recorded = false,
+      unknown_effects = t.unknown_effects + t.intended_effects,
+      intended_effects = 0,
       not_before = NULL, -- it was due: once claimed, a task waits for nothing until it fails again
       ${startAttempt(clock.now())},
       ${lapseHandoff("d", clock.now())},
@@ -72,7 +77,7 @@ export async function claimRows(
       updated_at = ${clock.now()}
     FROM decided d
     WHERE t.id = d.id
-    RETURNING t.*, d.previous_status, d.previous_owner_id, d.progress_at IS NOT NULL AS wrote_handoff`);
+    RETURNING t.*, d.previous_status, d.previous_owner_id, d.progress_at IS NOT NULL AS wrote_handoff, d.lapsed_effects`);
 
   const claimed = rows.map((raw) => ({
     row: rawToTaskRow(raw),
@@ -87,7 +92,10 @@ export async function claimRows(
       a.row.createdAt.getTime() - b.row.createdAt.getTime() ||
       Number(a.row.id - b.row.id),
   );
-  await appendEvents(tx, clock, claimed.flatMap((c) => claimEvents(c, options.actor, options.instance)));
+  // Open intents of lapsed attempts turn unknown here, in the claim's transaction; their facts follow the claims'.
+  const lapsedEffects = rows.filter((raw) => raw.lapsed_effects === true).map((raw) => rawToTaskRow(raw));
+  const unknown = lapsedEffects.length > 0 ? await effectsLeftUnknown(tx, lapsedEffects) : [];
+  await appendEvents(tx, clock, [...claimed.flatMap((c) => claimEvents(c, options.actor, options.instance)), ...unknown]);
   return claimed;
 }
 

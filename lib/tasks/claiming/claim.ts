@@ -39,7 +39,9 @@ export const claim = defineOperation({
                OR (status IN ('claimed', 'started') AND lease_until <= ${clock.now()}
                    AND NOT attempt_limited
                    AND NOT EXISTS (SELECT 1 FROM queues
-                                   WHERE queues.name = tasks.queue AND breaker_tripped_at IS NOT NULL)))
+                                   WHERE queues.name = tasks.queue
+                                     AND (breaker_tripped_at IS NOT NULL
+                                          OR tasks.lease_until + make_interval(secs => queues.lock_delay_seconds) > ${clock.now()}))))
           ${readyForClaim(clock)}
         FOR UPDATE OF tasks`;
       return (await claimRows(tx, clock, candidates, { actor, instance }))[0];

@@ -9,6 +9,8 @@ import { ok } from "../core/types";
 import { lapseEvent, lapsedOf, lapseReturning, lapseSet } from "../core/lapse";
 import { strikeCappedLapses } from "./ceiling";
 import { SUPERVISORS } from "../core/standing";
+import { lapseCutoff } from "./lock-delay";
+import { effectsLeftUnknown } from "../effects/ledger";
 
 /** At most this many expiries per queue per sweep, to keep one transaction small. */
 export const SWEEP_BATCH = 1000;
@@ -49,8 +51,8 @@ export const sweepExpiredLeases = defineOperation({
       const limit = Math.min(budget + 1, SWEEP_BATCH);
       const rows = await tx.execute<Record<string, unknown>>(sql`
         WITH lapsed AS MATERIALIZED (
-          SELECT id, owner_id, priority, created_at, progress, progress_at FROM tasks
-          WHERE queue = ${name} AND status IN ('claimed', 'started') AND lease_until <= ${clock.now()}
+          SELECT id, owner_id, priority, created_at, progress, progress_at, side_effect_recorded FROM tasks
+          WHERE queue = ${name} AND status IN ('claimed', 'started') AND lease_until <= ${lapseCutoff(clock, state.queue.lockDelaySeconds)}
           ORDER BY priority DESC, created_at, id
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
@@ -62,10 +64,11 @@ export const sweepExpiredLeases = defineOperation({
         WHERE t.id = c.id
         RETURNING t.*, ${lapseReturning("c")}, (SELECT count(*) FROM lapsed)::int AS found`);
       const found = Number(rows[0]?.found ?? 0);
-      await appendEvents(tx, clock, rows.map((raw) => {
+      const unknown = await effectsLeftUnknown(tx, rows.filter((raw) => raw.lapsed_effects === true).map((raw) => rawToTaskRow(raw)));
+      await appendEvents(tx, clock, [...rows.map((raw) => {
         const row = rawToTaskRow(raw);
         return lapseEvent(row, lapsedOf(raw, row.version));
-      }));
+      }), ...unknown]);
       result.expired += rows.length;
       if (found > budget) {
         await tripExpirySpike(tx, clock, state.queue, state.queue.expiryThreshold);

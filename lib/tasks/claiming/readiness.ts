@@ -15,10 +15,8 @@ import { EVERYONE } from "../core/standing";
 // route, MCP's task_readiness and the task page; the targeted claim explains its refusals
 // with the same reasons, so what readiness says is what a claim then does.
 
-export const readinessCodes = [
-  "status", "held", "breaker_tripped", "queue_archived", "queue_paused", "claimants", "blocked", "not_before", "needs_check",
-] as const;
-export type ReadinessCode = (typeof readinessCodes)[number];
+import { readinessCodes, type ReadinessCode } from "./readiness-codes";
+export { readinessCodes, type ReadinessCode };
 
 export interface ReadinessReason {
   code: ReadinessCode;
@@ -30,7 +28,7 @@ export interface Readiness {
   claimable: boolean;
   /** Everything in the way, most fundamental first. needs_check alone does not stop a claim, only a start. */
   reasons: ReadinessReason[];
-  /** When only time is in the way (notBefore), the moment it becomes claimable. */
+  /** When only time is in the way (notBefore, the lock delay), the moment it becomes claimable. */
   claimableAt: Date | null;
 }
 
@@ -40,6 +38,9 @@ interface Facts {
   owner_id: string | null;
   lease_until: Date | null;
   lapsed: boolean;
+  /** Lapsed, but the queue's lock delay has not passed yet: claimable at delay_until. */
+  delayed: boolean;
+  delay_until: Date | null;
   not_before: Date | null;
   waiting: boolean;
   needs_check: boolean;
@@ -66,6 +67,8 @@ export async function readTaskReadiness(db: Executor, clock: Clock, taskId: stri
   const [facts] = await db.execute<Facts & Record<string, unknown>>(sql`
     SELECT t.status, t.queue, t.owner_id, o.name AS owner_name, t.lease_until,
            coalesce(t.lease_until <= ${clock.now()}, false) AS lapsed,
+           t.lease_until + make_interval(secs => q.lock_delay_seconds) AS delay_until,
+           coalesce(t.lease_until + make_interval(secs => q.lock_delay_seconds) > ${clock.now()}, false) AS delayed,
            t.not_before, coalesce(t.not_before > ${clock.now()}, false) AS waiting,
            t.needs_check OR (t.status IN ('claimed', 'started') AND t.side_effect_recorded) AS needs_check,
            t.blocked_by::text[] AS blocked_by, q.paused, q.archived_at, p.name AS paused_by, q.paused_at, q.breaker_reason, q.claimants
@@ -81,6 +84,9 @@ export async function readTaskReadiness(db: Executor, clock: Clock, taskId: stri
   if (held && !facts.lapsed) {
     const by = facts.owner_id === caller.id ? "you" : facts.owner_name;
     add("held", `${facts.status === "started" ? "Started" : "Claimed"} by ${by}; the lease runs until ${at(facts.lease_until!)}`);
+  }
+  if (held && facts.lapsed && facts.delayed) {
+    add("lock_delay", `The lease lapsed at ${at(facts.lease_until!)}; queue ${facts.queue}'s lock delay holds the task until ${at(facts.delay_until!)}`);
   }
   if (held && facts.lapsed && facts.breaker_reason !== null) {
     add("breaker_tripped", `The lease lapsed, but queue ${facts.queue}'s breaker is tripped (${facts.breaker_reason}); a supervisor must reset it`);
@@ -102,8 +108,9 @@ export async function readTaskReadiness(db: Executor, clock: Clock, taskId: stri
   }
 
   const blocking = reasons.filter((r) => r.code !== "needs_check");
-  const onlyTime = blocking.length > 0 && blocking.every((r) => r.code === "not_before");
-  return { claimable: blocking.length === 0, reasons, claimableAt: onlyTime ? parseTimestamp(facts.not_before!) : null };
+  const onlyTime = blocking.length > 0 && blocking.every((r) => r.code === "not_before" || r.code === "lock_delay");
+  const when = blocking.some((r) => r.code === "lock_delay") ? facts.delay_until! : facts.not_before!;
+  return { claimable: blocking.length === 0, reasons, claimableAt: onlyTime ? parseTimestamp(when) : null };
 }
 
 /** "Waiting for #4 (started by agent-2)", one line per dependency not done yet. */
@@ -125,7 +132,7 @@ export async function explainUnready(db: Executor, clock: Clock, task: Task, cal
   if (!readiness) return null;
   const paused = readiness.reasons.find((r) => r.code === "queue_paused");
   if (paused) return { code: "queue_paused", message: `Task ${task.id} cannot be claimed: ${paused.message}`, task };
-  const graph = readiness.reasons.filter((r) => r.code === "blocked" || r.code === "not_before");
+  const graph = readiness.reasons.filter((r) => r.code === "blocked" || r.code === "not_before" || r.code === "lock_delay");
   if (graph.length === 0) return null;
   return { code: "not_ready", message: `Task ${task.id} is not ready: ${graph.map((r) => r.message).join("; ")}`, task };
 }

@@ -10,9 +10,13 @@ import type { ActorRef } from "./types";
 
 export const SYSTEM_BY: ActorRef = { id: SYSTEM_ACTOR_ID, name: "system", kind: "system" };
 
-/** The SET items of a new attempt (every claim). The hand-off stays: the new owner reads it. */
+/**
+ * The SET items of a new attempt (every claim): the next attempt number — a holding's number
+ * is never reused, whatever ended the one before (docs/fences.md) — and a fresh ceiling and
+ * progress. The hand-off stays: the new owner reads it.
+ */
 export const startAttempt = (now: SQL) => sql`
-  claimed_at = ${now}, attempt_limited = false, progress = NULL, progress_at = NULL`;
+  attempt = t.attempt + 1, claimed_at = ${now}, attempt_limited = false, progress = NULL, progress_at = NULL`;
 
 /** The SET items that clear an attempt when it ends (release, fail, lapse). */
 export const clearAttempt = sql`claimed_at = NULL, attempt_limited = false, progress = NULL, progress_at = NULL`;

@@ -105,6 +105,22 @@ export interface EventsArchivedPayload {
   tasks?: number;
 }
 
+/** The effect ledger (docs/effects.md): one effect's fact; the task's version and status as they were. */
+export interface EffectPayload extends Moved {
+  effectId: string;
+  name: string;
+  idempotencyKey: string;
+  attempt: number;
+  state: "intended" | "applied" | "failed" | "unknown";
+  /** effect_resolved: the state it left (intended or unknown), and what the resolver said. */
+  from?: "intended" | "unknown";
+  externalRef?: string | null;
+  note?: string | null;
+  target?: string | null;
+  /** Recorded through v1's side-effects (not counted on the task row). */
+  sideEffect?: true;
+}
+
 // Queue-level facts (no task).
 export interface BreakerTrippedPayload { cause: "expiry_spike" | "clock_backwards"; reason: string; [detail: string]: unknown }
 export type BreakerResetPayload = Record<string, never>;
@@ -160,6 +176,9 @@ export interface EventPayloads {
   unarchived: QueueArchivedPayload;
   events_archived: EventsArchivedPayload;
   schedule_skipped: ScheduleSkippedPayload;
+  effect_intended: EffectPayload;
+  effect_resolved: EffectPayload;
+  effect_unknown: EffectPayload;
 }
 
 export type EventType = keyof EventPayloads;

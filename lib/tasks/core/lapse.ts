@@ -18,7 +18,7 @@ export const lapseSet = (status: SQL, src: string, now: SQL) => sql`${endAttempt
 
 /** RETURNING items the lapse's event needs (`src` as for lapseSet). */
 export const lapseReturning = (src: string) =>
-  sql.raw(`${src}.owner_id AS previous_owner_id, ${src}.progress_at IS NOT NULL AS wrote_handoff`);
+  sql.raw(`${src}.owner_id AS previous_owner_id, ${src}.progress_at IS NOT NULL AS wrote_handoff, ${src}.side_effect_recorded AS lapsed_effects`);
 
 export interface Lapsed {
   /** The version the lapse left (a claim that took over goes on from it). */

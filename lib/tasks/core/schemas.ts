@@ -207,6 +207,8 @@ const queueSettingsFields = {
   expiryThreshold: z.number().int("must be a whole number").min(1).max(1_000_000).optional(),
   expiryWindowSeconds: z.number().int("must be a whole number").min(1).max(86_400).optional(),
   retryDelaySeconds: z.number().int("must be a whole number").min(0).max(86_400).optional(),
+  /** After a lease lapses, nobody may claim the task until the lapse + this (readiness lock_delay). */
+  lockDelaySeconds: z.number().int("must be a whole number").min(LIMITS.lockDelaySeconds.min).max(LIMITS.lockDelaySeconds.max).optional(),
   claimants: z.enum(["anyone", "people", "agents"], "must be anyone, people or agents").optional(),
   commenters: z.enum(["anyone", "people", "supervisors"], "must be anyone, people or supervisors").optional(),
   /** null lifts the ceiling. */

@@ -2,6 +2,7 @@ import { eq, inArray } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { actors, tasks, type TaskRow } from "@/db/schema";
 import type { ActorRef, Handoff, Task } from "./types";
+import { listEffects } from "../effects/ledger";
 
 /** PostgreSQL's text form of timestamptz ("2026-11-29 20:00:00.123456+00") as a Date. */
 export function parseTimestamp(value: string | Date): Date {
@@ -35,9 +36,12 @@ export function rawToTaskRow(raw: Record<string, unknown>): TaskRow {
     leaseUntil: nullableTimestamp(raw.lease_until as string | null),
     leaseSeconds: raw.lease_seconds === null ? null : Number(raw.lease_seconds),
     version: Number(raw.version),
+    attempt: Number(raw.attempt),
     failureCount: Number(raw.failure_count),
     needsCheck: Boolean(raw.needs_check),
     sideEffectRecorded: Boolean(raw.side_effect_recorded),
+    intendedEffects: Number(raw.intended_effects),
+    unknownEffects: Number(raw.unknown_effects),
     dependsOn: parseIdArray(raw.depends_on),
     blockedBy: parseIdArray(raw.blocked_by),
     notBefore: nullableTimestamp((raw.not_before as string | null) ?? null),
@@ -65,6 +69,8 @@ export function toTask(row: TaskRow, owner: ActorRef | null): Task {
     owner: row.ownerId ? (owner ?? { id: row.ownerId, name: "unknown", kind: "user" }) : null,
     leaseUntil: row.leaseUntil,
     version: row.version,
+    attempt: row.attempt,
+    fence: null,
     failureCount: row.failureCount,
     needsCheck: row.needsCheck,
     dependsOn: row.dependsOn.map(String),
@@ -74,6 +80,7 @@ export function toTask(row: TaskRow, owner: ActorRef | null): Task {
     updatedAt: row.updatedAt,
     handoff: row.handoff && row.handoffAt ? { ...(row.handoff as Omit<Handoff, "at">), at: row.handoffAt } : null,
     progress: row.progressAt ? { value: row.progress, at: row.progressAt } : null,
+    openEffects: [],
   };
 }
 
@@ -88,7 +95,18 @@ export async function toTasks(tx: Executor, rows: TaskRow[], caller: ActorRef): 
       .where(inArray(actors.id, others));
     for (const actor of found) known.set(actor.id, actor);
   }
-  return rows.map((row) => toTask(row, row.ownerId ? (known.get(row.ownerId) ?? null) : null));
+  return withOpenEffects(tx, rows, rows.map((row) => toTask(row, row.ownerId ? (known.get(row.ownerId) ?? null) : null)));
+}
+
+/** A row that may have open effects: only these cost a read of the ledger (a task without effects, none). */
+const mayHaveOpenEffects = (row: TaskRow) => row.sideEffectRecorded || row.needsCheck || row.intendedEffects > 0 || row.unknownEffects > 0;
+
+/** `tasks` (made from `rows`, in order) with their open effects, read once for the rows that may have any. */
+export async function withOpenEffects(tx: Executor, rows: TaskRow[], tasks: Task[]): Promise<Task[]> {
+  const ids = rows.filter(mayHaveOpenEffects).map((row) => row.id.toString());
+  if (ids.length === 0) return tasks;
+  const open = await listEffects(tx, ids, true);
+  return tasks.map((task) => (open.has(task.id) ? { ...task, openEffects: open.get(task.id)! } : task));
 }
 
 /** The task as it is now, with its owner; null when there is no such task. */
@@ -99,5 +117,5 @@ export async function loadTask(tx: Executor, id: string | bigint): Promise<Task 
     .leftJoin(actors, eq(actors.id, tasks.ownerId))
     .where(eq(tasks.id, BigInt(id)));
   if (!found) return null;
-  return toTask(found.task, found.owner?.id ? found.owner : null);
+  return (await withOpenEffects(tx, [found.task], [toTask(found.task, found.owner?.id ? found.owner : null)]))[0]!;
 }

@@ -51,6 +51,8 @@ export const endAttempt = (status: SQL, now: SQL) => sql`
   lease_seconds = NULL,
   needs_check = t.needs_check OR t.side_effect_recorded,
   side_effect_recorded = false,
+  unknown_effects = t.unknown_effects + t.intended_effects,
+  intended_effects = 0,
   ${clearAttempt},
   version = t.version + 1,
   updated_at = ${now}`;

@@ -1,3 +1,4 @@
+import type { Effect } from "../effects/ledger";
 import type { ActorKind, TaskStatus } from "@/db/schema";
 
 export interface ActorRef {
@@ -33,6 +34,10 @@ export interface Task {
   owner: ActorRef | null;
   leaseUntil: Date | null;
   version: number;
+  /** The number of the current or last holding (0: never claimed); every claim takes attempt + 1. */
+  attempt: number;
+  /** The holder's fence for this attempt (docs/fences.md), set by the surface for the holder only; null for everyone else. */
+  fence: string | null;
   failureCount: number;
   needsCheck: boolean;
   /** The work graph: every dependency, and those not done yet (docs/engine.md). */
@@ -44,6 +49,8 @@ export interface Task {
   updatedAt: Date;
   handoff: Handoff | null;
   progress: Progress | null;
+  /** The effect ledger's open effects (intended or unknown), oldest first: the successor's checklist. */
+  openEffects: Effect[];
 }
 
 export const conflictCodes = [
@@ -59,6 +66,8 @@ export const conflictCodes = [
   "dependency_cycle",
   "idempotency_conflict",
   "queue_paused",
+  // The effect ledger (docs/effects.md): a completion while an effect is unknown.
+  "effects_unresolved",
 ] as const;
 export type ConflictCode = (typeof conflictCodes)[number];
 

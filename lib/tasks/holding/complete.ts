@@ -15,6 +15,8 @@ import { loadTask, rawToTaskRow, toTasks } from "../core/task-row";
 import { ownerTransition } from "../core/transition";
 import { ok, type ActorRef, type Result, type Task } from "../core/types";
 import { WORKERS } from "../core/standing";
+import { effectsAppliedByCompletion } from "../effects/ledger";
+import { effectsUnresolved } from "../effects/unresolved";
 
 const move = ownerTransition("complete");
 
@@ -44,32 +46,35 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
           AS i(id bigint, version int)`;
   const updating = executePrepared<Record<string, unknown>>(tx, sql`
     WITH item AS (${item}), locked AS MATERIALIZED (
-      SELECT t.id FROM tasks t JOIN item ON item.id = t.id
+      SELECT t.id, t.side_effect_recorded FROM tasks t JOIN item ON item.id = t.id
       ORDER BY t.id
       FOR UPDATE OF t
     )
     UPDATE tasks t SET status = 'done', lease_until = NULL, lease_seconds = NULL, side_effect_recorded = false,
-                       version = t.version + 1, updated_at = ${now}
+                       intended_effects = 0, version = t.version + 1, updated_at = ${now}
     FROM locked l, item
     WHERE t.id = l.id AND item.id = t.id
-      AND ${move.guard(actor, sql`item.version`, now)}
-    RETURNING t.*`);
+      AND ${move.guard(actor, sql`item.version`, now, sql`t.unknown_effects = 0`)}
+    RETURNING t.*, l.side_effect_recorded AS had_effects`);
   // Sent behind the UPDATE in the same round trip, it unblocks only what the UPDATE made done
   // (claimable when this commits).
   const unblocking = dependentsUnblocked(tx, clock, actor, items.map((i) => BigInt(i.taskId)));
   unblocking.catch(() => {}); // awaited below; an error of either is the transaction's
   const raws = await updating;
   const done = new Map(raws.map((raw) => rawToTaskRow(raw)).map((row) => [row.id.toString(), row]));
+  // The effect ledger: the completing attempt's own open intents are applied (only where it recorded any).
+  const withEffects = raws.filter((raw) => raw.had_effects === true).map((raw) => done.get(String(raw.id))!);
+  const applied = withEffects.length > 0 ? await effectsAppliedByCompletion(tx, clock, actor, withEffects) : [];
   const doneTasks = new Map((await toTasks(tx, [...done.values()], actor)).map((task) => [task.id, task]));
 
-  await appendEvents(tx, clock, items.flatMap((item) => {
+  await appendEvents(tx, clock, [...applied, ...items.flatMap((item) => {
     const row = done.get(item.taskId);
     if (!row) return [];
     return [{
       taskId: row.id, queue: row.queue, type: "completed" as const, actorId: actor.id,
       payload: { version: row.version, status: row.status, ...(item.result !== undefined ? { result: item.result } : {}), ...instanceOf(instance) },
     }];
-  }));
+  })]);
   await appendEvents(tx, clock, await unblocking);
 
   const results: Completed[] = [];
@@ -77,6 +82,11 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
     const task = doneTasks.get(item.taskId);
     if (task) {
       results.push(ok(task));
+      continue;
+    }
+    const unresolved = await effectsUnresolved(tx, item, actor);
+    if (unresolved) {
+      results.push(unresolved);
       continue;
     }
     const missed = await explainMiss(tx, clock, move.expected(item, actor));

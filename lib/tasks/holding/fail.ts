@@ -8,6 +8,7 @@ import { endAttempt, ownerTransition, transition } from "../core/transition";
 import { ok } from "../core/types";
 import { handoffNote, instanceOf, setHandoff } from "../core/attempt";
 import { WORKERS } from "../core/standing";
+import { effectsLeftUnknown } from "../effects/ledger";
 
 const move = ownerTransition("fail");
 
@@ -46,7 +47,7 @@ export const failTask = defineOperation({
       move.guard(actor, input.version, clock.now()),
     );
     if (!changed) return explainMiss(tx, clock, move.expected(input, actor));
-    const { row } = changed;
+    const { row, previous } = changed;
     const event = (type: "failed" | "escalated"): NewEvent => ({
       taskId: row.id, queue: row.queue, type, actorId: actor.id,
       payload: {
@@ -55,7 +56,8 @@ export const failTask = defineOperation({
         ...(note && type === "failed" ? { handoff: note } : {}), ...instanceOf(instance),
       },
     });
-    await appendEvents(tx, clock, row.status === "escalated" ? [event("failed"), event("escalated")] : [event("failed")]);
+    const unknown = previous.sideEffectRecorded ? await effectsLeftUnknown(tx, [row]) : [];
+    await appendEvents(tx, clock, [...(row.status === "escalated" ? [event("failed"), event("escalated")] : [event("failed")]), ...unknown]);
     return ok((await toTasks(tx, [row], actor))[0]!);
   },
 });

@@ -8,6 +8,7 @@ import { endAttempt, ownerTransition, supervisorGuard, transition } from "../cor
 import { ok } from "../core/types";
 import { handoffNote, instanceOf, setHandoff } from "../core/attempt";
 import { SUPERVISORS, WORKERS } from "../core/standing";
+import { effectsLeftUnknown } from "../effects/ledger";
 
 const owned = ownerTransition("release");
 const forced = supervisorGuard("forceRelease");
@@ -30,11 +31,11 @@ export const release = defineOperation({
       owned.guard(actor, input.version, clock.now()),
     );
     if (!changed) return explainMiss(tx, clock, owned.expected(input, actor));
-    const { row } = changed;
+    const { row, previous } = changed;
     await appendEvents(tx, clock, [{
       taskId: row.id, queue: row.queue, type: "released", actorId: actor.id,
       payload: { version: row.version, status: row.status, needsCheck: row.needsCheck, ...(note ? { handoff: note } : {}), ...instanceOf(instance) },
-    }]);
+    }, ...(previous.sideEffectRecorded ? await effectsLeftUnknown(tx, [row]) : [])]);
     return ok((await toTasks(tx, [row], actor))[0]!);
   },
 });
@@ -57,7 +58,7 @@ export const forceRelease = defineOperation({
     await appendEvents(tx, clock, [{
       taskId: row.id, queue: row.queue, type: "released", actorId: actor.id,
       payload: { version: row.version, status: row.status, needsCheck: row.needsCheck, force: true, previousOwnerId: previous.ownerId, ...(note ? { handoff: note } : {}) },
-    }]);
+    }, ...(previous.sideEffectRecorded ? await effectsLeftUnknown(tx, [row]) : [])]);
     return ok((await toTasks(tx, [row], actor))[0]!);
   },
 });

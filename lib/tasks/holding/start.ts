@@ -7,6 +7,7 @@ import { toTasks } from "../core/task-row";
 import { ownerTransition, transition } from "../core/transition";
 import { ok } from "../core/types";
 import { WORKERS } from "../core/standing";
+import { sideEffectsConfirmed } from "../effects/ledger";
 
 const move = ownerTransition("start");
 
@@ -33,6 +34,7 @@ export const start = defineOperation({
       taskId: row.id, queue: row.queue, type, actorId: actor.id, payload: { version: row.version, status: row.status },
     });
     await appendEvents(tx, clock, previous.needsCheck ? [event("check_confirmed"), event("started")] : [event("started")]);
+    if (previous.needsCheck) await sideEffectsConfirmed(tx, clock, actor, input.taskId);
     return ok((await toTasks(tx, [row], actor))[0]!);
   },
 });

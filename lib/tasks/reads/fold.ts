@@ -45,9 +45,12 @@ export function foldEvents(rows: FoldEvent[]): FoldedTask {
     leaseUntil: null,
     leaseSeconds: null,
     version: 1,
+    attempt: 0,
     failureCount: 0,
     needsCheck: false,
     sideEffectRecorded: false,
+    intendedEffects: 0,
+    unknownEffects: 0,
     dependsOn: (p.dependsOn ?? []).map((id) => BigInt(id)),
     notBefore: p.notBefore ? new Date(p.notBefore) : null,
     idempotencyKey: p.idempotencyKey ?? null,
@@ -97,6 +100,8 @@ function replay(
     task.leaseSeconds = null;
     task.needsCheck = task.needsCheck || task.sideEffectRecorded;
     task.sideEffectRecorded = false;
+    task.unknownEffects += task.intendedEffects; // the ledger: open intents of an ended attempt are unknown
+    task.intendedEffects = 0;
     task.claimedAt = null;
     task.attemptLimited = false;
     task.progress = null;
@@ -129,6 +134,7 @@ function replay(
       case "claimed":
         task.status = "claimed";
         task.ownerId = event.actorId;
+        task.attempt += 1;
         task.leaseUntil = dateOf(event.payload.leaseUntil);
         task.leaseSeconds = event.payload.leaseSeconds;
         task.sideEffectRecorded = false;
@@ -156,6 +162,17 @@ function replay(
         break;
       case "side_effect":
         task.sideEffectRecorded = true;
+        break;
+      case "effect_intended":
+        task.sideEffectRecorded = true;
+        task.intendedEffects += 1;
+        break;
+      case "effect_resolved":
+        if (event.payload.sideEffect) break; // v1's side effects are not counted on the row
+        if (event.payload.from === "unknown") task.unknownEffects -= 1;
+        else task.intendedEffects -= 1;
+        break;
+      case "effect_unknown":
         break;
       case "released":
       case "lease_expired":
@@ -190,6 +207,7 @@ function replay(
         task.leaseUntil = null;
         task.leaseSeconds = null;
         task.sideEffectRecorded = false;
+        task.intendedEffects = 0;
         break;
       case "cancelled":
         task.status = "cancelled";

@@ -1,0 +1,50 @@
+import { sql } from "drizzle-orm";
+import { claim, createActor, perform, recordEffect, start } from "../lib/tasks";
+import { AMAL, SARA } from "./people";
+import { expect, signIn, test } from "./fixtures";
+import { makeTask, must } from "./seed";
+
+// Issue 22: a person takes over a task whose agent froze mid-charge, says what became of the
+// unknown effect on the task page, and then completes the task.
+
+test.describe("the effect ledger on the task page", () => {
+  test("a person resolves an unknown effect (it happened, with a reference) and then completes the task", async ({ page, db, queue, actorOf }) => {
+    const title = `Charge order 7 ${queue}`;
+    const agent = await createActor(db, "agent", `payer-${Math.random().toString(36).slice(2, 6)}`);
+    let task = await makeTask(db, await actorOf(SARA), { title, queue });
+    task = must(await perform(claim, { taskId: task.id, version: task.version }, { db, actor: agent }));
+    task = must(await perform(start, { taskId: task.id, version: task.version }, { db, actor: agent }));
+    const { effect } = must(await perform(recordEffect, { taskId: task.id, version: task.version, name: "Charge the card", key: "order-7", target: "https://pay.test" }, { db, actor: agent }));
+    await db.execute(sql`UPDATE tasks SET lease_until = now() - interval '5 seconds' WHERE id = ${task.id}::bigint`); // the agent froze
+
+    await signIn(page, AMAL, `/tasks/${task.id}`);
+    await page.getByRole("button", { name: "Claim" }).click();
+    await expect(page.getByTestId("task-status")).toHaveAttribute("data-status", "claimed");
+    const ledger = page.getByRole("region", { name: "Effects outside the board" });
+    const item = ledger.getByRole("listitem", { name: "Charge the card: unknown" });
+    await expect(item).toContainText(effect.idempotencyKey);
+    await expect(item).toContainText(agent.name);
+
+    await page.getByRole("button", { name: "Start" }).click();
+    await page.getByRole("dialog", { name: "Check before starting" }).getByRole("button", { name: "I've checked — start" }).click();
+    await expect(page.getByTestId("task-status")).toHaveAttribute("data-status", "started");
+
+    // The board marks the task while its effect is unknown.
+    await page.goto(`/?queue=${queue}`);
+    await expect(page.getByText("effect unknown")).toBeVisible();
+    await page.goto(`/tasks/${task.id}`);
+    await expect(page.getByTestId("task-status")).toHaveAttribute("data-status", "started");
+
+    await item.getByLabel("Reference in the other system (optional)").fill("ch_77");
+    await item.getByRole("button", { name: "It happened" }).click();
+    await expect(ledger).toBeHidden(); // nothing open any more
+    await page.goto(`/?queue=${queue}`);
+    await expect(page.getByRole("heading", { name: title }).or(page.getByText(title)).first()).toBeVisible();
+    await expect(page.getByText("effect unknown")).toHaveCount(0);
+    await page.goto(`/tasks/${task.id}`);
+    await page.getByRole("button", { name: "Complete" }).click();
+    await expect(page.getByTestId("task-status")).toHaveAttribute("data-status", "done");
+    const [row] = await db.execute<{ state: string; external_ref: string }>(sql`SELECT state, external_ref FROM task_effects WHERE id = ${effect.id}::bigint`);
+    expect(row).toEqual({ state: "applied", external_ref: "ch_77" });
+  });
+});

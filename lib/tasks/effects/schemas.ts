@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { LIMITS } from "@/lib/limits";
+import { jsonValue, taskId, text, version } from "../core/schemas";
+
+// The effect ledger's inputs (API.md v1.2): one schema per body, shared by the API and the engine.
+
+const DETAIL_MAX_BYTES = 16 * 1024;
+const detail = jsonValue.refine((value) => Buffer.byteLength(JSON.stringify(value) ?? "", "utf8") <= DETAIL_MAX_BYTES, `must be at most ${DETAIL_MAX_BYTES / 1024} KiB of JSON`);
+
+export const effectBody = z.strictObject({
+  version,
+  name: text(LIMITS.effectName, 1),
+  key: text(LIMITS.effectKey, 1).optional(),
+  target: text(LIMITS.effectTarget).optional(),
+  detail: detail.optional(),
+});
+export const recordEffectInput = effectBody.extend({ taskId });
+
+export const effectId = z.string().regex(/^[1-9][0-9]{0,18}$/, "must be an effect id (a positive whole number as a string)");
+
+export const resolveEffectBody = z.strictObject({
+  version,
+  state: z.enum(["applied", "failed"], "must be applied or failed"),
+  externalRef: text(LIMITS.externalRef).optional(),
+  note: text(LIMITS.reason).optional(),
+});
+export const resolveEffectInput = resolveEffectBody.extend({ taskId, effectId });
+export const listEffectsInput = z.strictObject({ taskId });
+
+export type RecordEffectInput = z.infer<typeof recordEffectInput>;
+export type ResolveEffectInput = z.infer<typeof resolveEffectInput>;
