@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { claim, complete, perform, start, updateQueue, type ActorRef } from "@/lib/tasks";
+import { SYSTEM_ACTOR_ID } from "@/lib/tasks/core/events";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 import { createSchedule, deleteSchedule, listSchedules, updateSchedule, type CreateScheduleInput } from "./ops";
 import { occurrenceKey, runDueSchedules } from "./tick";
@@ -71,7 +72,8 @@ describe("ticking", () => {
     expect(tasks).toHaveLength(10);
     expect(tasks.map((t) => t.payload._schedule.occurrence)).toEqual(
       Array.from({ length: 10 }, (_, i) => new Date(Date.UTC(2026, 1, 1, 10, 1 + i)).toISOString()));
-    expect(tasks.map((t) => t.idempotency_key)).toEqual(tasks.map((t) => occurrenceKey(schedule.id, new Date(t.payload._schedule.occurrence))));
+    // Keys are scoped by their creator (lib/tasks/authoring/create.ts): the system actor's, here.
+    expect(tasks.map((t) => t.idempotency_key)).toEqual(tasks.map((t) => `${SYSTEM_ACTOR_ID}:${occurrenceKey(schedule.id, new Date(t.payload._schedule.occurrence))}`));
     expect(tasks.every((t) => t.payload._schedule.id === schedule.id && !t.payload._schedule.backfilled)).toBe(true);
   });
 

@@ -46,8 +46,9 @@ const SCENES: Record<string, Scene> = {
   createQueueAction: async (_s, _c, q) => ({ name: `${q}-made`, description: "matrix" }),
   archiveQueueAction: async (_s, _c, q) => ({ queue: q }),
   unarchiveQueueAction: async (s, _c, q) => (await s.archived(q), { queue: q }),
-  addDependenciesAction: async (s, _c, q) => {
-    const [task, dependency] = [await s.queued(q), await s.queued(q)];
+  addDependenciesAction: async (s, c, q) => {
+    // Adding needs the right to edit the task (issue 25 item 7): the caller made it.
+    const [task, dependency] = [await s.queued(q, c.actor), await s.queued(q)];
     return { ...ref(task), dependsOn: [dependency.id] };
   },
   editTaskAction: async (s, c, q) => ({ ...ref(await s.queued(q, c.actor)), title: "matrix, edited" }),

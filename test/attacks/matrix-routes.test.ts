@@ -228,7 +228,7 @@ test("POST /api/mcp: every token role connects and is shown its tools; cookies, 
     }
     expect(res.status, `${caller.name}: ${res.text}`).toBe(200);
     const names = (res.body as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
-    expect(names.length, caller.name).toBe(caller.tokenRole === "observer" ? 4 : 15);
+    expect(names.length, caller.name).toBe(caller.tokenRole === "observer" ? 5 : 18);
     tally.allowed++;
   }
   const observer = callers.find((c) => c.tokenRole === "observer")!;

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { attackFixture, callAction, manifestActions, mustSignIn, type AttackFixture } from "@/test/attacks/helpers";
+import { createActor, createTask, perform } from "@/lib/tasks";
+import { makeQueue } from "@/test/queues";
 import { expectError } from "./helpers";
 
 // Every API call and server action answers: one whose database call does not settle by the
@@ -41,19 +43,24 @@ test("a call with no answer from the database in time is 503 unavailable; the ne
 test("a server action with no answer from the database in time answers unavailable; the next one works", async () => {
   const person = await f.person("deadline@example.com", "staff");
   const cookie = await mustSignIn(f, person.email, person.password);
-  const action = manifestActions().find((a) => a.exportedName === "claimNextAction")!;
+  // Any staff action that reads tasks: the board's claim (claimNextAction left the page's bundle).
+  const action = manifestActions().find((a) => a.exportedName === "claimAction")!;
+  await makeQueue(f.database.db, "deadline");
+  const made = await perform(createTask, { title: "claimed after the stall", queue: "deadline" }, { db: f.database.db, actor: await createActor(f.database.db, "user", "Author") });
+  if (!made.ok) throw new Error(made.error.message);
+  const target = { taskId: made.value.id, version: made.value.version };
   const holder = await f.database.client.reserve();
   try {
     await holder`BEGIN`;
     await holder`LOCK TABLE tasks IN ACCESS EXCLUSIVE MODE`;
     const started = Date.now();
-    const answer = await callAction(f.server.url, action, [{}], { cookie });
+    const answer = await callAction(f.server.url, action, [target], { cookie });
     expect(Date.now() - started).toBeLessThan(4_500);
     expect(answer.result).toMatchObject({ ok: false, error: { code: "unavailable", message: expect.stringMatching(/did not answer in time/) } });
   } finally {
     await holder`ROLLBACK`;
     holder.release();
   }
-  expect((await callAction(f.server.url, action, [{}], { cookie })).result).toMatchObject({ ok: true });
-  expect(f.server.output()).toMatch(/\[action\] claimNext: no answer from the database in 2 s; its pool is replaced/);
+  expect((await callAction(f.server.url, action, [target], { cookie })).result).toMatchObject({ ok: true });
+  expect(f.server.output()).toMatch(/\[action\] claim: no answer from the database in 2 s; its pool is replaced/);
 });
