@@ -1,10 +1,11 @@
 import { flag, optional, parse, required, str, type Command } from "./flags";
 import { usageError } from "./errors";
+import { cell } from "./escape";
 
 // Schedules from a shell, as a supervisor keeps them on /schedules (docs/schedules.md).
 
-const row = (cells: string[]) =>
-  cells.map((c) => c.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`)).join("  ");
+/** One line of columns, each cell escaped for the terminal (scripts/cli/escape.ts). */
+const row = (cells: string[]) => cells.map(cell).join("  ");
 
 async function byId(positionals: string[], verb: string): Promise<string> {
   if (positionals.length !== 1) throw usageError(`schedule ${verb} takes one schedule id`);

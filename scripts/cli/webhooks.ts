@@ -1,13 +1,13 @@
 import { CliError, usageError } from "./errors";
+import { cell } from "./escape";
 import { list, optional, parse, required, str, type Command } from "./flags";
 
 // Webhooks from a shell, as a supervisor keeps them on /webhooks (docs/webhooks.md). The CLI's
 // operator registers them; the secret is sealed under the server's secret, so the CLI reads
 // the same one `npm start` uses (NEXTAUTH_SECRET, else the data folder's).
 
-/** One line of columns; control and bidi characters shown escaped, so a URL cannot rewrite the terminal. */
-const row = (cells: string[]) =>
-  cells.map((c) => c.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`)).join("  ");
+/** One line of columns, each cell escaped for the terminal (scripts/cli/escape.ts). */
+const row = (cells: string[]) => cells.map(cell).join("  ");
 
 export const webhookCommands: Record<string, Command> = {
   "webhook create": {
