@@ -67,7 +67,9 @@ test("connections switched off (55000): every route answers 503 unavailable, the
     for (const { request, res } of await burst()) {
       expect(res.status, `${request}: ${res.text}`).toBe(503);
       expectNoLeak(res.text);
-      expect(expectError(res, 503, "unavailable").message).toMatch(/unavailable/);
+      // Refused at connect ("…unavailable…"), or, on a loaded machine, still connecting when the
+      // request's deadline came ("…did not answer in time…"): both are this answer.
+      expect(expectError(res, 503, "unavailable").message).toMatch(/unavailable|did not answer in time/);
       expect(res.headers.get("retry-after"), request).toBe("1");
     }
     expect((await f.api.get("/health")).body).toEqual({ ok: false, db: "down" });
