@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Executor, Tx } from "@/db/client";
+import { isUniqueViolation } from "@/db/errors";
 import { queues, schedules, type ScheduleRow } from "@/db/schema";
 import type { Clock } from "@/lib/tasks/core/clock";
 import { defineOperation } from "@/lib/tasks/core/engine";
@@ -51,7 +52,6 @@ async function queueRefusal(tx: Tx, name: string): Promise<string | null> {
 }
 
 const nameTaken = (name: string) => fail({ code: "invalid_request", message: `name: a schedule is already named ${name}`, field: "name" });
-const isUniqueViolation = (error: unknown) => (error as { cause?: { code?: string }; code?: string })?.cause?.code === "23505" || (error as { code?: string })?.code === "23505";
 
 export const createSchedule = defineOperation({
   name: "createSchedule",

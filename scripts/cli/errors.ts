@@ -45,10 +45,4 @@ export function describe(error: unknown): string {
   return oneLine(e instanceof Error ? e.message : String(e));
 }
 
-/** PostgreSQL's unique_violation, anywhere in the cause chain. */
-export function isUniqueViolation(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if ((e as { code?: unknown }).code === "23505") return true;
-  }
-  return false;
-}
+export { isUniqueViolation } from "../../db/errors";
