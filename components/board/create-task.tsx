@@ -37,6 +37,7 @@ function placeholder(draft: Draft): TaskView {
     dependsOn: [],
     blockedBy: [],
     notBefore: null,
+    reserves: [],
     createdAt: now,
     updatedAt: now,
     handoff: null,

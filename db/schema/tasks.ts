@@ -127,6 +127,8 @@ export const tasks = pgTable(
     /** The latest hand-off note {summary, next, artifacts, by} and when it was written. */
     handoff: jsonb("handoff"),
     handoffAt: timestamp("handoff_at", { withTimezone: true }),
+    /** What the task reserves while held, [{resource, mode}] (lib/tasks/reservations); null when nothing. */
+    reserves: jsonb("reserves").$type<{ resource: string; mode: "exclusive" | "shared" }[]>(),
     ...timestamps,
   },
   (t) => [
@@ -153,6 +155,8 @@ export const tasks = pgTable(
       .where(sql`${t.status} IN ('claimed', 'started')`),
     // The board's columns across all queues: one status in claim order.
     index("tasks_status_order").on(t.status, t.priority.desc().nullsFirst(), t.createdAt, t.id),
+    // Only tasks that reserve are in it: what is held, and whether a queue has such tasks at all.
+    index("tasks_reserving").on(t.status, t.queue).where(sql`${t.reserves} IS NOT NULL`),
     index("tasks_owner").on(t.ownerId).where(sql`${t.ownerId} IS NOT NULL`),
     index("tasks_queue_status").on(t.queue, t.status, t.id),
     // The few attempts that met their ceiling: a claim strikes their lapse before walking the queue.

@@ -42,6 +42,17 @@ export const effectObject = z
   })
   .meta({ id: "Effect", description: "One act outside the board, in the effect ledger (intended → applied | failed; intended → unknown when its attempt ends open)" });
 
+export const reservationObject = z
+  .object({
+    resource: z.string().meta({ description: "A relative /-separated path; a last segment ** covers the subtree" }),
+    mode: z.enum(["exclusive", "shared"]),
+  })
+  .meta({ id: "Reservation", description: "Two reservations conflict when either is exclusive and one covers the other" });
+
+export const heldReservationObject = reservationObject
+  .extend({ taskId: z.string(), title: z.string(), queue: z.string(), owner: actorRef, leaseUntil: z.iso.datetime() })
+  .meta({ id: "HeldReservation", description: "A reservation held now: by the task that holds it and its owner, until the lease ends" });
+
 export const taskObject = z
   .object({
     id: z.string(),
@@ -65,6 +76,7 @@ export const taskObject = z
     updatedAt: z.iso.datetime(),
     handoff: handoffObject.nullable(),
     progress: progressObject.nullable(),
+    reserves: z.array(reservationObject).meta({ description: "What the task reserves while it is held ([] when nothing): claim-next skips it while a held task's reservation conflicts" }),
     openEffects: z.array(effectObject).meta({ description: "The effect ledger's open effects (intended or unknown), oldest first: resolve each unknown one before completing" }),
   })
   .meta({ id: "Task" });

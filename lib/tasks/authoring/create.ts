@@ -26,6 +26,8 @@ function requested(input: CreateTaskInput) {
     payload: input.payload ?? {},
     dependsOn: normalizeIds(input.dependsOn ?? []).map(String),
     notBefore: input.notBefore ? new Date(input.notBefore).toISOString() : null,
+    // Only when it reserves anything: the created event of a task without stays as it was.
+    reserves: input.reserves && input.reserves.length > 0 ? input.reserves : undefined,
   };
 }
 
@@ -57,6 +59,7 @@ async function createOnce(tx: Tx, input: CreateTaskInput, { actor, clock }: Oper
       dependsOn: dependencies.value.map((d) => d.id),
       blockedBy: dependencies.value.filter((d) => d.status !== "done").map((d) => d.id),
       notBefore: fields.notBefore ? new Date(fields.notBefore) : null,
+      reserves: fields.reserves ?? null,
       idempotencyKey: scopedKey,
       createdAt: now,
       updatedAt: now,

@@ -63,6 +63,8 @@ const COLUMNS: Record<Field, (value: unknown) => SQL> = {
   payload: (v) => sql`payload = ${JSON.stringify(v)}::jsonb`,
   queue: (v) => sql`queue = ${v as string}`,
   notBefore: (v) => sql`not_before = ${v ? new Date(v as string).toISOString() : null}::timestamptz`,
+  // None is NULL, not [], so the tasks_reserving index holds only tasks that reserve.
+  reserves: (v) => sql`reserves = ${(v as unknown[]).length > 0 ? JSON.stringify(v) : null}::jsonb`,
 };
 
 /**

@@ -15,6 +15,8 @@ export interface QueueState {
   queue: Queue;
   /** Some held task of this queue has a lapsed lease. */
   hasExpired: boolean;
+  /** Some unfinished task of this queue reserves something: its claims take the reservations lock. */
+  hasReserving: boolean;
 }
 
 /** The queue's settings and whether any lease in it has lapsed (one probe of tasks_held_lease). */
@@ -26,6 +28,10 @@ export async function readQueueState(tx: Executor, name: string, clock: Clock): 
         SELECT 1 FROM ${tasks}
         WHERE ${tasks.queue} = ${queues.name} AND ${tasks.status} IN ('claimed', 'started')
           AND ${tasks.leaseUntil} <= ${clock.now()})`,
+      // Whether a claim here may take reservations (read from tasks_reserving, which holds only such tasks).
+      hasReserving: sql<boolean>`EXISTS (
+        SELECT 1 FROM ${tasks}
+        WHERE ${tasks.reserves} IS NOT NULL AND ${tasks.status} IN ('queued', 'claimed', 'started') AND ${tasks.queue} = ${queues.name})`,
     })
     .from(queues)
     .where(eq(queues.name, name));

@@ -12,6 +12,7 @@ import { claimantRefusal } from "./claimants";
 import { strikeCappedLapses } from "./ceiling";
 import { WORKERS } from "../core/standing";
 import { lapseCutoff } from "./lock-delay";
+import { lockReservations, reservationFilter } from "../reservations/held";
 
 // The partial indexes' predicates (db/schema/tasks.ts), which a query must repeat to use them.
 const READY_QUEUED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NULL`);
@@ -50,13 +51,16 @@ export async function claimBest(
   // A lapsed attempt that recorded a side effect comes back needs_check too.
   const checkFilter = input.skipNeedsCheck ? sql`AND NOT needs_check` : sql``;
   const lapsedCheckFilter = input.skipNeedsCheck ? sql`AND NOT (needs_check OR side_effect_recorded)` : sql``;
+  // Tasks that reserve are walked only under the reservations lock, and only while free (lib/tasks/reservations).
+  if (state.hasReserving) await lockReservations(tx);
+  const reserved = reservationFilter(state.hasReserving, clock);
 
   const candidates = sql`
     WITH queued AS MATERIALIZED (
       -- tasks_queued_order holds only unblocked tasks with no notBefore (the predicate below
       -- is the index's, word for word), so the walk never steps over a blocked or waiting row.
       SELECT ${CANDIDATE_COLUMNS} FROM tasks
-      WHERE queue = ${queue} AND ${READY_QUEUED} ${checkFilter}
+      WHERE queue = ${queue} AND ${READY_QUEUED} ${checkFilter} ${reserved}
       ORDER BY priority DESC, created_at, id
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
@@ -64,7 +68,7 @@ export async function claimBest(
       -- Scheduled and backed-off tasks, walked by tasks_scheduled in not_before order: a range
       -- read that stops at the first not-yet-due row or at the limit, however many still wait.
       SELECT ${CANDIDATE_COLUMNS} FROM tasks
-      WHERE queue = ${queue} AND ${READY_SCHEDULED} AND not_before <= ${clock.now()} ${checkFilter}
+      WHERE queue = ${queue} AND ${READY_SCHEDULED} AND not_before <= ${clock.now()} ${checkFilter} ${reserved}
       ORDER BY not_before
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
@@ -73,7 +77,7 @@ export async function claimBest(
       -- limit: offered tasks_held_lease, the planner may fetch every lapsed lease and sort
       -- them (220 ms for a batch in a 25,000-lease storm, against 0.4 ms for the walk).
       SELECT ${CANDIDATE_COLUMNS} FROM tasks
-      WHERE queue = ${queue} AND status IN ('claimed', 'started') AND (lease_until <= ${lapsedBy}) IS TRUE ${lapsedCheckFilter}
+      WHERE queue = ${queue} AND status IN ('claimed', 'started') AND (lease_until <= ${lapsedBy}) IS TRUE ${lapsedCheckFilter} ${reserved}
       ORDER BY priority DESC, created_at, id
       LIMIT ${expiredLimit}
       FOR UPDATE SKIP LOCKED

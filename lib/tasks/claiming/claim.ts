@@ -14,6 +14,7 @@ import { claimInput, type ClaimInput } from "../core/schemas";
 import { loadTask, toTasks } from "../core/task-row";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
 import { WORKERS } from "../core/standing";
+import { lockReservationsOf, reservationFilter } from "../reservations/held";
 
 /**
  * A targeted claim waits at most this long for a row another transaction holds, then
@@ -29,6 +30,8 @@ export const claim = defineOperation({
   input: claimInput,
   async run(tx, input, { actor, clock, instance }) {
     await tx.execute(sql.raw(`SET LOCAL lock_timeout = '${TARGETED_CLAIM_LOCK_TIMEOUT_MS}ms'`));
+    // A task that reserves is claimed under the reservations lock, and only while free.
+    const reserved = reservationFilter(await lockReservationsOf(tx, input.taskId), clock);
     const attempt = async (version: number) => {
       const candidates = sql`
         SELECT ${CANDIDATE_COLUMNS} FROM tasks
@@ -42,7 +45,7 @@ export const claim = defineOperation({
                                    WHERE queues.name = tasks.queue
                                      AND (breaker_tripped_at IS NOT NULL
                                           OR tasks.lease_until + make_interval(secs => queues.lock_delay_seconds) > ${clock.now()}))))
-          ${readyForClaim(clock)}
+          ${readyForClaim(clock)} ${reserved}
         FOR UPDATE OF tasks`;
       return (await claimRows(tx, clock, candidates, { actor, instance }))[0];
     };

@@ -10,6 +10,7 @@ import { readinessInput } from "../core/schemas";
 import { parseTimestamp } from "../core/task-row";
 import { ok, type ActorRef, type EngineError, type Result, type Task } from "../core/types";
 import { EVERYONE } from "../core/standing";
+import { conflictingHoldings } from "../reservations/held";
 
 // "Why is this task not being picked up?" — answered once, here, for the API's readiness
 // route, MCP's task_readiness and the task page; the targeted claim explains its refusals
@@ -103,6 +104,11 @@ export async function readTaskReadiness(db: Executor, clock: Clock, taskId: stri
     for (const dependency of await blockingDependencies(db, facts.blocked_by)) add("blocked", dependency);
     if (facts.waiting) add("not_before", `Not before ${at(facts.not_before!)}`);
   }
+  if (facts.status === "queued" || (held && facts.lapsed)) {
+    for (const c of await conflictingHoldings(db, clock, taskId)) {
+      add("reserved", `#${c.taskId} "${c.title}"${c.owner ? ` (${c.owner})` : ""} holds ${c.resource}, which this task's reservations conflict with`);
+    }
+  }
   if (facts.needs_check && facts.status !== "done" && facts.status !== "cancelled") {
     add("needs_check", "An earlier attempt began a side effect: a claim works, but starting needs confirmCheck");
   }
@@ -132,7 +138,7 @@ export async function explainUnready(db: Executor, clock: Clock, task: Task, cal
   if (!readiness) return null;
   const paused = readiness.reasons.find((r) => r.code === "queue_paused");
   if (paused) return { code: "queue_paused", message: `Task ${task.id} cannot be claimed: ${paused.message}`, task };
-  const graph = readiness.reasons.filter((r) => r.code === "blocked" || r.code === "not_before" || r.code === "lock_delay");
+  const graph = readiness.reasons.filter((r) => r.code === "blocked" || r.code === "not_before" || r.code === "lock_delay" || r.code === "reserved");
   if (graph.length === 0) return null;
   return { code: "not_ready", message: `Task ${task.id} is not ready: ${graph.map((r) => r.message).join("; ")}`, task };
 }

@@ -6,6 +6,7 @@
 // that EVENT_TYPES (lib/tasks/core/machine.ts) names exactly those.
 
 import type { TaskStatus } from "./machine";
+import type { Reservation } from "../reservations/schemas";
 
 /** Who wrote a note or did a thing, as events record them. */
 export interface EventActor {
@@ -38,6 +39,7 @@ export interface CreatedPayload extends Moved {
   dependsOn: string[];
   notBefore: string | null;
   idempotencyKey?: string;
+  reserves?: Reservation[];
 }
 export interface ClaimedPayload extends Moved { leaseUntil?: string; leaseSeconds: number | null }
 export interface ClaimRejectedPayload { version: number; expectedVersion: number; ownerId: string | null; status: TaskStatus }
@@ -85,7 +87,7 @@ export interface DependencyRemovedPayload extends Moved { removed: string; depen
 export interface UnblockedPayload extends Moved { dependencies: string[] }
 /** One field's change; `from` of a large payload is left out. */
 export interface FieldChange { from?: unknown; to: unknown; fromOmitted?: true }
-export interface EditedPayload extends Moved { changes: Partial<Record<"title" | "description" | "priority" | "payload" | "queue" | "notBefore", FieldChange>> }
+export interface EditedPayload extends Moved { changes: Partial<Record<"title" | "description" | "priority" | "payload" | "queue" | "notBefore" | "reserves", FieldChange>> }
 /** No version: a comment changes nothing of the task. `pending` marks the page's own placeholder. */
 export interface CommentedPayload { body: string; pending?: true }
 export interface EventsArchivedPayload {

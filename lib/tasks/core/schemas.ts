@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { reserves } from "../reservations/schemas";
 import { LIMITS } from "@/lib/limits";
 
 // One schema per input, shared by the engine, the server actions and the API routes
@@ -95,6 +96,8 @@ export const createTaskInput = z.strictObject({
   dependsOn: dependsOn.optional(),
   notBefore: notBefore.optional(),
   idempotencyKey: idempotencyKey.optional(),
+  /** Taken while the task is held (API.md "Reservations"). */
+  reserves: reserves.optional(),
 });
 
 export const claimNextInput = z.strictObject({
@@ -161,8 +164,10 @@ const editFields = {
   queue: queueName.optional(),
   /** Not claimable before this time; null removes it. */
   notBefore: notBefore.nullable().optional(),
+  /** Replaces what the task reserves; [] reserves nothing. */
+  reserves: reserves.optional(),
 };
-export const EDITABLE_FIELDS = ["title", "description", "priority", "payload", "queue", "notBefore"] as const;
+export const EDITABLE_FIELDS = ["title", "description", "priority", "payload", "queue", "notBefore", "reserves"] as const;
 const namesAField = (body: Partial<Record<(typeof EDITABLE_FIELDS)[number], unknown>>) => EDITABLE_FIELDS.some((f) => body[f] !== undefined);
 const NAMES_A_FIELD = { message: `must name at least one of ${EDITABLE_FIELDS.join(", ")}` };
 /** An edit must change something it names: a refinement, added after any `.extend`. */

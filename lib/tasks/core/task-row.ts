@@ -52,6 +52,7 @@ export function rawToTaskRow(raw: Record<string, unknown>): TaskRow {
     progressAt: nullableTimestamp((raw.progress_at as string | null) ?? null),
     handoff: raw.handoff ?? null,
     handoffAt: nullableTimestamp((raw.handoff_at as string | null) ?? null),
+    reserves: (raw.reserves as TaskRow["reserves"]) ?? null,
     createdAt: parseTimestamp(raw.created_at as string),
     updatedAt: parseTimestamp(raw.updated_at as string),
   };
@@ -81,6 +82,7 @@ export function toTask(row: TaskRow, owner: ActorRef | null): Task {
     handoff: row.handoff && row.handoffAt ? { ...(row.handoff as Omit<Handoff, "at">), at: row.handoffAt } : null,
     progress: row.progressAt ? { value: row.progress, at: row.progressAt } : null,
     openEffects: [],
+    reserves: row.reserves ?? [],
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Effect } from "../effects/ledger";
+import type { Reservation } from "../reservations/schemas";
 import type { ActorKind, TaskStatus } from "@/db/schema";
 
 export interface ActorRef {
@@ -51,6 +52,8 @@ export interface Task {
   progress: Progress | null;
   /** The effect ledger's open effects (intended or unknown), oldest first: the successor's checklist. */
   openEffects: Effect[];
+  /** What the task reserves while it is held (lib/tasks/reservations); [] when nothing. */
+  reserves: Reservation[];
 }
 
 export const conflictCodes = [

@@ -3,6 +3,7 @@ import type { Executor } from "@/db/client";
 import { taskEvents, type TaskEventRow, type TaskRow } from "@/db/schema";
 import { typedEvent, type EventType, type Typed } from "../core/event-payloads";
 import { EVENTS } from "../core/machine-events";
+import type { Reservation } from "../reservations/schemas";
 
 /**
  * The part of a task row that its events determine. blocked_by is not: it shrinks when
@@ -60,6 +61,7 @@ export function foldEvents(rows: FoldEvent[]): FoldedTask {
     progressAt: null,
     handoff: null,
     handoffAt: null,
+    reserves: p.reserves ?? null,
     createdAt: first.createdAt,
     updatedAt: first.createdAt,
   };
@@ -83,6 +85,7 @@ function fromCheckpoint(value: unknown): FoldedTask {
   const state = { ...(value as Record<string, unknown>) };
   for (const key of DATES) state[key] = state[key] == null ? null : new Date(state[key] as string);
   state.dependsOn = ((state.dependsOn as string[] | undefined) ?? []).map((id) => BigInt(id));
+  state.reserves ??= null; // a fact archived before reservations existed
   return state as unknown as FoldedTask;
 }
 
@@ -220,6 +223,7 @@ function replay(
         if (changes.payload) task.payload = changes.payload.to;
         if (changes.queue) task.queue = changes.queue.to as string;
         if (changes.notBefore) task.notBefore = changes.notBefore.to ? new Date(changes.notBefore.to as string) : null;
+        if (changes.reserves) task.reserves = (changes.reserves.to as Reservation[]).length > 0 ? (changes.reserves.to as Reservation[]) : null;
         break;
       }
       case "claim_rejected":
