@@ -21,7 +21,7 @@ import { insightsRow } from "./insights";
 import { captureCycle, type CapturedCycle } from "./lib/capture";
 import { startBenchServer, type BenchServer } from "./lib/pg";
 import { paired, ratioRow, table, writeResults, type Row } from "./lib/report";
-import { eventLogBytes, seedMixed, seedQueued } from "./lib/seed";
+import { eventLogBytes, seedMixed, seedQueued, seedReserved } from "./lib/seed";
 import { startNext, type BenchServerProcess } from "./lib/server";
 import { summarize } from "./lib/stats";
 import { ensurePgbench, runPgbench, type Variant } from "./pgbench";
@@ -85,6 +85,7 @@ async function main() {
     });
     await section("claim-p50-1m-vs-1k", () => claimScale(server));
     await section("claim-p50-graph-1m-vs-1k", () => graphClaimScale(server));
+    await section("claim-p50-reserved-1m-vs-1k", () => reservedClaimScale(server));
     await section("unblock-1000", () => unblockFanout(server));
     await section("limits-cost", async () => {
       rows.push(await limitsRow(await db(server, "limits"), 16, SIZES.limitLookups, SIZES.reps));
@@ -225,6 +226,21 @@ async function graphClaimScale(server: BenchServer) {
   const p = await paired(SIZES.claimReps, () => claimP50(big, SIZES.claims), () => claimP50(small, SIZES.claims));
   const label = SIZES.bigClaim === 1_000_000 ? "1M" : `${SIZES.bigClaim / 1000}k (quick)`;
   rows.push(ratioRow("claim-p50-graph-1m-vs-1k", `claim-next p50 ms, ${label} tasks (30 % blocked, 10 % not yet due) ÷ 1k`, p,
+    { op: "<=", target: 1.5 }, quick ? "quick run: 100,000 tasks instead of 1,000,000" : undefined));
+  await server.drop(big.split("/").at(-1)!);
+}
+
+/** claim-next p50 where 20 % of the tasks reserve a resource, some of them held (issue 24). */
+async function reservedClaimScale(server: BenchServer) {
+  const small = await db(server, "reserved_1k");
+  const big = await db(server, "reserved_big");
+  await seedReserved(small, 1000);
+  const t0 = performance.now();
+  await seedReserved(big, SIZES.bigClaim);
+  log(`  seeded ${SIZES.bigClaim} tasks (20 % reserving) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const p = await paired(SIZES.claimReps, () => claimP50(big, SIZES.claims), () => claimP50(small, SIZES.claims));
+  const label = SIZES.bigClaim === 1_000_000 ? "1M" : `${SIZES.bigClaim / 1000}k (quick)`;
+  rows.push(ratioRow("claim-p50-reserved-1m-vs-1k", `claim-next p50 ms, ${label} tasks (20 % reserving) ÷ 1k`, p,
     { op: "<=", target: 1.5 }, quick ? "quick run: 100,000 tasks instead of 1,000,000" : undefined));
   await server.drop(big.split("/").at(-1)!);
 }

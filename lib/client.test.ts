@@ -162,6 +162,16 @@ describe("ClaimboardClient against a real server", () => {
     expect(resolved.task.openEffects).toEqual([]);
   });
 
+  test("reservations: a created task's reserves, held while it is, in listReservations", async () => {
+    const made = await client.createTask({ title: "reserving", queue: "client-one", priority: 100, reserves: [{ resource: "client/src/**", mode: "exclusive" }] });
+    expect(made.reserves).toEqual([{ resource: "client/src/**", mode: "exclusive" }]);
+    expect((await client.listReservations()).filter((r) => r.taskId === made.id)).toEqual([]);
+    const held = (await client.claimNext({ queue: "client-one" }))!;
+    expect(held.id).toBe(made.id);
+    expect((await client.listReservations()).filter((r) => r.taskId === made.id)).toMatchObject([{ resource: "client/src/**", mode: "exclusive", owner: { id: held.owner!.id } }]);
+    await client.release(held);
+  });
+
   test("completeAndClaimNext and completeMany: the agent loop's calls", async () => {
     for (const title of ["loop-1", "loop-2", "loop-3", "loop-4"]) await client.createTask({ title, queue: "client-loop" });
     const first = (await client.claimNext({ queue: "client-loop", start: true }))!;

@@ -8,7 +8,7 @@ import { ClaimboardApiError, toApiError } from "./client/errors";
 import { clientRoutes, type EndpointOf, type RouteName } from "./client/routes";
 import type {
   Answer, Body, CallOptions, ClaimOptions, CompletionResult, Effect, FenceVerdict, Health, ListTasksQuery, NewTask, Query,
-  Queue, Readiness, Task, TaskChanges, TaskCounts, TaskEvent, TaskFilterQuery, TaskRef, Schedule, Webhook, WebhookDelivery,
+  HeldReservation, Queue, Readiness, Task, TaskChanges, TaskCounts, TaskEvent, TaskFilterQuery, TaskRef, Schedule, Webhook, WebhookDelivery,
 } from "./client/types";
 
 export type * from "./client/types";
@@ -219,6 +219,11 @@ export class ClaimboardClient {
   /** A webhook for `events` (and `queues`); the answer's `secret` (whsec_…) is shown this once. */
   async createWebhook(input: Body<"createWebhook">): Promise<{ webhook: Webhook; secret: string }> {
     return this.call("createWebhook", { body: input });
+  }
+
+  /** Every reservation held now, by resource: what claim-next will not hand out beside it. */
+  async listReservations(): Promise<HeldReservation[]> {
+    return (await this.call("listReservations", {})).reservations;
   }
 
   async listWebhooks(): Promise<Webhook[]> {

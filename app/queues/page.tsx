@@ -4,17 +4,24 @@ import { QueueSettings } from "@/components/supervisor/queue-settings";
 import { toWire } from "@/components/task/wire";
 import { requireSupervisor, streamPosition } from "../_lib/session";
 import { listQueues } from "@/lib/tasks/queues/queue-list";
+import { HeldReservations } from "@/components/supervisor/reservations";
+import { RefreshOnEvents } from "@/components/insights/refresh-on-events";
+import { listHeldReservations } from "@/lib/tasks/reservations/held";
+import { databaseClock } from "@/lib/tasks";
 
 export const metadata: Metadata = { title: "Queues · Claimboard" };
 
 export default async function QueuesPage() {
   await requireSupervisor("/queues", "queues");
   await streamPosition(); // before any read: the browser's stream resumes from there
-  const queues = await listQueues(getDatabase().db);
+  const { db } = getDatabase();
+  const [queues, held] = await Promise.all([listQueues(db), listHeldReservations(db, databaseClock)]);
   return (
     <main className="mx-auto max-w-screen-md px-4 py-4">
       <h1 className="mb-4 text-xl font-semibold">Queues</h1>
       <QueueSettings initial={toWire(queues)} />
+      <HeldReservations held={held} />
+      <RefreshOnEvents />
     </main>
   );
 }

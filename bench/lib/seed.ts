@@ -31,6 +31,23 @@ export async function eventLogBytes(url: string): Promise<number> {
  * to 2 h ago), 20 live leases, the rest done; created over 30 days; one `created` event per
  * task and a `lease_expired` for 1 in 20 (50 inside the breaker window, below its threshold).
  */
+/**
+ * seedMixed's table with 20 % of the tasks reserving one of 100 resources exclusively
+ * (issue 24's claim-p50-reserved row): some of the held tasks hold one, so claim-next takes
+ * the reservations lock and steps over the queued tasks that conflict with them.
+ */
+export async function seedReserved(url: string, tasks: number): Promise<void> {
+  await seedMixed(url, tasks);
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await sql.unsafe(`UPDATE tasks SET reserves = jsonb_build_array(jsonb_build_object('resource', 'repo/f' || (id % 100), 'mode', 'exclusive'))
+                      WHERE id % 5 = 0`);
+    await sql.unsafe(`VACUUM ANALYZE tasks`);
+  } finally {
+    await sql.end();
+  }
+}
+
 export async function seedMixed(url: string, tasks: number): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {

@@ -9,7 +9,7 @@ import { verifyFenceInput } from "@/lib/tasks/fences/verify-input";
 import { effectBody, resolveEffectBody } from "@/lib/tasks/effects/schemas";
 import {
   effectObject, effectResponse, errorObject, eventObject, fenceVerdictObject, healthBody, queueObject, queueResponse, readinessObject,
-  taskCountsObject, taskObject, taskResponse, scheduleObject, scheduleResponse, webhookDeliveryObject, webhookObject,
+  heldReservationObject, taskCountsObject, taskObject, taskResponse, scheduleObject, scheduleResponse, webhookDeliveryObject, webhookObject,
 } from "./wire";
 
 export { errorObject, eventObject, queueObject, readinessObject, taskCountsObject, taskObject };
@@ -113,6 +113,13 @@ export const endpoints = {
     roles: READ, session: true, query: countTasksQuery,
     success: { status: 200, description: "The counts", schema: taskCountsObject },
     errors: [400],
+  },
+  listReservations: {
+    operationId: "listReservations", method: "GET", path: "/reservations",
+    summary: "Every reservation held now (API.md \"Reservations\"): by resource, with the task that holds it, its owner and lease",
+    roles: READ, session: true,
+    success: { status: 200, description: "What is held", schema: z.object({ reservations: z.array(heldReservationObject) }) },
+    errors: [],
   },
   getTask: {
     operationId: "getTask", method: "GET", path: "/tasks/{id}", summary: "One task",

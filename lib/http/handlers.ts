@@ -68,6 +68,8 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     return Response.json({ tasks: page.items, nextCursor: page.nextCursor });
   }),
   countTasks: handle(endpoints.countTasks, async ({ db, query, principal }) => Response.json(await countTasks(db, query, principal!.actor))),
+  listReservations: handle(endpoints.listReservations, async ({ run }) =>
+    respond(await run(engine.listReservations, {}), (reservations) => ({ reservations }))),
   getTask: handle(endpoints.getTask, async ({ db, params, principal }) => {
     const id = taskPath.safeParse(params);
     if (!id.success) return errorResponse(validationError(id.error));

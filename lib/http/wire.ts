@@ -228,6 +228,7 @@ export type TaskCounts = z.infer<typeof taskCountsObject>;
 export type Queue = z.infer<typeof queueObject>;
 export type Health = z.infer<typeof healthBody>;
 export type Webhook = z.infer<typeof webhookObject>;
+export type HeldReservation = z.infer<typeof heldReservationObject>;
 export type Schedule = Loose<z.infer<typeof scheduleObject>>;
 export type WebhookDelivery = z.infer<typeof webhookDeliveryObject>;
 /** API.md's error body's `error`. */

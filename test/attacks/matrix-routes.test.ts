@@ -89,6 +89,7 @@ const SCENES: Record<string, Scene> = {
   listWebhookDeliveries: async (_s, _c, q) => ({ path: `/webhooks/${await aWebhook(f.database.db, q)}/deliveries` }),
   createSchedule: async (_s, _c, q) => ({ path: "/schedules", body: { name: `made ${q}`, cron: "0 9 * * 1", queue: q, task: { title: "matrix" } } }),
   listSchedules: async () => ({ path: "/schedules" }),
+  listReservations: async () => ({ path: "/reservations" }),
   updateSchedule: async (_s, _c, q) => ({ path: `/schedules/${await aSchedule(f.database.db, q)}`, body: { paused: true } }),
   deleteSchedule: async (_s, _c, q) => ({ path: `/schedules/${await aSchedule(f.database.db, q)}` }),
   streamEvents: async (_s, _c, q) => ({ path: `/events?queue=${q}` }),

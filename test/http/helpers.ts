@@ -224,6 +224,8 @@ const TASK_KEYS = [
   "blockedBy", "dependsOn", "notBefore",
   // contract v1.2, attempts and fences
   "attempt", "fence", "openEffects",
+  // contract v1.2, reservations
+  "reserves",
 ].sort();
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled"];
@@ -260,6 +262,7 @@ export function expectTask(value: unknown): WireTask {
   expect(task.needsCheck).toBeTypeOf("boolean");
   expect(Number.isInteger(task.attempt) && (task.attempt as number) >= 0).toBe(true);
   expect(Array.isArray(task.openEffects)).toBe(true);
+  expect(Array.isArray(task.reserves) && (task.reserves as { resource: unknown; mode: unknown }[]).every((r) => typeof r.resource === "string" && (r.mode === "exclusive" || r.mode === "shared"))).toBe(true);
   if (task.fence !== null) expect(task.fence).toMatch(/^cbf_[1-9]\d*_\d+_[A-Za-z0-9_-]{43}$/);
   for (const ids of [task.dependsOn, task.blockedBy]) {
     expect(Array.isArray(ids) && ids.every((id) => typeof id === "string" && /^[1-9][0-9]*$/.test(id))).toBe(true);
