@@ -37,6 +37,7 @@ function placeholder(draft: Draft): TaskView {
     dependsOn: [],
     blockedBy: [],
     notBefore: null,
+    submission: null,
     createdAt: now,
     updatedAt: now,
     handoff: null,

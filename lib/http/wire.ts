@@ -42,6 +42,16 @@ export const effectObject = z
   })
   .meta({ id: "Effect", description: "One act outside the board, in the effect ledger (intended → applied | failed; intended → unknown when its attempt ends open)" });
 
+const submissionObject = z
+  .object({
+    result: z.unknown().meta({ description: "The result the completion sent: any JSON (null without one)" }),
+    digest: z.string().meta({ description: "SHA-256 (hex) of the canonical JSON of result (object keys sorted): send it back with the review" }),
+    by: actorRef,
+    attempt: z.number().int().meta({ description: "The attempt that submitted it" }),
+    at: z.iso.datetime(),
+  })
+  .meta({ id: "Submission", description: "A completion waiting for review (status in_review), or the one approved" });
+
 export const taskObject = z
   .object({
     id: z.string(),
@@ -66,6 +76,7 @@ export const taskObject = z
     handoff: handoffObject.nullable(),
     progress: progressObject.nullable(),
     openEffects: z.array(effectObject).meta({ description: "The effect ledger's open effects (intended or unknown), oldest first: resolve each unknown one before completing" }),
+    submission: submissionObject.nullable().meta({ description: "The completion waiting for review (in_review), or the one approved; null otherwise" }),
   })
   .meta({ id: "Task" });
 
@@ -126,6 +137,7 @@ export const queueObject = z
     claimants: z.enum(["anyone", "people", "agents"]),
     commenters: z.enum(["anyone", "people", "supervisors"]).meta({ description: "Who may comment on the queue's tasks (anyone, people and supervisor tokens, or supervisors)" }),
     maxAttemptSeconds: z.number().int().nullable(),
+    review: z.enum(["none", "agents", "everyone"]).meta({ description: "Which completions wait for a reviewer (in_review) instead of becoming done: none, those by agents, or everyone's" }),
     paused: z.boolean(),
     pausedAt: z.iso.datetime().nullable(),
     pausedBy: z.string().nullable().meta({ description: "Who paused it (a name), while paused" }),
