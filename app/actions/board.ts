@@ -5,6 +5,7 @@ import { guardedAction } from "@/lib/auth/action";
 import { listPausedQueues, listQueueNames, listQueueRules } from "@/lib/tasks/reads/queries";
 import { ok } from "@/lib/tasks/core/types";
 import { readLapsed } from "@/lib/tasks/supervise/lapsed";
+import { reviewsWaitingFor } from "@/lib/tasks/review/waiting";
 
 // Reads the board needs that the agent API does not offer, behind the same guard.
 export const listQueuesAction = guardedAction("staff", z.strictObject({}), async (_input, { db }) => ok(await listQueueNames(db)));
@@ -17,3 +18,6 @@ export const lapsedCountAction = guardedAction("staff", z.strictObject({}), asyn
   const { count, nextLapseAt } = await readLapsed(db, 0);
   return ok({ count, nextLapseAt });
 });
+/** How many in_review tasks the signed-in person may review (not submitted nor held by them): the board's count. */
+export const reviewsWaitingAction = guardedAction("staff", z.strictObject({}), async (_input, { db, user }) =>
+  ok({ count: await reviewsWaitingFor(db, user.actor.id) }));

@@ -13,6 +13,7 @@ import { FiltersBar } from "./filters-bar";
 import { BoardKeys } from "./keyboard";
 import { MyTasksOnPhone } from "./my-tasks";
 import { LapsedCount } from "./lapsed-count";
+import { ReviewsWaiting } from "./reviews-waiting";
 import { PausedQueues } from "./paused-queues";
 import { useQueues } from "./queues";
 import { TaskList } from "./task-list";
@@ -66,6 +67,7 @@ export function Board({
       ) : null}
       <PausedQueues />
       <LapsedCount />
+      <ReviewsWaiting />
       <div id="new-task" hidden={!creating}>
         {creating ? <CreateTask defaultQueue={claimQueue} queues={queues} onCreated={() => setCreating(false)} /> : null}
       </div>

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { claim, complete, foldEvents, start, taskHistory, type ActorRef, type Task } from "@/lib/tasks";
 import { review } from "./review";
@@ -26,11 +27,11 @@ afterAll(async () => {
 
 const at = (t: Task) => ({ taskId: t.id, version: t.version });
 
-async function submitted(queue: string, by: ActorRef, result: unknown = { answer: 42 }, dependsOn?: string[]) {
+async function submitted(queue: string, by: ActorRef, result: z.input<typeof complete.input>["result"] = { answer: 42 }, dependsOn?: string[]) {
   const task = await f.task("reviewed", { queue, ...(dependsOn ? { dependsOn } : {}) });
   return work(task, by, result);
 }
-async function work(task: Task, by: ActorRef, result: unknown = { answer: 42 }) {
+async function work(task: Task, by: ActorRef, result: z.input<typeof complete.input>["result"] = { answer: 42 }) {
   const claimed = await f.must(claim, at(task), by);
   const started = await f.must(start, at(claimed), by);
   return f.must(complete, { ...at(started), result }, by);
