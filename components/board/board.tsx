@@ -14,6 +14,7 @@ import { BoardKeys } from "./keyboard";
 import { MyTasksOnPhone } from "./my-tasks";
 import { LapsedCount } from "./lapsed-count";
 import { ReviewsWaiting } from "./reviews-waiting";
+import { BrowserNotifications } from "@/components/notify/browser-notifications";
 import { PausedQueues } from "./paused-queues";
 import { useQueues } from "./queues";
 import { TaskList } from "./task-list";
@@ -68,6 +69,7 @@ export function Board({
       <PausedQueues />
       <LapsedCount />
       <ReviewsWaiting />
+      <BrowserNotifications />
       <div id="new-task" hidden={!creating}>
         {creating ? <CreateTask defaultQueue={claimQueue} queues={queues} onCreated={() => setCreating(false)} /> : null}
       </div>
