@@ -1,6 +1,7 @@
 "use client";
 
-import { useCallback, useEffect, useState } from "react";
+import { useRouter } from "next/navigation";
+import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import { notificationsAction } from "@/app/actions/board";
 import { onLiveEvents } from "@/components/realtime/listeners";
 import { useViewer } from "@/components/realtime/viewer";
@@ -42,25 +43,33 @@ async function claimOnce(actorId: string, eventId: string): Promise<boolean> {
   return locks ? locks.request(`claimboard-notify-${actorId}`, take) : take();
 }
 
-function show(fact: NotificationFact) {
+function show(fact: NotificationFact, open: (href: string) => void) {
   const notification = new Notification(fact.title, { body: fact.body, tag: `claimboard-${fact.eventId}` });
   notification.onclick = () => {
     window.focus();
-    if (fact.taskId) window.location.assign(`/tasks/${fact.taskId}`);
+    if (fact.taskId) open(`/tasks/${fact.taskId}`);
   };
 }
 
+// The opt-in as an external store: this tab's toggles and other tabs' (the storage event).
+const changed = new Set<() => void>();
+function subscribe(listener: () => void) {
+  changed.add(listener);
+  window.addEventListener("storage", listener);
+  return () => {
+    changed.delete(listener);
+    window.removeEventListener("storage", listener);
+  };
+}
+const optedIn = (actorId: string) =>
+  supported() ? (localStorage.getItem(OPT_IN(actorId)) === "on" && Notification.permission === "granted" ? "on" : "off") : "unsupported";
+
 export function BrowserNotifications() {
   const viewer = useViewer();
-  const [available, setAvailable] = useState(false);
-  const [on, setOn] = useState(false);
+  const router = useRouter();
+  const state = useSyncExternalStore(subscribe, () => optedIn(viewer.actorId), () => "unsupported" as const);
+  const on = state === "on";
   const [problem, setProblem] = useState<string | null>(null);
-
-  useEffect(() => {
-    if (!supported()) return;
-    setAvailable(true);
-    setOn(localStorage.getItem(OPT_IN(viewer.actorId)) === "on" && Notification.permission === "granted");
-  }, [viewer.actorId]);
 
   useEffect(() => {
     if (!on) return;
@@ -69,24 +78,24 @@ export function BrowserNotifications() {
       if (ids.length === 0) return;
       void notificationsAction({ eventIds: ids }).then(async (result) => {
         if (!result.ok) return;
-        for (const fact of result.value) if (await claimOnce(viewer.actorId, fact.eventId)) show(fact);
+        for (const fact of result.value) if (await claimOnce(viewer.actorId, fact.eventId)) show(fact, (href) => router.push(href));
       });
     });
-  }, [on, viewer.actorId]);
+  }, [on, viewer.actorId, router]);
 
   const toggle = useCallback(async (wanted: boolean) => {
     setProblem(null);
     if (!wanted) {
       localStorage.removeItem(OPT_IN(viewer.actorId));
-      return setOn(false);
+      return changed.forEach((listener) => listener());
     }
     const permission = Notification.permission === "granted" ? "granted" : await Notification.requestPermission();
     if (permission !== "granted") return setProblem("This browser blocks notifications from the board: allow them in its site settings.");
     localStorage.setItem(OPT_IN(viewer.actorId), "on");
-    setOn(true);
+    changed.forEach((listener) => listener());
   }, [viewer.actorId]);
 
-  if (!available) return null;
+  if (state === "unsupported") return null;
   return (
     <div className="flex flex-wrap items-center gap-2 text-sm text-slate-700">
       <label className="inline-flex items-center gap-2">

@@ -64,7 +64,7 @@ export function ReviewPanel({ task, history }: { task: TaskView; history: EventV
       {may ? (
         <div className="mt-3 flex flex-col gap-2">
           <label htmlFor="review-note" className="flex flex-col text-xs text-slate-700">
-            Note (a reject's note is the next claimant's hand-off)
+            Note (a reject&apos;s note is the next claimant&apos;s hand-off)
             <textarea id="review-note" value={note} maxLength={LIMITS.reviewNote} rows={3} onChange={(e) => setNote(e.target.value)}
               className="mt-0.5 rounded border border-slate-300 px-2 py-1 text-sm" />
           </label>
