@@ -146,7 +146,7 @@ export const queueObject = z
     archivedAt: z.iso.datetime().nullable().meta({ description: "Archived: no new tasks or claims; its tasks and history stay" }),
     archivedBy: z.string().nullable(),
     counts: statusCounts.meta({ description: "Tasks in each status now; a count of cap + 1 means more than cap" }),
-    throughput: z.object({ lastHour: z.number().int(), last24Hours: z.number().int() }).meta({ description: "Tasks finished (completed or resolved)" }),
+    throughput: z.object({ lastHour: z.number().int(), last24Hours: z.number().int() }).meta({ description: "Tasks finished (completed, resolved, or approved in review)" }),
     createdAt: z.iso.datetime(),
   })
   .meta({ id: "Queue" });

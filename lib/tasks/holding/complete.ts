@@ -164,7 +164,7 @@ async function claimedWith(tx: Tx, taskId: string, actor: ActorRef): Promise<Tas
   const [found] = await executePrepared<{ task_id: string }>(tx, sql`
     SELECT claim.task_id::text FROM task_events done
     JOIN task_events claim ON claim.tx_id = done.tx_id AND claim.type = 'claimed' AND claim.actor_id = done.actor_id
-    WHERE done.task_id = ${taskId}::bigint AND done.type = 'completed' AND done.actor_id = ${actor.id}::uuid
+    WHERE done.task_id = ${taskId}::bigint AND done.type IN ('completed', 'submitted') AND done.actor_id = ${actor.id}::uuid
     ORDER BY done.id DESC, claim.id
     LIMIT 1`);
   const task = found ? await loadTask(tx, found.task_id) : null;

@@ -52,7 +52,7 @@ export async function listQueues(db: Executor, now?: Date, name?: string): Promi
   );
   const finished = (interval: string) => sql`(SELECT count(*)::int FROM task_events e
       WHERE e.queue = q.name AND e.created_at > ${at} - ${interval}::interval AND e.created_at <= ${at}
-        AND e.type IN ('completed', 'resolved'))`;
+        AND e.type IN ('completed', 'resolved', 'approved'))`;
   const rows = await db.execute<Row>(sql`
     SELECT q.name, q.description, q.lease_seconds AS "leaseSeconds", q.max_failures AS "maxFailures",
            q.expiry_threshold AS "expiryThreshold", q.expiry_window_seconds AS "expiryWindowSeconds",

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { claim, complete, foldEvents, start, taskHistory, type ActorRef, type Task } from "@/lib/tasks";
+import { claim, complete, completeAndClaimNext, foldEvents, start, taskHistory, type ActorRef, type Task } from "@/lib/tasks";
 import { review } from "./review";
 import { canonicalJson, submissionDigest } from "./submission";
 import { engineFixture, type EngineFixture } from "@/test/engine";
@@ -55,6 +55,18 @@ describe("review before done", () => {
     // A retry of the submitting completion is a success, as a completion's is.
     const again = await f.run(complete, { taskId: byAgent.id, version: byAgent.version - 1 }, agent);
     expect(again.ok && again.value.status).toBe("in_review");
+  });
+
+  test("complete-and-claim-next submits for review and claims the next; its retry answers the same next task", async () => {
+    const first = await f.task("loop one", { queue: "rev-all" });
+    await f.task("loop two", { queue: "rev-all" });
+    const held = await f.must(start, at(await f.must(claim, at(first), agent)), agent);
+    const input = { ...at(held), result: { n: 1 }, next: { queue: "rev-all", start: true } };
+    const answer = await f.must(completeAndClaimNext, input, agent);
+    expect(answer.task.status).toBe("in_review");
+    expect(answer.next).toMatchObject({ title: "loop two", status: "started" });
+    const retried = await f.must(completeAndClaimNext, input, agent);
+    expect(retried.next?.id).toBe(answer.next!.id);
   });
 
   test("approval makes it done, binds to the digest, and unblocks a dependent then (not before)", async () => {
