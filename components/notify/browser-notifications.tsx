@@ -98,10 +98,10 @@ export function BrowserNotifications() {
   if (state === "unsupported") return null;
   return (
     <div className="flex flex-wrap items-center gap-2 text-sm text-slate-700">
-      <label className="inline-flex items-center gap-2">
+      <label className="inline-flex items-center gap-2" title="Reviews waiting for you, questions in your queues, your tasks taken over">
         <input type="checkbox" checked={on} onChange={(e) => void toggle(e.target.checked)} className={`h-4 w-4 rounded ${focusRing}`}
           data-testid="notify-toggle" />
-        Notify me in this browser (reviews for me, questions in my queues, my tasks taken over)
+        Notify me in this browser
       </label>
       {problem ? <span role="alert" className="text-red-800">{problem}</span> : null}
     </div>
