@@ -172,6 +172,18 @@ describe("ClaimboardClient against a real server", () => {
     await client.release(held);
   });
 
+  test("review: a completion in a reviewed queue waits; the submitter is refused (self_review); another approves it", async () => {
+    expect(await supervisor.createQueue({ name: "client-review", review: "everyone" })).toMatchObject({ review: "everyone" });
+    await client.createTask({ title: "reviewed", queue: "client-review" });
+    const started = (await client.claimNext({ queue: "client-review", start: true }))!;
+    const submitted = await client.complete(started, { result: { b: 2, a: 1 } });
+    expect(submitted).toMatchObject({ status: "in_review", submission: { result: { a: 1, b: 2 }, by: { name: "client-test" }, attempt: 1 } });
+    const refused = await client.review(submitted, "approve", submitted.submission!.digest).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 403, code: "self_review" });
+    const approved = await supervisor.review(submitted, "approve", submitted.submission!.digest, { note: "fine" });
+    expect(approved).toMatchObject({ status: "done", version: submitted.version + 1 });
+  });
+
   test("completeAndClaimNext and completeMany: the agent loop's calls", async () => {
     for (const title of ["loop-1", "loop-2", "loop-3", "loop-4"]) await client.createTask({ title, queue: "client-loop" });
     const first = (await client.claimNext({ queue: "client-loop", start: true }))!;

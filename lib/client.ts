@@ -134,6 +134,15 @@ export class ClaimboardClient {
     return this.ownerCall("fail", task, { reason, ...options });
   }
 
+  /**
+   * Decides an in_review task's submission: approve (done) or reject (a strike, back to the
+   * queue with the note as the hand-off). `digest` is the submission's you read; another
+   * answers submission_changed, and the submitter or anyone who held the task: self_review.
+   */
+  async review(task: TaskRef, decision: "approve" | "reject", digest: string, options: { note?: string } = {}): Promise<Task> {
+    return this.ownerCall("review", task, { decision, digest, ...options });
+  }
+
   /** Removes one dependency from a queued task (its creator, last holder or a supervisor). */
   async removeDependency(task: TaskRef, dependency: string): Promise<Task> {
     return ((await this.call("removeDependency", { id: task.id, dep: dependency, body: { version: task.version } })) as { task: Task }).task;

@@ -9,6 +9,8 @@ export const LIMITS = {
   /** A failure's reason, a supervisor's note, a side effect's description. */
   reason: 2000,
   handoffSummary: 2000,
+  /** A reviewer's note (a reject's is the next claimant's hand-off). */
+  reviewNote: 2000,
   handoffNext: 2000,
   artifact: 500,
   artifacts: 20,

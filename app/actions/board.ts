@@ -5,6 +5,8 @@ import { guardedAction } from "@/lib/auth/action";
 import { listPausedQueues, listQueueNames, listQueueRules } from "@/lib/tasks/reads/queries";
 import { ok } from "@/lib/tasks/core/types";
 import { readLapsed } from "@/lib/tasks/supervise/lapsed";
+import { reviewsWaitingFor } from "@/lib/tasks/review/waiting";
+import { notificationFacts } from "@/lib/notify/facts";
 
 // Reads the board needs that the agent API does not offer, behind the same guard.
 export const listQueuesAction = guardedAction("staff", z.strictObject({}), async (_input, { db }) => ok(await listQueueNames(db)));
@@ -17,3 +19,13 @@ export const lapsedCountAction = guardedAction("staff", z.strictObject({}), asyn
   const { count, nextLapseAt } = await readLapsed(db, 0);
   return ok({ count, nextLapseAt });
 });
+/** How many in_review tasks the signed-in person may review (not submitted nor held by them): the board's count. */
+export const reviewsWaitingAction = guardedAction("staff", z.strictObject({}), async (_input, { db, user }) =>
+  ok({ count: await reviewsWaitingFor(db, user.actor.id) }));
+
+/** Browser notifications: which of these events (ids the board heard) are a fact for the signed-in person (lib/notify/facts.ts). */
+export const notificationsAction = guardedAction(
+  "staff",
+  z.strictObject({ eventIds: z.array(z.string().regex(/^[1-9][0-9]{0,18}$/, "must be event ids")).max(100) }),
+  async ({ eventIds }, { db, user }) => ok(await notificationFacts(db, { actorId: user.actor.id, role: user.role }, eventIds)),
+);

@@ -14,6 +14,7 @@ import {
   release,
   renew,
   resolveEffect,
+  review,
   start,
 } from "@/lib/tasks";
 
@@ -37,3 +38,6 @@ export const addCommentAction = operationAction("staff", addComment);
 
 /** The effect ledger: the holder (or a supervisor) says what became of an unknown effect (docs/effects.md). */
 export const resolveEffectAction = operationAction("staff", resolveEffect);
+
+/** Review before done: approve or reject a submission; the engine refuses its submitter and its holders (self_review). */
+export const reviewAction = operationAction("staff", review);

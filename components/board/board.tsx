@@ -13,6 +13,8 @@ import { FiltersBar } from "./filters-bar";
 import { BoardKeys } from "./keyboard";
 import { MyTasksOnPhone } from "./my-tasks";
 import { LapsedCount } from "./lapsed-count";
+import { ReviewsWaiting } from "./reviews-waiting";
+import { BrowserNotifications } from "@/components/notify/browser-notifications";
 import { PausedQueues } from "./paused-queues";
 import { useQueues } from "./queues";
 import { TaskList } from "./task-list";
@@ -66,6 +68,8 @@ export function Board({
       ) : null}
       <PausedQueues />
       <LapsedCount />
+      <ReviewsWaiting />
+      <BrowserNotifications />
       <div id="new-task" hidden={!creating}>
         {creating ? <CreateTask defaultQueue={claimQueue} queues={queues} onCreated={() => setCreating(false)} /> : null}
       </div>

@@ -38,6 +38,7 @@ function placeholder(draft: Draft): TaskView {
     blockedBy: [],
     notBefore: null,
     reserves: [],
+    submission: null,
     createdAt: now,
     updatedAt: now,
     handoff: null,

@@ -20,7 +20,7 @@ function Toggle({ label, checked, onChange }: { label: string; checked: boolean;
   );
 }
 
-const OPEN: TaskStatus[] = ["queued", "claimed", "started", "escalated"];
+const OPEN: TaskStatus[] = ["queued", "claimed", "started", "in_review", "escalated"];
 const SORT_LABELS = { priority: "Claim order", created: "Newest", updated: "Recently changed" } as const;
 
 /**

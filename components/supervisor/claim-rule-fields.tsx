@@ -20,12 +20,20 @@ export const COMMENTER_CHOICES = [
   { value: "supervisors", label: "Supervisors only" },
 ] as const;
 
+/** Which completions wait for a reviewer (review before done, docs/board.md). */
+export const REVIEW_CHOICES = [
+  { value: "none", label: "None: a completion is done" },
+  { value: "agents", label: "Agents' completions" },
+  { value: "everyone", label: "Every completion" },
+] as const;
+
 /** The form's values for the two settings: a blank ceiling lifts it (null). */
 export function claimRuleValues(form: FormData) {
   const ceiling = String(form.get("maxAttemptSeconds") ?? "").trim();
   return {
     claimants: String(form.get("claimants") ?? "anyone") as QueueSettingsView["claimants"],
     commenters: String(form.get("commenters") ?? "anyone") as QueueSettingsView["commenters"],
+    review: String(form.get("review") ?? "none") as QueueSettingsView["review"],
     maxAttemptSeconds: ceiling === "" ? null : Number(ceiling),
   };
 }
@@ -35,6 +43,7 @@ export function claimRuleError(field: string | undefined): string | null {
   if (field === "maxAttemptSeconds") return "Attempt ceiling must be a whole number from 60 to 604,800 seconds, or blank for none.";
   if (field === "claimants") return "Who may claim must be anyone, people only or agents only.";
   if (field === "commenters") return "Who may comment must be anyone, people or supervisors.";
+  if (field === "review") return "Review must be none, agents' completions or every completion.";
   return null;
 }
 
@@ -56,6 +65,12 @@ export function ClaimRuleFields({ queue, invalid, errorId, onChange }: {
       <SelectField name="commenters" label="Who may comment" defaultValue={queue.commenters} onChange={onChange}
         hint="Agents read comments as data; keep other agents' words out of a queue with “people”." {...describe("commenters")}>
         {COMMENTER_CHOICES.map((c) => (
+          <option key={c.value} value={c.value}>{c.label}</option>
+        ))}
+      </SelectField>
+      <SelectField name="review" label="Review before done" defaultValue={queue.review} onChange={onChange}
+        hint="A completion that needs review waits in “In review” until someone who did not work on it approves or rejects it." {...describe("review")}>
+        {REVIEW_CHOICES.map((c) => (
           <option key={c.value} value={c.value}>{c.label}</option>
         ))}
       </SelectField>

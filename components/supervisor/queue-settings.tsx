@@ -103,7 +103,7 @@ function QueueForm({ queue }: { queue: QueueSettingsView }) {
         </p>
       ) : null}
       {/* Keyed by the saved values: a change (here or elsewhere) resets the inputs to them. */}
-      <div key={[...FIELDS.map((f) => queue[f.name]), queue.claimants, queue.maxAttemptSeconds, queue.description].join(":")} className="mt-3 grid grid-cols-1 gap-3 sm:grid-cols-2">
+      <div key={[...FIELDS.map((f) => queue[f.name]), queue.claimants, queue.review, queue.maxAttemptSeconds, queue.description].join(":")} className="mt-3 grid grid-cols-1 gap-3 sm:grid-cols-2">
         <div className="sm:col-span-2">
           <TextArea name="description" label="Description" maxLength={LIMITS.queueDescription} defaultValue={queue.description} onChange={() => setSaved(false)}
             aria-invalid={problem?.field === "description" ? true : undefined} aria-describedby={problem?.field === "description" ? errorId : undefined} />

@@ -7,6 +7,8 @@ export const taskStatus = pgEnum("task_status", [
   "done",
   "escalated",
   "cancelled",
+  // Contract v1.2, review before done (docs/engine.md): a completion waiting for its reviewer.
+  "in_review",
 ]);
 
 export const actorKind = pgEnum("actor_kind", ["user", "agent", "system"]);
@@ -58,10 +60,18 @@ export const eventType = pgEnum("event_type", [
   "effect_intended",
   "effect_resolved",
   "effect_unknown",
+  // Contract v1.2, review before done (docs/engine.md): a completion submitted for review, and
+  // the reviewer's approval (done) or rejection (a strike, back to the queue with the note).
+  "submitted",
+  "approved",
+  "rejected",
 ]);
 
 /** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */
 export const claimants = pgEnum("claimants", ["anyone", "people", "agents"]);
+
+/** Which completions wait for a reviewer (contract v1.2): none, those by agents, or every one. */
+export const reviewPolicy = pgEnum("review_policy", ["none", "agents", "everyone"]);
 
 /** Who may comment on a queue's tasks (issue 25): any worker, people (and supervisor tokens), or supervisors. */
 export const commenters = pgEnum("commenters", ["anyone", "people", "supervisors"]);

@@ -13,7 +13,7 @@ import {
   timestamp,
   uuid,
 } from "drizzle-orm/pg-core";
-import { actorKind, claimants, commenters, taskStatus } from "./enums";
+import { actorKind, claimants, commenters, reviewPolicy, taskStatus } from "./enums";
 
 /**
  * The words a task is found by. The query side (lib/tasks/reads/search.ts) must use this same
@@ -60,6 +60,8 @@ export const queues = pgTable(
     maxAttemptSeconds: integer("max_attempt_seconds"),
     /** After a lease lapses, nobody may claim the task until the lapse + this (downstreams that cannot check a fence). */
     lockDelaySeconds: integer("lock_delay_seconds").notNull().default(0),
+    /** Which completions become in_review instead of done (contract v1.2, docs/engine.md). */
+    review: reviewPolicy("review").notNull().default("none"),
     /** What the queue is for, in a supervisor's words (the /queues page, the pickers' hints). */
     description: text("description").notNull().default(""),
     /** Archived: hidden from the pickers and refused to new work; its tasks and history stay. */
@@ -129,6 +131,8 @@ export const tasks = pgTable(
     handoffAt: timestamp("handoff_at", { withTimezone: true }),
     /** What the task reserves while held, [{resource, mode}] (lib/tasks/reservations); null when nothing. */
     reserves: jsonb("reserves").$type<{ resource: string; mode: "exclusive" | "shared" }[]>(),
+    /** The completion waiting for review (or the one approved): {result, digest, by, attempt, at}; null otherwise. */
+    submission: jsonb("submission"),
     ...timestamps,
   },
   (t) => [

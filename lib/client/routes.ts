@@ -21,6 +21,7 @@ const ROUTE_ENDPOINTS = {
   complete: "completeTask",
   completeMany: "completions",
   fail: "failTask",
+  review: "reviewTask",
   addDependencies: "addDependencies",
   removeDependency: "removeDependency",
   taskReadiness: "taskReadiness",

@@ -190,6 +190,13 @@ export const endpoints = {
     errors: [400, 413],
   },
   failTask: ownerCall("failTask", "fail", "Report a failed attempt (escalates on the last strike)", input.failBody),
+  reviewTask: {
+    operationId: "reviewTask", method: "POST", path: "/tasks/{id}/review",
+    summary: "Approve (done) or reject (a strike: back to the queue with the note as the hand-off) an in_review task's submission; not by its submitter nor anyone who held it",
+    roles: WORK, body: input.reviewBody,
+    success: { status: 200, description: "The task after the decision", schema: taskResponse },
+    errors: [400, 403, 404, 409, 413],
+  },
   requeueTask: supervisorCall("requeueTask", "requeue", "Supervisor: put an escalated task back in its queue, failures reset"),
   resolveTask: supervisorCall("resolveTask", "resolve", "Supervisor: settle an escalated task as done by hand"),
   cancelTask: supervisorCall("cancelTask", "cancel", "Supervisor: drop a queued or escalated task for good (what depends on it is escalated)"),

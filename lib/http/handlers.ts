@@ -122,6 +122,7 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     return respond({ ok: true, value: results }, (value) => ({ results: value }));
   }),
   failTask: ownerCall(endpoints.failTask, engine.failTask),
+  reviewTask: taskCall(endpoints.reviewTask, engine.review),
   recordEffect: handle(endpoints.recordEffect, async ({ run, body, params, db, principal }) => {
     const result = await run(engine.recordEffect, { ...body, taskId: params.id });
     if (!result.ok) return respond(await fencedRefusal(db, result, principal?.actor.id), () => null);

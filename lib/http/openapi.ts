@@ -80,6 +80,8 @@ const WHEN: Record<ApiErrorCode | "internal", string> = {
   dependency_cycle: "The dependencies would close a cycle in the work graph",
   idempotency_conflict: "The idempotencyKey was used in this queue by a create with other fields",
   queue_paused: "A targeted claim in a paused queue",
+  self_review: "A review by the task's submitter or by an actor who held an attempt of it (maker–checker: decided in the engine, the same on every surface)",
+  submission_changed: "A review naming a digest that is not the submission's: the task changed since the reviewer read it; `task` set",
   effects_unresolved: "A completion while an effect of the task is unknown (the message names them; `task` set): resolve each first",
   payload_too_large: `Body over ${MAX_BODY_BYTES / 1024} KiB`,
   rate_limited: "Per-token rate limit, or too many failed authentications from one address; Retry-After set",

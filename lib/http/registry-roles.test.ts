@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import {
   addComment, addDependencies, cancel, claim, claimBatch, claimNext, completeAndClaimNext, completeMany, createQueue, createTaskOnce, removeDependency,
   editTask, failTask, forceRelease, recordSideEffect, release, renew, requeue, resolve, start, taskReadiness, updateQueue, verifyFence,
-  recordEffect, resolveEffect, taskEffectsList, listReservations,
+  recordEffect, resolveEffect, taskEffectsList, listReservations, review,
 } from "@/lib/tasks";
 import type { Standing } from "@/lib/tasks/core/standing";
 import type { TokenRole } from "@/db/schema";
@@ -43,6 +43,7 @@ const OPERATION_OF: Partial<Record<EndpointName, Rule>> = {
   completeTask: completeAndClaimNext,
   completions: completeMany,
   failTask,
+  reviewTask: review,
   requeueTask: requeue,
   resolveTask: resolve,
   cancelTask: cancel,

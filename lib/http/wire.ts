@@ -52,6 +52,15 @@ export const reservationObject = z
 export const heldReservationObject = reservationObject
   .extend({ taskId: z.string(), title: z.string(), queue: z.string(), owner: actorRef, leaseUntil: z.iso.datetime() })
   .meta({ id: "HeldReservation", description: "A reservation held now: by the task that holds it and its owner, until the lease ends" });
+const submissionObject = z
+  .object({
+    result: z.unknown().meta({ description: "The result the completion sent: any JSON (null without one)" }),
+    digest: z.string().meta({ description: "SHA-256 (hex) of the canonical JSON of result (object keys sorted): send it back with the review" }),
+    by: actorRef,
+    attempt: z.number().int().meta({ description: "The attempt that submitted it" }),
+    at: z.iso.datetime(),
+  })
+  .meta({ id: "Submission", description: "A completion waiting for review (status in_review), or the one approved" });
 
 export const taskObject = z
   .object({
@@ -78,6 +87,7 @@ export const taskObject = z
     progress: progressObject.nullable(),
     reserves: z.array(reservationObject).meta({ description: "What the task reserves while it is held ([] when nothing): claim-next skips it while a held task's reservation conflicts" }),
     openEffects: z.array(effectObject).meta({ description: "The effect ledger's open effects (intended or unknown), oldest first: resolve each unknown one before completing" }),
+    submission: submissionObject.nullable().meta({ description: "The completion waiting for review (in_review), or the one approved; null otherwise" }),
   })
   .meta({ id: "Task" });
 
@@ -138,6 +148,7 @@ export const queueObject = z
     claimants: z.enum(["anyone", "people", "agents"]),
     commenters: z.enum(["anyone", "people", "supervisors"]).meta({ description: "Who may comment on the queue's tasks (anyone, people and supervisor tokens, or supervisors)" }),
     maxAttemptSeconds: z.number().int().nullable(),
+    review: z.enum(["none", "agents", "everyone"]).meta({ description: "Which completions wait for a reviewer (in_review) instead of becoming done: none, those by agents, or everyone's" }),
     paused: z.boolean(),
     pausedAt: z.iso.datetime().nullable(),
     pausedBy: z.string().nullable().meta({ description: "Who paused it (a name), while paused" }),
@@ -146,7 +157,7 @@ export const queueObject = z
     archivedAt: z.iso.datetime().nullable().meta({ description: "Archived: no new tasks or claims; its tasks and history stay" }),
     archivedBy: z.string().nullable(),
     counts: statusCounts.meta({ description: "Tasks in each status now; a count of cap + 1 means more than cap" }),
-    throughput: z.object({ lastHour: z.number().int(), last24Hours: z.number().int() }).meta({ description: "Tasks finished (completed or resolved)" }),
+    throughput: z.object({ lastHour: z.number().int(), last24Hours: z.number().int() }).meta({ description: "Tasks finished (completed, resolved, or approved in review)" }),
     createdAt: z.iso.datetime(),
   })
   .meta({ id: "Queue" });

@@ -25,6 +25,10 @@ export const REFUSALS = {
     "a task with this idempotencyKey already exists in the queue with different fields: use another key, or get_task the existing one if it is the same work.",
   dependency_cycle: "those dependencies would make a cycle: leave the offending one out.",
   busy: "another request is changing this task this instant: wait `error.retryAfter` seconds (about 1) and repeat the same call.",
+  self_review:
+    "you submitted this task or held an attempt of it, and its review must come from someone else (maker–checker): do not retry; leave the review to another reviewer.",
+  submission_changed:
+    "the digest you sent is not the task's submission (it changed since you read it): read the task again (get_task), review its submission, and send that digest.",
   rate_limited: "too many calls for this token: wait `error.retryAfter` seconds, then repeat the call.",
   unavailable: "the board's database cannot be reached: wait a few seconds and repeat the call; your lease keeps running meanwhile.",
   payload_too_large: "the arguments are too large (256 KiB per call, 64 KiB per JSON value): send less.",

@@ -14,6 +14,7 @@ export { release, forceRelease } from "./holding/release";
 export { complete, completeAndClaimNext } from "./holding/complete";
 export { completeMany, type CompletionResult } from "./holding/completions";
 export { failTask } from "./holding/fail";
+export { review } from "./review/review";
 export { requeue, resolve, cancel } from "./supervise/supervise";
 export { requeueTo } from "./supervise/requeue-to";
 export { superviseMany, SUPERVISE_MANY_LIMIT, type SuperviseDecision, type SuperviseManyResult } from "./supervise/supervise-many";

@@ -7,11 +7,12 @@ import { flag, integer, optional, parse, required, str, type Command, type Value
 
 const SETTINGS_USAGE =
   "[--description D] [--lease-seconds S] [--max-failures F] [--expiry-threshold X] " +
-  "[--claimants anyone|people|agents] [--max-attempt-seconds S|none] [--retry-delay-seconds D] [--lock-delay-seconds L]";
+  "[--claimants anyone|people|agents] [--max-attempt-seconds S|none] [--retry-delay-seconds D] [--lock-delay-seconds L] [--review none|agents|everyone]";
 
 const settingsOptions = {
   description: str, "lease-seconds": str, "max-failures": str, "expiry-threshold": str,
   claimants: str, "max-attempt-seconds": str, "retry-delay-seconds": str, "lock-delay-seconds": str,
+  review: str,
 };
 
 /** --paused / --resume as a boolean, or undefined when neither is given. */
@@ -29,6 +30,7 @@ function settings(values: Values) {
     retryDelaySeconds: integer(values, "retry-delay-seconds"),
     lockDelaySeconds: integer(values, "lock-delay-seconds"),
     claimants: optional(values, "claimants"),
+    review: optional(values, "review"),
     // "none" lifts the ceiling.
     maxAttemptSeconds: optional(values, "max-attempt-seconds") === "none" ? null : integer(values, "max-attempt-seconds"),
   };
@@ -41,7 +43,7 @@ function summary(q: Queue): string {
     `queue ${q.name}: lease ${q.leaseSeconds} s, max failures ${q.maxFailures}, ` +
     `breaker after ${q.expiryThreshold} lease expiries in ${q.expiryWindowSeconds} s, ` +
     `claimants ${q.claimants}, attempt ceiling ${q.maxAttemptSeconds === null ? "none" : `${q.maxAttemptSeconds} s`}, ` +
-    `retry delay ${q.retryDelaySeconds} s, lock delay ${q.lockDelaySeconds} s${q.paused ? ", paused" : ""}${q.archivedAt ? ", archived" : ""}`
+    `retry delay ${q.retryDelaySeconds} s, lock delay ${q.lockDelaySeconds} s, review ${q.review}${q.paused ? ", paused" : ""}${q.archivedAt ? ", archived" : ""}`
   );
 }
 

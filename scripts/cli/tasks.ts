@@ -77,4 +77,28 @@ export const taskCommands: Record<string, Command> = {
       };
     },
   },
+
+  "task review": {
+    usage: "task review ID --version V --decision approve|reject --digest SHA256 [--note N]",
+    options: { version: str, decision: str, digest: str, note: str },
+    positionals: true,
+    async prepare(values, positionals) {
+      const { reviewInput } = await import("@/lib/tasks/core/schemas");
+      if (values.version === undefined) throw usageError("missing --version (the version you last saw: task list, or the board)");
+      const input = parse(reviewInput, {
+        taskId: one(positionals, "task review"),
+        version: integer(values, "version"),
+        decision: required(values, "decision"),
+        digest: required(values, "digest"),
+        note: optional(values, "note"),
+      }, { taskId: "ID" });
+      return async (db) => {
+        const { review } = await import("@/lib/tasks");
+        const { performAsCli } = await import("./database");
+        // The engine decides who may review (not the submitter, not a holder): the CLI says its refusal as is.
+        const task = await performAsCli(db, review, input);
+        return [`task ${task.id} is ${task.status} at version ${task.version}`];
+      };
+    },
+  },
 };

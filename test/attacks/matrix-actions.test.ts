@@ -6,7 +6,7 @@ import { makeQueue } from "@/test/queues";
 import { makeCallers, freshQueue, Scenes, type Caller } from "./callers";
 import { sourceActions } from "./discover";
 import { attackFixture, callAction, manifestActions, stateDigest, type AttackFixture } from "./helpers";
-import { aSchedule, aWebhook } from "./v12-scenes";
+import { approval, aSchedule, aSubmission, aWebhook } from "./v12-scenes";
 
 // The authorisation matrix of the server actions: every action in the build's manifest,
 // cross-checked against every export of every "use server" file, × nine callers. The
@@ -33,6 +33,12 @@ const SCENES: Record<string, Scene> = {
     return { taskId: task.id, effectId, version: task.version, state: "applied", externalRef: "matrix" };
   },
   completeAction: async (s, c, q) => ref(await s.started(q, c.actor)),
+  reviewAction: async (_s, _c, q) => {
+    const task = await aSubmission(fixture.database.db, q);
+    return { taskId: task.id, ...approval(task) };
+  },
+  reviewsWaitingAction: async (_s, _c, q) => (await aSubmission(fixture.database.db, q), {}),
+  notificationsAction: async () => ({ eventIds: ["1"] }),
   failAction: async (s, c, q) => ({ ...ref(await s.claimed(q, c.actor)), reason: "matrix" }),
   requeueAction: async (s, _c, q) => ref(await s.escalated(q)),
   requeueToAction: async (s, _c, q) => ({ ...ref(await s.escalated(q)), queue: await makeQueue(fixture.database.db, `${q}-to`) }),

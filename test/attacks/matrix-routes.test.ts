@@ -4,7 +4,7 @@ import { expectErrorShape, type HttpResult } from "@/test/http/helpers";
 import { makeCallers, freshQueue, Scenes, type Caller } from "./callers";
 import { sourceRoutes } from "./discover";
 import { attackFixture, stateDigest, type AttackFixture } from "./helpers";
-import { aSchedule, aWebhook } from "./v12-scenes";
+import { approval, aSchedule, aSubmission, aWebhook } from "./v12-scenes";
 
 // The authorisation matrix of the route handlers: every app/**/route.ts and each method it
 // exports, matched to its entry in lib/http/endpoints.ts (whose `roles` and `session` are
@@ -41,6 +41,10 @@ const SCENES: Record<string, Scene> = {
     return { path: "/completions", body: { tasks: [{ id: task.id, version: task.version }] } };
   },
   failTask: ownerCall("fail", "claimed", { reason: "matrix" }),
+  reviewTask: async (_s, _c, q) => {
+    const task = await aSubmission(f.database.db, q);
+    return { path: `/tasks/${task.id}/review`, body: approval(task) };
+  },
   // Issue 25: only the task's editors (here its creator) or a supervisor block or unblock it.
   addDependencies: async (s, c, q) => {
     const [task, dependency] = [await s.queued(q, c.actor), await s.queued(q)];
@@ -229,7 +233,7 @@ test("POST /api/mcp: every token role connects and is shown its tools; cookies, 
     }
     expect(res.status, `${caller.name}: ${res.text}`).toBe(200);
     const names = (res.body as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
-    expect(names.length, caller.name).toBe(caller.tokenRole === "observer" ? 5 : 18);
+    expect(names.length, caller.name).toBe(caller.tokenRole === "observer" ? 5 : 19);
     tally.allowed++;
   }
   const observer = callers.find((c) => c.tokenRole === "observer")!;

@@ -1,7 +1,11 @@
 import { randomBytes } from "node:crypto";
 import type { Db } from "@/db/client";
-import { schedules, webhooks } from "@/db/schema";
+import { eq } from "drizzle-orm";
+import { queues, schedules, webhooks } from "@/db/schema";
+import { claim, complete, createActor, createTask, perform, start } from "@/lib/tasks";
 import { SYSTEM_ACTOR_ID } from "@/lib/tasks/core/events";
+import type { Result, Task } from "@/lib/tasks/core/types";
+import { makeQueue } from "../queues";
 
 // Rows the matrices' scenes act on for the v1.2 supervisor surfaces (webhooks, schedules),
 // written straight to the database as a fixture: the cell under test is the call, not these.
@@ -20,3 +24,25 @@ export async function aSchedule(db: Db, queue: string): Promise<string> {
   }).returning({ id: schedules.id });
   return row!.id;
 }
+
+/**
+ * An in_review task of a queue whose every completion is reviewed, submitted by an agent of its
+ * own (so any caller may review it: it neither submitted nor held it). Made through the engine.
+ */
+export async function aSubmission(db: Db, queue: string): Promise<Task> {
+  await makeQueue(db, queue);
+  await db.update(queues).set({ review: "everyone" }).where(eq(queues.name, queue));
+  const maker = await createActor(db, "agent", `maker ${queue}`);
+  const as = async <T>(op: Parameters<typeof perform>[0], input: unknown): Promise<T> => {
+    const result = (await perform(op, input, { db, actor: maker })) as Result<T>;
+    if (!result.ok) throw new Error(`scene: ${result.error.code}: ${result.error.message}`);
+    return result.value;
+  };
+  let task = await as<Task>(createTask, { title: `review ${queue}`, queue });
+  task = await as<Task>(claim, { taskId: task.id, version: task.version });
+  task = await as<Task>(start, { taskId: task.id, version: task.version });
+  return as<Task>(complete, { taskId: task.id, version: task.version, result: { scene: queue } });
+}
+
+/** The review body that approves `task`'s submission. */
+export const approval = (task: Task) => ({ version: task.version, decision: "approve", digest: task.submission!.digest });

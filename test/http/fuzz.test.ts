@@ -43,7 +43,7 @@ afterAll(async () => {
 
 const FIELDS = [
   "title", "description", "queue", "priority", "payload", "leaseSeconds", "start", "limit",
-  "version", "confirmCheck", "progress", "result", "reason", "taskId", "id", "owner", "status",
+  "version", "confirmCheck", "progress", "result", "reason", "taskId", "id", "owner", "status", "decision", "digest", "note",
 ];
 const encoder = new TextEncoder();
 const bytes = (...parts: (string | readonly number[])[]): Uint8Array<ArrayBuffer> =>

@@ -144,6 +144,8 @@ export const ERROR_CODES = [
   "check_required",
   "attempt_limit",
   "effects_unresolved",
+  "self_review",
+  "submission_changed",
   "payload_too_large",
   "busy",
   "rate_limited",
@@ -160,6 +162,8 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   method_not_allowed: 405,
   already_claimed: 409,
   effects_unresolved: 409,
+  self_review: 403,
+  submission_changed: 409,
   version_conflict: 409,
   not_owner: 409,
   lease_expired: 409,
@@ -185,7 +189,7 @@ export interface WireTask {
   description: string;
   payload: unknown;
   priority: number;
-  status: "queued" | "claimed" | "started" | "done" | "escalated" | "cancelled";
+  status: "queued" | "claimed" | "started" | "done" | "escalated" | "cancelled" | "in_review";
   owner: WireActor | null;
   leaseUntil: string | null;
   version: number;
@@ -198,6 +202,8 @@ export interface WireTask {
   updatedAt: string;
   handoff: { summary: string; next: string | null; artifacts: string[]; by: WireActor; at: string } | null;
   progress: { value: unknown; at: string } | null;
+  /** Review before done: the completion waiting for review (in_review), or the one approved. */
+  submission: { result: unknown; digest: string; by: WireActor; attempt: number; at: string } | null;
 }
 
 export interface WireEvent {
@@ -226,9 +232,11 @@ const TASK_KEYS = [
   "attempt", "fence", "openEffects",
   // contract v1.2, reservations
   "reserves",
+  // contract v1.2, review before done
+  "submission",
 ].sort();
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled"];
+const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled", "in_review"];
 
 export function expectActor(value: unknown): asserts value is WireActor {
   expect(value).toBeTypeOf("object");
@@ -278,6 +286,13 @@ export function expectTask(value: unknown): WireTask {
     expect(Array.isArray(handoff.artifacts)).toBe(true);
     expectActor(handoff.by);
     expect(handoff.at).toMatch(ISO);
+  }
+  if (task.submission !== null) {
+    const submission = task.submission as Record<string, unknown>;
+    expect(Object.keys(submission).sort()).toEqual(["at", "attempt", "by", "digest", "result"]);
+    expect(submission.digest).toMatch(/^[0-9a-f]{64}$/);
+    expectActor(submission.by);
+    expect(submission.at).toMatch(ISO);
   }
   if (task.progress !== null) {
     const progress = task.progress as Record<string, unknown>;

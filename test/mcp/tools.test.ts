@@ -39,6 +39,8 @@ const AGENT_TOOLS = [
   "record_side_effect", "release_task", "report_progress", "start_task", "task_history", "task_readiness",
   // issue 22 (lib/mcp/tools-effects.ts)
   "record_effect", "resolve_effect", "verify_fence",
+  // issue 23 (lib/mcp/tools-review.ts)
+  "review_task",
 ].sort();
 
 describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {

@@ -8,6 +8,7 @@ import { loadTask, rawToTaskRow } from "../core/task-row";
 import { lapseEvent, lapsedOf, lapseReturning, lapseSet } from "../core/lapse";
 import { ownerTransition } from "../core/transition";
 import { lapseCutoff } from "./lock-delay";
+import { strikeStatus } from "../core/strike";
 import { effectsLeftUnknown } from "../effects/ledger";
 import { fail, type ActorRef, type Result, type Task } from "../core/types";
 
@@ -81,7 +82,7 @@ export async function strikeCappedLapses(tx: Executor, clock: Clock, queue: Queu
       FOR UPDATE SKIP LOCKED
     )
     UPDATE tasks t SET
-      ${lapseSet(sql`CASE WHEN t.failure_count + 1 >= q.max_failures THEN 'escalated' ELSE 'queued' END::task_status`, "c", now)},
+      ${lapseSet(strikeStatus, "c", now)},
       failure_count = t.failure_count + 1
     FROM capped c, queues q
     WHERE t.id = c.id AND q.name = t.queue

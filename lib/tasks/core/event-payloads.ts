@@ -123,6 +123,26 @@ export interface EffectPayload extends Moved {
   sideEffect?: true;
 }
 
+/** Review before done (docs/engine.md): the submission as the row keeps it (`at` ISO). */
+export interface SubmissionPayload {
+  result: unknown;
+  digest: string;
+  by: EventActor;
+  attempt: number;
+  at: string;
+}
+/** A completion that waits for review: the submission in full, so the fold replays it. */
+export interface SubmittedPayload extends Moved { submission: SubmissionPayload }
+/** A reviewer's decision: the digest it bound to, and the note (a reject's note is the hand-off). */
+export interface ReviewedPayload extends Moved {
+  digest: string;
+  note?: string;
+  /** reject: the strike's count, and the hand-off written from the note. */
+  failureCount?: number;
+  notBefore?: string | null;
+  handoff?: HandoffPayload;
+}
+
 // Queue-level facts (no task).
 export interface BreakerTrippedPayload { cause: "expiry_spike" | "clock_backwards"; reason: string; [detail: string]: unknown }
 export type BreakerResetPayload = Record<string, never>;
@@ -181,6 +201,9 @@ export interface EventPayloads {
   effect_intended: EffectPayload;
   effect_resolved: EffectPayload;
   effect_unknown: EffectPayload;
+  submitted: SubmittedPayload;
+  approved: ReviewedPayload;
+  rejected: ReviewedPayload;
 }
 
 export type EventType = keyof EventPayloads;

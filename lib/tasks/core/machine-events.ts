@@ -10,7 +10,7 @@ export interface EventFacts {
   /** `adds` one version (a transition of its own), `none` (a fact of no version), or it shares the version of the `companionOf` event just before it. */
   version: "adds" | "none";
   /** Completes the transition of this event just before it (same version): failed → escalated, … */
-  companionOf?: EventType;
+  companionOf?: EventType | readonly EventType[];
   /** Written without the task's row lock: it changes nothing of the row, not even updated_at. */
   aside?: true;
   /** Changes nothing the board counts (status, blocked): the counts stay. */
@@ -34,7 +34,8 @@ export const EVENTS: Record<EventType, EventFacts> = {
   // A lapse of an attempt that met its ceiling is a strike: lease_expired and failed, one version.
   failed: { of: "task", version: "adds", companionOf: "lease_expired", label: "reported a failure", outcome: "failed" },
   // An escalation on its own (a cancelled dependency) can follow a failure that requeued: a transition of its own.
-  escalated: { of: "task", version: "adds", companionOf: "failed", label: "escalated it to the supervisors' inbox", outcome: "escalated" },
+  // A reject's last strike escalates in the rejection's transition too.
+  escalated: { of: "task", version: "adds", companionOf: ["failed", "rejected"], label: "escalated it to the supervisors' inbox", outcome: "escalated" },
   requeued: { of: "task", version: "adds", label: "requeued it with a clean slate", outcome: "requeued" },
   resolved: { of: "task", version: "adds", label: "resolved it by hand", outcome: "resolved" },
   completed: { of: "task", version: "adds", label: "completed it", outcome: "completed" },
@@ -59,6 +60,16 @@ export const EVENTS: Record<EventType, EventFacts> = {
   effect_intended: { of: "task", version: "none", countsStay: true, label: "recorded an intent to act outside the board" },
   effect_resolved: { of: "task", version: "none", countsStay: true, label: "resolved an effect" },
   effect_unknown: { of: "task", version: "none", countsStay: true, label: "left an effect unknown: its attempt ended with it open" },
+  // Review before done (docs/engine.md): a completion waiting for its reviewer, and the decision.
+  submitted: { of: "task", version: "adds", label: "submitted it for review", outcome: "submitted for review" },
+  approved: { of: "task", version: "adds", label: "approved the submission" },
+  rejected: { of: "task", version: "adds", label: "rejected the submission: back to the queue" },
+};
+
+/** Whether `type` completes the transition of a `previous` event (machine-events' companionOf). */
+export const companionOf = (type: EventType, previous: EventType): boolean => {
+  const of = EVENTS[type].companionOf;
+  return of === undefined ? false : typeof of === "string" ? of === previous : of.includes(previous);
 };
 
 export const EVENT_TYPES = Object.keys(EVENTS) as EventType[];

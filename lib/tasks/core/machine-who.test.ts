@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import {
   addComment, addDependencies, cancel, claim, complete, createTask, editTask, failTask, forceRelease, recordSideEffect, removeDependency,
-  release, renew, requeue, resolve, start, type Operation,
+  release, renew, requeue, resolve, review, start, type Operation,
 } from "@/lib/tasks";
 import type { z } from "zod";
 import { MOVES, type Who } from "./machine";
@@ -14,10 +14,11 @@ import { SUPERVISORS, WORKERS, type Standing } from "./standing";
 const OPERATION_OF: Partial<Record<keyof typeof MOVES, Operation<z.ZodType, unknown>>> = {
   create: createTask, claim, start, renew, sideEffect: recordSideEffect, release, complete, fail: failTask,
   forceRelease, requeue, resolve, cancel, edit: editTask, addDependencies, removeDependency, comment: addComment,
+  approve: review, reject: review,
 };
 
 const STANDINGS_OF: Record<Exclude<Who, "system">, readonly Standing[]> = {
-  owner: WORKERS, claimant: WORKERS, editor: WORKERS, anyone: WORKERS, supervisor: SUPERVISORS,
+  owner: WORKERS, claimant: WORKERS, editor: WORKERS, anyone: WORKERS, reviewer: WORKERS, supervisor: SUPERVISORS,
 };
 
 describe("the machine's who is the operations' who", () => {

@@ -10,7 +10,7 @@
 import type { EventType } from "./event-payloads";
 
 /** The statuses, in the database enum's order (db/schema/enums.ts task_status; machine.test.ts compares). */
-export const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled"] as const;
+export const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled", "in_review"] as const;
 export type TaskStatus = (typeof STATUSES)[number];
 
 /** Held: an owner works on it under a lease, which can lapse. */
@@ -33,15 +33,17 @@ export function waiting(task: { status: TaskStatus; blockedBy: readonly unknown[
 }
 
 /** Where each status stands on the board, left to right (a new status needs its place). */
-const BOARD_RANK: Record<TaskStatus, number> = { queued: 0, claimed: 1, started: 2, escalated: 3, done: 4, cancelled: 5 };
+const BOARD_RANK: Record<TaskStatus, number> = { queued: 0, claimed: 1, started: 2, in_review: 2.5, escalated: 3, done: 4, cancelled: 5 };
 export const BOARD_ORDER: readonly TaskStatus[] = [...STATUSES].sort((a, b) => BOARD_RANK[a] - BOARD_RANK[b]);
 
 /**
  * Who makes the move: the task's `owner`; a `supervisor` (the surface checks the role);
  * a `claimant` (whoever the queue admits); an `editor` (its creator, its last holder, or a
- * supervisor); `anyone` signed in; or the `system` (a claim or a sweep does it on its behalf).
+ * supervisor); `anyone` signed in; a `reviewer` (any worker who neither submitted the task nor
+ * held an attempt of it: lib/tasks/review/review.ts decides it); or the `system` (a claim or a
+ * sweep does it on its behalf).
  */
-export type Who = "owner" | "supervisor" | "claimant" | "editor" | "anyone" | "system";
+export type Who = "owner" | "supervisor" | "claimant" | "editor" | "anyone" | "reviewer" | "system";
 
 /**
  * What the move does to the lease: `takes` (the caller becomes the owner with a fresh
@@ -103,7 +105,10 @@ export const MOVES = {
     events: ["side_effect"],
   },
   release: { verb: "release", who: "owner", from: HELD, to: "queued", lease: "ends", version: true, events: ["released"] },
-  complete: { verb: "complete", who: "owner", from: ["started"], to: "done", lease: "finishes", version: true, events: ["completed"] },
+  complete: {
+    verb: "complete", who: "owner", from: ["started"], to: "done", or: { to: "in_review", when: "the queue's review asks for it" },
+    lease: "finishes", version: true, events: ["completed", "submitted"],
+  },
   fail: {
     verb: "fail", who: "owner", from: HELD, to: "queued", or: { to: "escalated", when: "last strike" },
     lease: "ends", version: true, failures: "counts", events: ["failed", "escalated"],
@@ -130,6 +135,12 @@ export const MOVES = {
   },
   unblock: { verb: "unblock", who: "system", from: ["queued"], to: "same", lease: "none", version: false, events: ["unblocked"] },
   escalateDependent: { verb: "escalate", who: "system", from: ["queued"], to: "escalated", lease: "none", version: true, events: ["escalated"] },
+  // Review before done (maker–checker, docs/engine.md): the submission approved, or rejected as a strike.
+  approve: { verb: "approve", who: "reviewer", from: ["in_review"], to: "done", lease: "none", version: true, events: ["approved"] },
+  reject: {
+    verb: "reject", who: "reviewer", from: ["in_review"], to: "queued", or: { to: "escalated", when: "last strike" },
+    lease: "ends", version: true, failures: "counts", events: ["rejected", "escalated"],
+  },
   comment: { verb: "comment on", who: "anyone", from: STATUSES, to: "same", lease: "none", version: false, events: ["commented"] },
 } as const satisfies Record<string, MoveRow>;
 

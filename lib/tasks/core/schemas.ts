@@ -5,6 +5,9 @@ import { LIMITS } from "@/lib/limits";
 // One schema per input, shared by the engine, the server actions and the API routes
 // (and the OpenAPI document is generated from them). Bad input stops here, before SQL.
 
+/** A queue's `review` setting: which completions become in_review (db/schema/enums.ts review_policy). */
+export const REVIEW_POLICIES = ["none", "agents", "everyone"] as const;
+
 const INT32_MAX = 2_147_483_647;
 const BIGINT_MAX = 9_223_372_036_854_775_807n;
 
@@ -216,6 +219,8 @@ const queueSettingsFields = {
   lockDelaySeconds: z.number().int("must be a whole number").min(LIMITS.lockDelaySeconds.min).max(LIMITS.lockDelaySeconds.max).optional(),
   claimants: z.enum(["anyone", "people", "agents"], "must be anyone, people or agents").optional(),
   commenters: z.enum(["anyone", "people", "supervisors"], "must be anyone, people or supervisors").optional(),
+  /** Which completions wait for a reviewer (review before done, docs/engine.md). */
+  review: z.enum(REVIEW_POLICIES, "must be none, agents or everyone").optional(),
   /** null lifts the ceiling. */
   maxAttemptSeconds: z.number().int("must be a whole number").min(LIMITS.maxAttemptSeconds.min).max(LIMITS.maxAttemptSeconds.max).nullable().optional(),
   /** What the queue is for, in a supervisor's words. */
@@ -232,6 +237,16 @@ export const updateQueueBody = z
   .strictObject({ ...queueSettingsFields, paused: z.boolean().optional(), archived: z.boolean().optional() })
   .refine((body) => Object.values(body).some((v) => v !== undefined), "must name at least one of the queue's settings, description, paused or archived");
 export const updateQueueInput = z.strictObject({ queue: queueName, ...queueSettingsFields, paused: z.boolean().optional(), archived: z.boolean().optional() });
+
+/** POST /tasks/{id}/review: the decision on the submission whose digest the reviewer read. */
+export const reviewBody = z.strictObject({
+  version,
+  decision: z.enum(["approve", "reject"], "must be approve or reject"),
+  digest: z.string().regex(/^[0-9a-fA-F]{64}$/, "must be the submission's digest (64 hexadecimal characters of SHA-256)"),
+  note: pageText(LIMITS.reviewNote).optional(),
+});
+export const reviewInput = withTaskId(reviewBody);
+export type ReviewInput = z.infer<typeof reviewInput>;
 
 /** The 4 supervisor decisions over the API: the version, and why (the force-release's reason is the next claimant's hand-off note). */
 export const forceReleaseBody = superviseBody;

@@ -1,7 +1,7 @@
 import { eq, inArray } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { actors, tasks, type TaskRow } from "@/db/schema";
-import type { ActorRef, Handoff, Task } from "./types";
+import type { ActorRef, Handoff, Submission, Task } from "./types";
 import { listEffects } from "../effects/ledger";
 
 /** PostgreSQL's text form of timestamptz ("2026-11-29 20:00:00.123456+00") as a Date. */
@@ -53,6 +53,7 @@ export function rawToTaskRow(raw: Record<string, unknown>): TaskRow {
     handoff: raw.handoff ?? null,
     handoffAt: nullableTimestamp((raw.handoff_at as string | null) ?? null),
     reserves: (raw.reserves as TaskRow["reserves"]) ?? null,
+    submission: raw.submission ?? null,
     createdAt: parseTimestamp(raw.created_at as string),
     updatedAt: parseTimestamp(raw.updated_at as string),
   };
@@ -83,7 +84,15 @@ export function toTask(row: TaskRow, owner: ActorRef | null): Task {
     progress: row.progressAt ? { value: row.progress, at: row.progressAt } : null,
     openEffects: [],
     reserves: row.reserves ?? [],
+    submission: toSubmission(row.submission),
   };
+}
+
+/** The row's stored submission (`at` as ISO text) as the task object's. */
+function toSubmission(stored: unknown): Submission | null {
+  if (!stored || typeof stored !== "object") return null;
+  const s = stored as Omit<Submission, "at"> & { at: string };
+  return { result: s.result ?? null, digest: s.digest, by: s.by, attempt: s.attempt, at: new Date(s.at) };
 }
 
 /** Maps rows whose owner is usually the caller, looking up any other owner once. */

@@ -17,6 +17,16 @@ export interface Handoff {
   at: Date;
 }
 
+/** A completion waiting for review, or the one approved (contract v1.2, docs/engine.md). */
+export interface Submission {
+  result: unknown;
+  /** SHA-256 (hex) of the canonical JSON of `result` (sorted keys): what an approval binds to. */
+  digest: string;
+  by: ActorRef;
+  attempt: number;
+  at: Date;
+}
+
 /** The current attempt's last heartbeat progress. */
 export interface Progress {
   value: unknown;
@@ -54,6 +64,8 @@ export interface Task {
   openEffects: Effect[];
   /** What the task reserves while it is held (lib/tasks/reservations); [] when nothing. */
   reserves: Reservation[];
+  /** The completion waiting for review (in_review), or the one approved; null otherwise. */
+  submission: Submission | null;
 }
 
 export const conflictCodes = [
@@ -71,10 +83,12 @@ export const conflictCodes = [
   "queue_paused",
   // The effect ledger (docs/effects.md): a completion while an effect is unknown.
   "effects_unresolved",
+  // Review before done (docs/engine.md): the submission changed since the reviewer read its digest.
+  "submission_changed",
 ] as const;
 export type ConflictCode = (typeof conflictCodes)[number];
 
-export type EngineErrorCode = ConflictCode | "attempt_limit" | "invalid_request" | "forbidden" | "not_found" | "unavailable";
+export type EngineErrorCode = ConflictCode | "attempt_limit" | "invalid_request" | "forbidden" | "self_review" | "not_found" | "unavailable";
 
 export interface EngineError {
   code: EngineErrorCode;

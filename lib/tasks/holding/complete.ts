@@ -5,7 +5,7 @@ import { claimBest } from "../claiming/claim-next";
 import type { Clock } from "../core/clock";
 import { explainMiss, HELD } from "../core/conflicts";
 import { defineOperation, Rollback } from "../core/engine";
-import { appendEvents, oneEventWrite } from "../core/events";
+import { appendEvents, oneEventWrite, type NewEvent } from "../core/events";
 import { instanceOf } from "../core/attempt";
 import { dependentsUnblocked } from "../authoring/graph";
 import { DEFAULT_QUEUE } from "../queues/queues";
@@ -17,6 +17,8 @@ import { ok, type ActorRef, type Result, type Task } from "../core/types";
 import { WORKERS } from "../core/standing";
 import { effectsAppliedByCompletion } from "../effects/ledger";
 import { effectsUnresolved } from "../effects/unresolved";
+import type { SubmissionPayload } from "../core/event-payloads";
+import { actorOf, needsReview, submissionDigest } from "../review/submission";
 
 const move = ownerTransition("complete");
 
@@ -31,7 +33,8 @@ export type Completed = Result<Task> & { replayed?: boolean };
 
 /**
  * The completion of started tasks by their owner, who stays on the done task as the one who
- * completed it. One guarded UPDATE for every item (a single completion is a batch of one): the rows are
+ * completed it — or, where the queue's `review` asks for it, on the in_review task as its
+ * submitter (the result and its digest kept as the task's submission; dependents stay blocked). One guarded UPDATE for every item (a single completion is a batch of one): the rows are
  * locked in id order first, so two batches that share tasks cannot deadlock, and each
  * row's own guard decides for that row alone. Items whose row did not change are explained
  * one by one, as any owner call is. Results come back in the order of `items`.
@@ -40,20 +43,31 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
   const now = clock.now();
   // One item (the common case) as plain parameters, so its statement reads like every other
   // transition's; a batch as one JSON parameter, so every batch size shares one statement.
+  // Each item's result and its digest travel with it: a queue whose review asks for it keeps
+  // them as the task's submission (docs/engine.md, review before done).
   const item = items.length === 1
-    ? sql`SELECT ${items[0]!.taskId}::bigint AS id, ${items[0]!.version}::int AS version`
-    : sql`SELECT id, version FROM jsonb_to_recordset(${JSON.stringify(items.map((i) => ({ id: i.taskId, version: i.version })))}::jsonb)
-          AS i(id bigint, version int)`;
+    ? sql`SELECT ${items[0]!.taskId}::bigint AS id, ${items[0]!.version}::int AS version,
+                 ${JSON.stringify(items[0]!.result ?? null)}::jsonb AS result, ${submissionDigest(items[0]!.result)}::text AS digest`
+    : sql`SELECT id, version, result, digest FROM jsonb_to_recordset(${JSON.stringify(items.map((i) => ({
+          id: i.taskId, version: i.version, result: i.result ?? null, digest: submissionDigest(i.result),
+        })))}::jsonb)
+          AS i(id bigint, version int, result jsonb, digest text)`;
+  const review = needsReview(actor);
   const updating = executePrepared<Record<string, unknown>>(tx, sql`
     WITH item AS (${item}), locked AS MATERIALIZED (
       SELECT t.id, t.side_effect_recorded FROM tasks t JOIN item ON item.id = t.id
       ORDER BY t.id
       FOR UPDATE OF t
     )
-    UPDATE tasks t SET status = 'done', lease_until = NULL, lease_seconds = NULL, side_effect_recorded = false,
+    UPDATE tasks t SET status = CASE WHEN ${review} THEN 'in_review' ELSE 'done' END::task_status,
+                       submission = CASE WHEN ${review} THEN jsonb_build_object(
+                         'result', item.result, 'digest', item.digest, 'by', ${JSON.stringify(actorOf(actor))}::jsonb,
+                         'attempt', t.attempt, 'at', to_char(${now} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+                       ) ELSE t.submission END,
+                       lease_until = NULL, lease_seconds = NULL, side_effect_recorded = false,
                        intended_effects = 0, version = t.version + 1, updated_at = ${now}
-    FROM locked l, item
-    WHERE t.id = l.id AND item.id = t.id
+    FROM locked l, item, queues q
+    WHERE t.id = l.id AND item.id = t.id AND q.name = t.queue
       AND ${move.guard(actor, sql`item.version`, now, sql`t.unknown_effects = 0`)}
     RETURNING t.*, l.side_effect_recorded AS had_effects`);
   // Sent behind the UPDATE in the same round trip, it unblocks only what the UPDATE made done
@@ -67,9 +81,15 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
   const applied = withEffects.length > 0 ? await effectsAppliedByCompletion(tx, clock, actor, withEffects) : [];
   const doneTasks = new Map((await toTasks(tx, [...done.values()], actor)).map((task) => [task.id, task]));
 
-  await appendEvents(tx, clock, [...applied, ...items.flatMap((item) => {
+  await appendEvents(tx, clock, [...applied, ...items.flatMap((item): NewEvent[] => {
     const row = done.get(item.taskId);
     if (!row) return [];
+    if (row.status === "in_review") {
+      return [{
+        taskId: row.id, queue: row.queue, type: "submitted" as const, actorId: actor.id,
+        payload: { version: row.version, status: row.status, submission: row.submission as SubmissionPayload, ...instanceOf(instance) },
+      }];
+    }
     return [{
       taskId: row.id, queue: row.queue, type: "completed" as const, actorId: actor.id,
       payload: { version: row.version, status: row.status, ...(item.result !== undefined ? { result: item.result } : {}), ...instanceOf(instance) },
@@ -144,7 +164,7 @@ async function claimedWith(tx: Tx, taskId: string, actor: ActorRef): Promise<Tas
   const [found] = await executePrepared<{ task_id: string }>(tx, sql`
     SELECT claim.task_id::text FROM task_events done
     JOIN task_events claim ON claim.tx_id = done.tx_id AND claim.type = 'claimed' AND claim.actor_id = done.actor_id
-    WHERE done.task_id = ${taskId}::bigint AND done.type = 'completed' AND done.actor_id = ${actor.id}::uuid
+    WHERE done.task_id = ${taskId}::bigint AND done.type IN ('completed', 'submitted') AND done.actor_id = ${actor.id}::uuid
     ORDER BY done.id DESC, claim.id
     LIMIT 1`);
   const task = found ? await loadTask(tx, found.task_id) : null;

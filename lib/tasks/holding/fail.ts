@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { explainMiss } from "../core/conflicts";
 import { defineOperation } from "../core/engine";
 import { appendEvents, type NewEvent } from "../core/events";
@@ -9,21 +9,11 @@ import { ok } from "../core/types";
 import { handoffNote, instanceOf, setHandoff } from "../core/attempt";
 import { WORKERS } from "../core/standing";
 import { effectsLeftUnknown } from "../effects/ledger";
+import { countStrike, strikeStatus } from "../core/strike";
 
 const move = ownerTransition("fail");
 
-/** Longest retry backoff: retry_delay_seconds × 2^(n − 1) grows past any sensible wait by n ≈ 20. */
-export const MAX_BACKOFF_SECONDS = 7 * 86_400;
-
-/**
- * The retry backoff of a failure that requeues (docs/engine.md): not before now +
- * retry_delay_seconds × 2^(failure_count − 1), failure_count counted with this failure,
- * at most MAX_BACKOFF_SECONDS. No delay (0, the default) leaves notBefore empty.
- */
-const backoff = (now: SQL) => sql`CASE
-  WHEN t.failure_count + 1 >= q.max_failures OR q.retry_delay_seconds = 0 THEN NULL
-  ELSE ${now} + make_interval(secs => least(q.retry_delay_seconds * power(2, t.failure_count), ${MAX_BACKOFF_SECONDS}))
-END`;
+export { MAX_BACKOFF_SECONDS } from "../core/strike";
 
 /**
  * The owner reports a failed attempt: failure_count + 1, and back to queued — or, when
@@ -40,10 +30,7 @@ export const failTask = defineOperation({
     const changed = await transition(
       tx,
       input.taskId,
-      sql`${endAttempt(
-        sql`CASE WHEN t.failure_count + 1 >= q.max_failures THEN 'escalated' ELSE 'queued' END::task_status`,
-        clock.now(),
-      )}, failure_count = t.failure_count + 1, not_before = ${backoff(clock.now())} ${setHandoff(note, clock.now())}`,
+      sql`${endAttempt(strikeStatus, clock.now())}, ${countStrike(clock.now())} ${setHandoff(note, clock.now())}`,
       move.guard(actor, input.version, clock.now()),
     );
     if (!changed) return explainMiss(tx, clock, move.expected(input, actor));

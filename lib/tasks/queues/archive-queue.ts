@@ -28,7 +28,7 @@ async function setArchived(tx: Tx, clock: Clock, actor: ActorRef, name: string, 
     .where(eq(queues.name, name))
     .returning();
   const [waiting] = await tx.select({ n: count() }).from(tasks)
-    .where(and(eq(tasks.queue, name), inArray(tasks.status, ["queued", "claimed", "started", "escalated"])));
+    .where(and(eq(tasks.queue, name), inArray(tasks.status, ["queued", "claimed", "started", "in_review", "escalated"])));
   await appendEvents(tx, clock, [{
     taskId: null, queue: name, type: archive ? "archived" : "unarchived", actorId: actor.id,
     payload: { by: actor.name, openTasks: waiting?.n ?? 0 },

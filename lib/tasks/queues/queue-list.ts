@@ -19,6 +19,8 @@ export interface QueueSummary {
   lockDelaySeconds: number;
   claimants: Claimants;
   commenters: "anyone" | "people" | "supervisors";
+  /** Which completions wait for a reviewer. */
+  review: "none" | "agents" | "everyone";
   maxAttemptSeconds: number | null;
   paused: boolean;
   pausedAt: Date | null;
@@ -50,11 +52,11 @@ export async function listQueues(db: Executor, now?: Date, name?: string): Promi
   );
   const finished = (interval: string) => sql`(SELECT count(*)::int FROM task_events e
       WHERE e.queue = q.name AND e.created_at > ${at} - ${interval}::interval AND e.created_at <= ${at}
-        AND e.type IN ('completed', 'resolved'))`;
+        AND e.type IN ('completed', 'resolved', 'approved'))`;
   const rows = await db.execute<Row>(sql`
     SELECT q.name, q.description, q.lease_seconds AS "leaseSeconds", q.max_failures AS "maxFailures",
            q.expiry_threshold AS "expiryThreshold", q.expiry_window_seconds AS "expiryWindowSeconds",
-           q.retry_delay_seconds AS "retryDelaySeconds", q.lock_delay_seconds AS "lockDelaySeconds", q.claimants, q.commenters, q.max_attempt_seconds AS "maxAttemptSeconds",
+           q.retry_delay_seconds AS "retryDelaySeconds", q.lock_delay_seconds AS "lockDelaySeconds", q.claimants, q.commenters, q.review, q.max_attempt_seconds AS "maxAttemptSeconds",
            q.paused, q.paused_at AS "pausedAt", p.name AS "pausedBy",
            q.breaker_tripped_at AS "breakerTrippedAt", q.breaker_reason AS "breakerReason",
            q.archived_at AS "archivedAt", a.name AS "archivedBy", q.created_at AS "createdAt",

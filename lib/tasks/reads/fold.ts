@@ -2,8 +2,8 @@ import { asc, eq } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { taskEvents, type TaskEventRow, type TaskRow } from "@/db/schema";
 import { typedEvent, type EventType, type Typed } from "../core/event-payloads";
-import { EVENTS } from "../core/machine-events";
 import type { Reservation } from "../reservations/schemas";
+import { companionOf, EVENTS } from "../core/machine-events";
 
 /**
  * The part of a task row that its events determine. blocked_by is not: it shrinks when
@@ -62,6 +62,7 @@ export function foldEvents(rows: FoldEvent[]): FoldedTask {
     handoff: null,
     handoffAt: null,
     reserves: p.reserves ?? null,
+    submission: null,
     createdAt: first.createdAt,
     updatedAt: first.createdAt,
   };
@@ -123,7 +124,7 @@ function replay(
     const version = "version" in event.payload ? event.payload.version : undefined;
     // A companion shares its transition's version; an escalation on its own (a cancelled
     // dependency) can follow a failure that requeued, and is a transition of its own.
-    const companion = facts.companionOf === previousType && version === previousVersion;
+    const companion = companionOf(event.type, previousType) && version === previousVersion;
     if (facts.version === "adds" && !companion) task.version += 1;
     if (!facts.aside) task.updatedAt = event.createdAt;
     // A losing claim or a comment appends without the row lock, so its id may fall between the
@@ -211,6 +212,24 @@ function replay(
         task.leaseSeconds = null;
         task.sideEffectRecorded = false;
         task.intendedEffects = 0;
+        break;
+      case "submitted":
+        task.status = "in_review";
+        task.leaseUntil = null;
+        task.leaseSeconds = null;
+        task.sideEffectRecorded = false;
+        task.intendedEffects = 0;
+        task.submission = event.payload.submission;
+        break;
+      case "approved":
+        task.status = "done";
+        break;
+      case "rejected":
+        endAttempt();
+        handoff(event, event.payload);
+        task.failureCount += 1;
+        task.notBefore = event.payload.notBefore ? new Date(event.payload.notBefore) : null;
+        task.submission = null;
         break;
       case "cancelled":
         task.status = "cancelled";

@@ -1,0 +1,86 @@
+"use client";
+
+import { useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { reviewAction } from "@/app/actions/tasks";
+import { useViewer } from "@/components/realtime/viewer";
+import { Button } from "@/components/ui/button";
+import { LocalTime } from "@/components/ui/local-time";
+import { LIMITS } from "@/lib/limits";
+import { taskKeys } from "./api";
+import { ActorName } from "./badges";
+import type { EventView, TaskView, Viewer } from "./wire";
+
+// Review before done (docs/board.md): an in_review task's submission — the result, its digest,
+// who submitted it — and Approve / Reject with a note for whoever may review it. The engine
+// decides who may (lib/tasks/review/review.ts: not the submitter, not anyone who held an
+// attempt); the page reads the same facts from the history it shows, only to spare buttons
+// the engine would refuse.
+
+/** Whether to offer the viewer the review: not its submitter, and no claim of theirs in the history. */
+export function mayReview(task: TaskView, viewer: Viewer, history: EventView[]): boolean {
+  if (task.status !== "in_review" || !task.submission) return false;
+  if (viewer.role !== "staff" && viewer.role !== "supervisor") return false;
+  if (task.submission.by.id === viewer.actorId) return false;
+  return !history.some((e) => e.type === "claimed" && e.actor.id === viewer.actorId);
+}
+
+export function ReviewPanel({ task, history }: { task: TaskView; history: EventView[] }) {
+  const viewer = useViewer();
+  const client = useQueryClient();
+  const [note, setNote] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submission = task.submission;
+  if (task.status !== "in_review" || !submission) return null;
+  const may = mayReview(task, viewer, history);
+  const decide = async (decision: "approve" | "reject") => {
+    setBusy(true);
+    setError(null);
+    const result = await reviewAction({
+      taskId: task.id, version: task.version, decision, digest: submission.digest, ...(note.trim() ? { note: note.trim() } : {}),
+    });
+    setBusy(false);
+    if (!result.ok) return setError(result.error.message);
+    setNote("");
+    void client.invalidateQueries({ queryKey: taskKeys.detail(task.id) });
+    void client.invalidateQueries({ queryKey: taskKeys.events(task.id) });
+  };
+  return (
+    <section aria-labelledby="review-heading" className="rounded-lg border border-amber-200 bg-amber-50 p-3" data-testid="review-panel">
+      <h2 id="review-heading" className="text-sm font-semibold">
+        Waiting for review
+      </h2>
+      <p className="mt-1 text-sm text-slate-700">
+        Submitted by <ActorName actor={submission.by} /> (attempt {submission.attempt}) <LocalTime iso={submission.at} withDate />.
+      </p>
+      <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-2 gap-y-1 text-xs text-slate-700">
+        <dt>Digest</dt>
+        <dd className="font-mono break-all" data-testid="submission-digest">{submission.digest}</dd>
+      </dl>
+      <pre className="mt-2 max-h-64 overflow-auto rounded bg-white p-2 text-xs" data-testid="submission-result" aria-label="Submitted result">
+        {JSON.stringify(submission.result, null, 2)}
+      </pre>
+      {may ? (
+        <div className="mt-3 flex flex-col gap-2">
+          <label htmlFor="review-note" className="flex flex-col text-xs text-slate-700">
+            Note (a reject&apos;s note is the next claimant&apos;s hand-off)
+            <textarea id="review-note" value={note} maxLength={LIMITS.reviewNote} rows={3} onChange={(e) => setNote(e.target.value)}
+              className="mt-0.5 rounded border border-slate-300 px-2 py-1 text-sm" />
+          </label>
+          <div className="flex flex-wrap gap-2">
+            <Button size="sm" disabled={busy} onClick={() => void decide("approve")}>Approve</Button>
+            <Button size="sm" disabled={busy} onClick={() => void decide("reject")}>Reject</Button>
+          </div>
+        </div>
+      ) : (
+        <p className="mt-2 text-sm text-slate-600">
+          {submission.by.id === viewer.actorId || history.some((e) => e.type === "claimed" && e.actor.id === viewer.actorId)
+            ? "You worked on this task: someone else must review it."
+            : "Only a person who did not work on it may review it."}
+        </p>
+      )}
+      {error ? <p role="alert" className="mt-2 text-sm text-red-700">{error}</p> : null}
+    </section>
+  );
+}

@@ -1,0 +1,84 @@
+import { sql } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import type { UserRole } from "@/db/schema";
+import { NOTIFIED_TYPES, type NotificationFact, type NotifiedType } from "./kinds";
+
+// Which events of the log are a fact for a person, decided on the server from the log itself
+// (docs/board.md, "Browser notifications"). One rule per event type; the board sends the ids
+// of the events of these types it heard and shows what comes back. A new kind of fact is one
+// more row here (question_asked is read by type name, so the rule works once that event exists).
+
+export interface Person {
+  actorId: string;
+  role: UserRole;
+}
+
+type Row = {
+  id: string;
+  task_id: string | null;
+  queue: string;
+  type: NotifiedType;
+  actor_id: string;
+  actor_name: string;
+  payload: Record<string, unknown>;
+  title: string | null;
+  status: string | null;
+  /** The previous owner a claim took the task over from (its transaction's lease_expired). */
+  took_over_from: string | null;
+  /** The person held an attempt of the task (a claimed event of theirs). */
+  held: boolean;
+  /** The person claimed a task of this queue in the last 30 days (a queue they work). */
+  works_queue: boolean;
+};
+
+type Rule = (row: Row, person: Person) => Omit<NotificationFact, "eventId" | "taskId"> | null;
+
+const titled = (row: Row) => `“${row.title ?? `task ${row.task_id}`}”`;
+
+const RULES: Record<NotifiedType, Rule> = {
+  // A review waiting for them: a submission they may review (not theirs, never held by them), still in review.
+  submitted: (row) =>
+    !row.held && row.status === "in_review"
+      ? { kind: "review_waiting", title: "A review waits for you", body: `${row.actor_name} submitted ${titled(row)} in ${row.queue}` }
+      : null,
+  // A task of theirs taken over: a claim of it after their lease lapsed.
+  claimed: (row, person) =>
+    row.took_over_from === person.actorId
+      ? { kind: "takeover", title: "Your task was taken over", body: `${row.actor_name} took over ${titled(row)} after your lease lapsed` }
+      : null,
+  // …or a supervisor took it back from them.
+  released: (row, person) =>
+    row.payload.force === true && row.payload.previousOwnerId === person.actorId
+      ? { kind: "takeover", title: "Your task was taken back", body: `${row.actor_name} released ${titled(row)} from you` }
+      : null,
+  // A question in a queue they work (supervisors: every queue).
+  question_asked: (row, person) =>
+    person.role === "supervisor" || row.works_queue
+      ? { kind: "question", title: `A question in ${row.queue}`, body: `${row.actor_name} asks about ${titled(row)}` }
+      : null,
+};
+
+/** The facts among `eventIds` for `person`: never their own acts; at most 100 ids a call. */
+export async function notificationFacts(db: Executor, person: Person, eventIds: string[]): Promise<NotificationFact[]> {
+  const ids = [...new Set(eventIds)].slice(0, 100);
+  if (ids.length === 0) return [];
+  const rows = await db.execute<Row>(sql`
+    SELECT e.id::text AS id, e.task_id::text AS task_id, e.queue, e.type::text AS type, e.actor_id::text AS actor_id,
+           coalesce(a.name, 'someone') AS actor_name, e.payload, t.title, t.status::text AS status,
+           (SELECT x.payload->>'previousOwnerId' FROM task_events x
+             WHERE x.tx_id = e.tx_id AND x.task_id = e.task_id AND x.type = 'lease_expired' AND e.type::text = 'claimed'
+             ORDER BY x.id DESC LIMIT 1) AS took_over_from,
+           EXISTS (SELECT 1 FROM task_events h WHERE h.task_id = e.task_id AND h.type = 'claimed' AND h.actor_id = ${person.actorId}::uuid) AS held,
+           EXISTS (SELECT 1 FROM task_events w WHERE w.queue = e.queue AND w.type = 'claimed' AND w.actor_id = ${person.actorId}::uuid
+                     AND w.created_at > now() - interval '30 days') AS works_queue
+    FROM task_events e
+    LEFT JOIN actors a ON a.id = e.actor_id
+    LEFT JOIN tasks t ON t.id = e.task_id
+    WHERE e.id = ANY(${`{${ids.join(",")}}`}::bigint[]) AND e.type::text = ANY(${`{${NOTIFIED_TYPES.join(",")}}`}::text[])
+      AND e.actor_id <> ${person.actorId}::uuid
+    ORDER BY e.id`);
+  return rows.flatMap((row) => {
+    const fact = RULES[row.type]?.(row, person);
+    return fact ? [{ ...fact, eventId: row.id, taskId: row.task_id }] : [];
+  });
+}
