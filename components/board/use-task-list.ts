@@ -21,6 +21,7 @@ export const STATUS_TITLES: Record<ListFilter["status"], string> = {
   queued: "Queued",
   claimed: "Claimed",
   started: "Started",
+  awaiting_input: "Awaiting input",
   escalated: "Escalated",
   done: "Done",
   cancelled: "Cancelled",

@@ -5,6 +5,7 @@ const statusTone: Record<TaskStatus, BadgeTone> = {
   queued: "slate",
   claimed: "blue",
   started: "violet",
+  awaiting_input: "amber",
   done: "green",
   escalated: "red",
   cancelled: "slate",

@@ -7,6 +7,8 @@ export const taskStatus = pgEnum("task_status", [
   "done",
   "escalated",
   "cancelled",
+  // Contract v1.2, asking a person (docs/questions.md): the owner's lease is parked, the owner kept.
+  "awaiting_input",
 ]);
 
 export const actorKind = pgEnum("actor_kind", ["user", "agent", "system"]);
@@ -58,6 +60,10 @@ export const eventType = pgEnum("event_type", [
   "effect_intended",
   "effect_resolved",
   "effect_unknown",
+  // Contract v1.2, asking a person (docs/questions.md): a question asked, answered, or past its deadline.
+  "question_asked",
+  "question_answered",
+  "question_expired",
 ]);
 
 /** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */

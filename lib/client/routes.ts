@@ -46,6 +46,9 @@ const ROUTE_ENDPOINTS = {
   recordEffect: "recordEffect",
   listEffects: "listEffects",
   resolveEffect: "resolveEffect",
+  askQuestion: "askQuestion",
+  getQuestion: "getQuestion",
+  answerQuestion: "answerQuestion",
 } as const satisfies Record<string, EndpointId>;
 
 export type RouteName = keyof typeof ROUTE_ENDPOINTS;

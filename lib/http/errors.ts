@@ -7,6 +7,7 @@ export const STATUS_OF: Record<ApiErrorCode, number> = {
   invalid_request: 400,
   unauthorized: 401,
   forbidden: 403,
+  self_review: 403,
   not_found: 404,
   method_not_allowed: 405,
   already_claimed: 409,

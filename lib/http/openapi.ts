@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { effectId } from "@/lib/tasks/effects/schemas";
+import { questionId } from "@/lib/tasks/questions/schemas";
 import { z } from "zod";
 import type { TokenRole } from "@/db/schema";
 import { queueName, taskId } from "@/lib/tasks/core/schemas";
@@ -66,6 +67,7 @@ const WHEN: Record<ApiErrorCode | "internal", string> = {
   invalid_request: "Body or query fails validation (the message names the field); malformed JSON; a create or claim naming a queue that does not exist or is archived (field: queue)",
   unauthorized: "No, unknown or revoked token",
   forbidden: "The token's role may not do this, or the queue's `claimants` rule excludes the caller (the message names it)",
+  self_review: "The caller asked the question it tries to answer: someone else must answer it",
   not_found: "No such task",
   method_not_allowed: "The path does not answer this method; `Allow` lists the ones it does",
   already_claimed: "Claim lost: the message names the current owner",
@@ -98,6 +100,7 @@ const PATH_PARAMETERS: Record<string, { schema: z.ZodType; description: string }
   dep: { schema: taskId, description: "The id of the dependency to remove (a task the task depends on)" },
   name: { schema: queueName, description: "The queue's name (1 to 64 characters of a-z, 0-9, '.', '_' or '-')" },
   effectId: { schema: effectId, description: "The effect's id (a positive whole number as a string), from the task's effect ledger" },
+  questionId: { schema: questionId, description: "The question's id (a positive whole number as a string), from the ask's answer" },
 };
 const TAGS: Record<string, string> = {
   Tasks: "Tasks, their history, and the owner calls that move them through their life",

@@ -36,3 +36,6 @@ export { heldLeases, type HeldLease } from "./claiming/held";
 export { verifyFence, FENCE_REASONS, type FenceVerdict, type FenceReason } from "./fences/verify";
 export { recordEffect, resolveEffect, taskEffectsList, type Recorded } from "./effects/effects";
 export type { Effect, EffectState } from "./effects/ledger";
+export { answerQuestion, askQuestion, getQuestion, listTaskQuestions, type Asked } from "./questions/questions";
+export { expireDueQuestions, expireQuestions } from "./questions/expire";
+export type { Question, QuestionAnswer } from "./questions/rows";

@@ -121,6 +121,24 @@ export interface EffectPayload extends Moved {
   sideEffect?: true;
 }
 
+/** Asking a person (docs/questions.md): the question, and for an answer what was said. */
+export interface QuestionPayload extends Moved {
+  questionId: string;
+  question: string;
+  kind: "agent" | "budget";
+  choices?: string[];
+  deadline?: string;
+  /** question_answered: what the person said. */
+  answer?: { text: string; choice: string | null };
+  /** question_answered: the owner's fresh lease. */
+  leaseUntil?: string;
+  leaseSeconds?: number;
+  /** question_answered: the hand-off note that carries question and answer to whoever holds the task next. */
+  handoff?: HandoffPayload;
+  /** question_expired: the attempt ended (its owner's) and the task is escalated; the question kept. */
+  previousOwnerId?: string | null;
+}
+
 // Queue-level facts (no task).
 export interface BreakerTrippedPayload { cause: "expiry_spike" | "clock_backwards"; reason: string; [detail: string]: unknown }
 export type BreakerResetPayload = Record<string, never>;
@@ -179,6 +197,9 @@ export interface EventPayloads {
   effect_intended: EffectPayload;
   effect_resolved: EffectPayload;
   effect_unknown: EffectPayload;
+  question_asked: QuestionPayload;
+  question_answered: QuestionPayload;
+  question_expired: QuestionPayload;
 }
 
 export type EventType = keyof EventPayloads;

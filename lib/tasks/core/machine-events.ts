@@ -59,6 +59,10 @@ export const EVENTS: Record<EventType, EventFacts> = {
   effect_intended: { of: "task", version: "none", countsStay: true, label: "recorded an intent to act outside the board" },
   effect_resolved: { of: "task", version: "none", countsStay: true, label: "resolved an effect" },
   effect_unknown: { of: "task", version: "none", countsStay: true, label: "left an effect unknown: its attempt ended with it open" },
+  // Asking a person (docs/questions.md). An expiry is a fact of no version: its escalated follows with the transition's.
+  question_asked: { of: "task", version: "adds", label: "asked a person a question; the lease is parked" },
+  question_answered: { of: "task", version: "adds", label: "answered the question; back to work with a fresh lease" },
+  question_expired: { of: "task", version: "none", label: "noted the question went unanswered past its deadline" },
 };
 
 export const EVENT_TYPES = Object.keys(EVENTS) as EventType[];

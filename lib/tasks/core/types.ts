@@ -71,7 +71,7 @@ export const conflictCodes = [
 ] as const;
 export type ConflictCode = (typeof conflictCodes)[number];
 
-export type EngineErrorCode = ConflictCode | "attempt_limit" | "invalid_request" | "forbidden" | "not_found" | "unavailable";
+export type EngineErrorCode = ConflictCode | "attempt_limit" | "self_review" | "invalid_request" | "forbidden" | "not_found" | "unavailable";
 
 export interface EngineError {
   code: EngineErrorCode;
