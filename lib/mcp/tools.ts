@@ -7,6 +7,7 @@ import { LIMITS, limitText } from "@/lib/limits";
 import { RENEW_CADENCE_TEXT } from "@/lib/cadence";
 import { RENEW } from "@/lib/acts";
 import { effectTools } from "./tools-effects";
+import { questionTools } from "./tools-questions";
 
 // The MCP tools: API.md's names, each one typed-client call (lib/client.ts) with the API's
 // body fields and the task as `id`. What a tool answers is the API's JSON.
@@ -211,4 +212,5 @@ export const tools: Tool[] = [
     call: (client, { id, ...query }) => client.listTaskEvents(id, query) as unknown as Promise<Record<string, unknown>>,
   }),
   ...effectTools, // issue 22 (lib/mcp/tools-effects.ts)
+  ...questionTools, // issue 23 (lib/mcp/tools-questions.ts)
 ];

@@ -134,6 +134,7 @@ export const ERROR_CODES = [
   "invalid_request",
   "unauthorized",
   "forbidden",
+  "self_review",
   "not_found",
   "method_not_allowed",
   "already_claimed",
@@ -156,6 +157,7 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   invalid_request: 400,
   unauthorized: 401,
   forbidden: 403,
+  self_review: 403,
   not_found: 404,
   method_not_allowed: 405,
   already_claimed: 409,
@@ -185,7 +187,7 @@ export interface WireTask {
   description: string;
   payload: unknown;
   priority: number;
-  status: "queued" | "claimed" | "started" | "done" | "escalated" | "cancelled";
+  status: "queued" | "claimed" | "started" | "done" | "escalated" | "cancelled" | "awaiting_input";
   owner: WireActor | null;
   leaseUntil: string | null;
   version: number;
@@ -226,7 +228,7 @@ const TASK_KEYS = [
   "attempt", "fence", "openEffects",
 ].sort();
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled"];
+const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled", "awaiting_input"];
 
 export function expectActor(value: unknown): asserts value is WireActor {
   expect(value).toBeTypeOf("object");

@@ -39,6 +39,8 @@ const AGENT_TOOLS = [
   "record_side_effect", "release_task", "report_progress", "start_task", "task_history", "task_readiness",
   // issue 22 (lib/mcp/tools-effects.ts)
   "record_effect", "resolve_effect", "verify_fence",
+  // issue 23 (lib/mcp/tools-questions.ts)
+  "ask_human", "get_answer",
 ].sort();
 
 describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
@@ -73,7 +75,7 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     expect(listed.find((t) => t.name === "start_task")!.description).toContain("check_required");
 
     const { tools: read } = await watcher.client.listTools();
-    expect(read.map((t) => t.name).sort()).toEqual(["get_task", "list_tasks", "task_history", "task_readiness", "verify_fence"]);
+    expect(read.map((t) => t.name).sort()).toEqual(["get_answer", "get_task", "list_tasks", "task_history", "task_readiness", "verify_fence"]);
     expect(read.every((t) => t.annotations?.readOnlyHint)).toBe(true);
 
     // Every tool carries the three behaviour hints; the reads are read-only, idempotent and
