@@ -38,4 +38,5 @@ export { recordEffect, resolveEffect, taskEffectsList, type Recorded } from "./e
 export type { Effect, EffectState } from "./effects/ledger";
 export { answerQuestion, askQuestion, getQuestion, listTaskQuestions, type Asked } from "./questions/questions";
 export { expireDueQuestions, expireQuestions } from "./questions/expire";
+export { listOpenQuestions, type OpenQuestion } from "./questions/open";
 export type { Question, QuestionAnswer } from "./questions/rows";

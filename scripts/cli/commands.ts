@@ -8,6 +8,7 @@ import { taskCommands } from "./tasks";
 import { scheduleCommands } from "./schedules";
 import { webhookCommands } from "./webhooks";
 import { effectCommands } from "./effects";
+import { questionCommands } from "./questions";
 
 export type { Action };
 
@@ -122,6 +123,7 @@ const commands: Record<string, Command> = {
   ...taskCommands,
   ...eventCommands,
   ...effectCommands,
+  ...questionCommands,
 };
 
 /** The command line as an action ready to run, or a CliError saying what is wrong with it. */
