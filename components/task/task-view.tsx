@@ -16,6 +16,7 @@ import { LapsedBadge, LeaseCountdown } from "./lease";
 import { TaskActions } from "./task-actions";
 import { HandoffCard, ProgressLine } from "./handoff";
 import { OpenEffects } from "./effects";
+import { TaskQuestions } from "@/components/questions/task-questions";
 import { Timeline } from "./timeline";
 import { HELD, type EventView, type TaskView as Task } from "./wire";
 
@@ -67,6 +68,7 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
         {editing ? <EditTaskForm task={task} onClose={() => setEditing(false)} /> : null}
         <HandoffCard task={task} />
         <OpenEffects task={task} />
+        <TaskQuestions task={task} />
         {HELD.includes(task.status) ? <ProgressLine task={task} /> : null}
         <section aria-label="Actions" className="rounded-lg border border-slate-200 bg-white p-3">
           <TaskActions task={task} explain />

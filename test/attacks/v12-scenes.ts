@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Db } from "@/db/client";
 import { schedules, webhooks } from "@/db/schema";
 import { SYSTEM_ACTOR_ID } from "@/lib/tasks/core/events";
+import { makeQueue } from "@/test/queues";
 import { askQuestion, claim, createActor, createTask, perform, start, type ActorRef } from "@/lib/tasks";
 
 // Rows the matrices' scenes act on for the v1.2 supervisor surfaces (webhooks, schedules),
@@ -27,6 +28,7 @@ export async function aSchedule(db: Db, queue: string): Promise<string> {
  * the answer cells answer it as someone else (an asker may not answer: self_review).
  */
 export async function aQuestion(db: Db, queue: string, asker?: ActorRef): Promise<{ taskId: string; questionId: string; version: number }> {
+  await makeQueue(db, queue);
   const by = asker ?? (await createActor(db, "agent", `asker ${queue}`));
   const created = await perform(createTask, { title: `question ${queue}`, queue }, { db, actor: by });
   if (!created.ok) throw new Error(created.error.message);
