@@ -249,6 +249,29 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     expect(resultJson(await call(mcp, "task_readiness", { id: first.id }))).toMatchObject({ claimable: true, reasons: [] });
   });
 
+  test("ask_human parks the task and waits: a supervisor's answer comes back with the task started again; get_answer reads it", { timeout: 120_000 }, async () => {
+    const boss = await f.token(`boss-${transport}`, "supervisor");
+    const created = await create("ask a person");
+    const started = await taskOf(mcp, "claim_task", { id: created.id, version: created.version });
+    const begun = await taskOf(mcp, "start_task", { id: created.id, version: started.version });
+    const answering = (async () => {
+      for (;;) {
+        const [row] = await f.database.client<{ id: string }[]>`SELECT id::text FROM task_questions WHERE task_id = ${created.id}::bigint`;
+        if (row) {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          return f.api.post(`/tasks/${created.id}/questions/${row.id}/answer`, boss, { text: "blue", choice: "blue" });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    const asked = resultJson(await call(mcp, "ask_human", { id: created.id, version: begun.version, question: "Which colour?", choices: ["red", "blue"], waitSeconds: 30 }));
+    expect((await answering).status).toBe(200);
+    expect(asked).toMatchObject({ question: { question: "Which colour?", answer: { text: "blue", choice: "blue" } }, task: { status: "started", owner: { name: agentName } } });
+    const read = resultJson(await call(mcp, "get_answer", { id: created.id, questionId: (asked.question as { id: string }).id }));
+    expect(read).toMatchObject({ question: { answer: { text: "blue" } } });
+    expect((await eventTypes(f, created.id)).map((e) => e.type)).toEqual(expect.arrayContaining(["question_asked", "question_answered"]));
+  });
+
   test("the task is a resource, and the prompt explains the loop", async () => {
     const task = await create("as a resource");
     const read = await mcp.client.readResource({ uri: `claimboard://tasks/${task.id}` });
