@@ -9,6 +9,7 @@ test.describe("layout", () => {
     await expect(page.getByTestId("signed-in-as")).toHaveText(/Amal\s*· staff/);
     await expect(nav.getByRole("link", { name: "Board" })).toHaveAttribute("aria-current", "page");
     await expect(nav.getByRole("link", { name: "Inbox" })).toHaveCount(0);
+    await expect(nav.getByRole("link", { name: "Questions" })).toBeVisible(); // questions agents ask people: everyone's
 
     const sara = await browser.newPage({ baseURL: process.env.E2E_BASE_URL });
     await signIn(sara, SARA);

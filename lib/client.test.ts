@@ -184,6 +184,21 @@ describe("ClaimboardClient against a real server", () => {
     expect(approved).toMatchObject({ status: "done", version: submitted.version + 1 });
   });
 
+  test("asking a person: askQuestion parks the task, getQuestion long-polls, a supervisor's answerQuestion wakes it", async () => {
+    const held = await startedOne(client);
+    const asked = await client.askQuestion(held, { question: "Which colour?", choices: ["red", "blue"] });
+    expect(asked.task).toMatchObject({ status: "awaiting_input", version: held.version + 1, leaseUntil: null });
+    expect(asked.question).toMatchObject({ question: "Which colour?", choices: ["red", "blue"], answer: null, kind: "agent" });
+    expect(asked.question.askedAt).toMatch(ISO);
+    const waiting = client.getQuestion(held.id, asked.question.id, { wait: 20 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const answered = await supervisor.answerQuestion(held.id, asked.question.id, { text: "blue", choice: "blue" });
+    expect(answered.task).toMatchObject({ status: "started", version: asked.task.version + 1 });
+    expect((await waiting).answer).toMatchObject({ text: "blue", choice: "blue" });
+    const again = await supervisor.answerQuestion(held.id, asked.question.id, { text: "red" }).catch((e: unknown) => e);
+    expect(again).toMatchObject({ status: 409, code: "invalid_transition" });
+  });
+
   test("completeAndClaimNext and completeMany: the agent loop's calls", async () => {
     for (const title of ["loop-1", "loop-2", "loop-3", "loop-4"]) await client.createTask({ title, queue: "client-loop" });
     const first = (await client.claimNext({ queue: "client-loop", start: true }))!;

@@ -7,7 +7,7 @@ import { INSTANCE_HEADER } from "@/lib/http/endpoints";
 import { ClaimboardApiError, toApiError } from "./client/errors";
 import { clientRoutes, type EndpointOf, type RouteName } from "./client/routes";
 import type {
-  Answer, Body, CallOptions, ClaimOptions, CompletionResult, Effect, FenceVerdict, Health, ListTasksQuery, NewTask, Query,
+  Answer, Body, CallOptions, ClaimOptions, CompletionResult, Effect, FenceVerdict, Health, Question, ListTasksQuery, NewTask, Query,
   HeldReservation, Queue, Readiness, Task, TaskChanges, TaskCounts, TaskEvent, TaskFilterQuery, TaskRef, Schedule, Webhook, WebhookDelivery,
 } from "./client/types";
 
@@ -267,6 +267,25 @@ export class ClaimboardClient {
   }
 
   /**
+   * Asks a person (docs/questions.md): the task becomes awaiting_input, its lease parked (no
+   * heartbeat needed) until the answer, which returns it to started with a fresh lease. Then
+   * getQuestion(task.id, question.id, {wait}) for the answer.
+   */
+  async askQuestion(task: TaskRef, ask: Omit<Body<"askQuestion">, "version">): Promise<Answer<"askQuestion">> {
+    return this.call("askQuestion", { id: task.id, body: { ...ask, version: task.version } });
+  }
+
+  /** One question; `wait` (0..60 s) long-polls until it is answered or expires, or the wait ends. */
+  async getQuestion(taskId: string, questionId: string, options: { wait?: number } = {}): Promise<Question> {
+    return (await this.call("getQuestion", { id: taskId, questionId, query: { wait: options.wait }, timeoutMs: ((options.wait ?? 0) + 30) * 1000 })).question;
+  }
+
+  /** A person's (or a supervisor token's) answer: the task returns to started for its owner. */
+  async answerQuestion(taskId: string, questionId: string, answer: Body<"answerQuestion">): Promise<Answer<"answerQuestion">> {
+    return this.call("answerQuestion", { id: taskId, questionId, body: answer });
+  }
+
+  /**
    * What a downstream system asks before it acts for an agent (docs/fences.md): does the
    * fence's attempt still hold its task? `current` true only while it does; `reason` says why
    * not. A fence this board did not issue: ClaimboardApiError 400 invalid_request (field fence).
@@ -286,11 +305,12 @@ export class ClaimboardClient {
 
   private async call<R extends RouteName>(
     route: R,
-    options: { id?: string; dep?: string; effectId?: string; query?: QueryString; body?: unknown; accept?: number[] },
+    options: { id?: string; dep?: string; effectId?: string; questionId?: string; query?: QueryString; body?: unknown; accept?: number[]; timeoutMs?: number },
   ): Promise<Answer<EndpointOf<R>>> {
     const { method, path } = clientRoutes[route];
     const filled = path
       .replace("{effectId}", encodeURIComponent(options.effectId ?? ""))
+      .replace("{questionId}", encodeURIComponent(options.questionId ?? ""))
       .replace("{dep}", encodeURIComponent(options.dep ?? ""))
       .replace(/\{\w+\}/, encodeURIComponent(options.id ?? ""));
     const url = new URL(this.base + filled);
@@ -308,7 +328,7 @@ export class ClaimboardClient {
         method,
         headers,
         body: options.body === undefined ? undefined : JSON.stringify(options.body),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.timeout(Math.max(this.timeoutMs, options.timeoutMs ?? 0)),
       });
     } catch (cause) {
       // undici says "fetch failed" and keeps the reason (ECONNREFUSED, …) one level down.

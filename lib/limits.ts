@@ -21,6 +21,15 @@ export const LIMITS = {
   effectKey: 200,
   effectTarget: 500,
   externalRef: 500,
+  /** Asking a person (docs/questions.md): a question, each of its choices, how many, an answer. */
+  question: 2000,
+  questionChoice: 200,
+  questionChoices: 10,
+  answer: 4000,
+  /** How long a question waits for its answer (queue setting questionTimeoutSeconds, or the ask's timeoutSeconds). */
+  questionTimeoutSeconds: { min: 60, max: 604_800 },
+  /** The longest long-poll of GET …/questions/{qid}?wait= (and of the MCP tool ask_human). */
+  questionWaitSeconds: 60,
   /** Dependencies one request may add (and a create may name). */
   dependencies: 50,
   /** Tasks in one batch claim or one batch completion. */

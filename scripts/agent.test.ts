@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { createAgentToken, type CreatedToken } from "@/lib/auth/tokens";
-import { claimNext, createActor, createTask, forceRelease, perform, recordEffect, recordSideEffect, release, setQueueSettings, type ActorRef, type Operation } from "@/lib/tasks";
+import { answerQuestion, claimNext, createActor, createTask, forceRelease, perform, recordEffect, recordSideEffect, release, setQueueSettings, type ActorRef, type Operation } from "@/lib/tasks";
 import { startAgent, type RunningAgent } from "@/test/cli";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { makeQueue } from "@/test/queues";
@@ -198,5 +198,17 @@ describe("the reference agent", () => {
     expect((await history(id)).filter((h) => h.startsWith("effect_"))).toEqual([
       "effect_intended test", "effect_unknown system", "effect_resolved careful-caller",
     ]);
+  });
+
+  test("--ask: asks a person before working, waits with its lease parked, prints the answer, then completes", async () => {
+    const id = await newTask("asking", "refund order 9");
+    const worker = agent(await createAgentToken(database.db, { name: "asking-agent" }), ["--queue", "asking", "--ask", "Refund in full?", "--work-ms", "100", "--once"]);
+    const [, questionId] = (await worker.waitFor(/^asked on \d+ \(question (\d+),/m, 60_000))!;
+    expect((await task(id)).status).toBe("awaiting_input");
+    await as(answerQuestion, { taskId: id, questionId: questionId!, text: "yes, in full" });
+    expect(await worker.exited, worker.output()).toBe(0);
+    expect(worker.output()).toMatch(new RegExp(`^answer on ${id} from test: yes, in full$`, "m"));
+    expect((await task(id)).status).toBe("done");
+    expect((await history(id)).filter((h) => h.startsWith("question_"))).toEqual(["question_asked asking-agent", "question_answered test"]);
   });
 });

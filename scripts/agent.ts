@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { ClaimboardApiError, ClaimboardClient, type ClaimOptions, type Task } from "../lib/client";
 import { renewAfterMs } from "../lib/cadence";
 import { callDone, intendCall } from "./agent-effects";
+import { askFirst } from "./agent-ask";
 
 const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [options]
 
@@ -20,6 +21,7 @@ const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [option
   --work-ms N          simulated work per task (default 2000)
   --fail-rate R        fraction of tasks to fail instead of complete, 0..1 (default 0)
   --effects            record the simulated call in the effect ledger (intent before, applied after)
+  --ask "QUESTION"     ask a person before working each task, wait for the answer and print it
   --once               handle at most one task, then exit (also when there is none)
   --max-tasks N        exit after completing or failing N tasks`;
 
@@ -46,6 +48,7 @@ function options(argv: string[]) {
       "work-ms": { type: "string", default: "2000" },
       "fail-rate": { type: "string", default: "0" },
       effects: { type: "boolean", default: false },
+      ask: { type: "string" },
       once: { type: "boolean", default: false },
       "max-tasks": { type: "string" },
       batch: { type: "string" },
@@ -72,6 +75,7 @@ function options(argv: string[]) {
     // --effects resolves what a lapsed attempt left unknown itself, so it takes needs_check tasks.
     confirmChecks: values["confirm-checks"] || values.effects,
     effects: values.effects,
+    ask: values.ask,
     leaseSeconds: number("lease-seconds", values["lease-seconds"], 5, 3600),
     workMs: number("work-ms", values["work-ms"], 0, 86_400_000)!,
     failRate: number("fail-rate", values["fail-rate"], 0, 1, false)!,
@@ -218,7 +222,8 @@ class Agent {
    * stop; that task is returned for the loop to handle.
    */
   private async handle(claimed: Task): Promise<Task | null> {
-    const started = await this.started(claimed);
+    const begun = await this.started(claimed);
+    const started = begun && this.opts.ask ? await this.ownerCall(begun, "ask", () => askFirst(this.client, begun, this.opts.ask!, log, this.shutdown.signal)) : begun;
     const intent = started && this.opts.effects ? await this.ownerCall(started, "record effect", () => intendCall(this.client, started, log)) : null;
     const task = this.opts.effects ? (intent?.task ?? null) : started;
     const worked = task && (await this.work(task));

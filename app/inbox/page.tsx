@@ -11,6 +11,9 @@ import { listDisabledWebhooks } from "@/lib/webhooks/ops";
 import { DisabledWebhooks } from "@/components/supervisor/disabled-webhooks";
 import { readLapsed } from "@/lib/tasks/supervise/lapsed";
 import { LapsedHoldings } from "@/components/supervisor/lapsed";
+import { OpenQuestions } from "@/components/questions/open-questions";
+import { perform } from "@/lib/tasks/core/engine";
+import { listOpenQuestions } from "@/lib/tasks";
 
 export const metadata: Metadata = { title: "Inbox · Claimboard" };
 
@@ -25,6 +28,8 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   const user = await requireSupervisor(`/inbox${queue ? `?queue=${encodeURIComponent(queue)}` : ""}`, "inbox");
   await streamPosition(); // before any read: the browser's stream resumes from there
   const { db } = getDatabase();
+  // Open questions first: a past-deadline one is expired (escalated) before the inbox is read.
+  const questions = await perform(listOpenQuestions, {}, { db, actor: user.actor, standing: "supervisor" });
   const [inbox, queues, lapsed, disabledHooks] = await Promise.all([
     readInbox(db, queue, user.actor), listQueueNames(db), readLapsed(db), listDisabledWebhooks(db),
   ]);
@@ -33,6 +38,9 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
     <main className="mx-auto max-w-screen-lg px-4 py-4 [overflow-wrap:anywhere]">
       <h1 className="mb-4 text-xl font-semibold">Escalation inbox</h1>
       <DisabledWebhooks hooks={disabledHooks} />
+      <div className="mb-6">
+        <OpenQuestions initial={toWire(questions.ok ? questions.value : [])} />
+      </div>
       <Inbox initial={toWire(inbox)} queues={queues} initialSearch={search} initialSort={sort} />
       <div className="mt-6">
         <LapsedHoldings initial={toWire(lapsed)} />

@@ -22,6 +22,7 @@ export const STATUS_TITLES: Record<ListFilter["status"], string> = {
   claimed: "Claimed",
   started: "Started",
   in_review: "In review",
+  awaiting_input: "Awaiting input",
   escalated: "Escalated",
   done: "Done",
   cancelled: "Cancelled",

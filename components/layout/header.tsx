@@ -5,7 +5,7 @@ import { focusRing } from "@/components/ui/button";
 import { NavLinks, type NavItem } from "./nav-links";
 import { SignOutButton } from "./sign-out-button";
 
-const BOARD: NavItem[] = [{ href: "/", label: "Board" }];
+const BOARD: NavItem[] = [{ href: "/", label: "Board" }, { href: "/questions", label: "Questions" }];
 const SUPERVISION: NavItem[] = [
   { href: "/inbox", label: "Inbox", badge: "inbox" },
   { href: "/agents", label: "Agents" },

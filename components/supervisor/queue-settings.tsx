@@ -19,7 +19,7 @@ import type { QueueSettingsView } from "./types";
 import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
 import { LIMITS } from "@/lib/limits";
 
-type SettingField = "leaseSeconds" | "maxFailures" | "expiryThreshold" | "expiryWindowSeconds" | "retryDelaySeconds" | "lockDelaySeconds";
+type SettingField = "leaseSeconds" | "maxFailures" | "expiryThreshold" | "expiryWindowSeconds" | "retryDelaySeconds" | "lockDelaySeconds" | "questionTimeoutSeconds";
 
 /** The documented bounds (lib/tasks/core/schemas.ts, the database's checks). */
 const FIELDS: { name: SettingField; label: string; min: number; max: number; unit: string }[] = [
@@ -29,6 +29,7 @@ const FIELDS: { name: SettingField; label: string; min: number; max: number; uni
   { name: "expiryWindowSeconds", label: "Breaker window (seconds)", min: 1, max: 86_400, unit: "seconds" },
   { name: "retryDelaySeconds", label: "Retry delay (seconds)", min: 0, max: 86_400, unit: "seconds" },
   { name: "lockDelaySeconds", label: "Lock delay after a lapse (seconds)", min: LIMITS.lockDelaySeconds.min, max: LIMITS.lockDelaySeconds.max, unit: "seconds" },
+  { name: "questionTimeoutSeconds", label: "Question deadline (seconds)", min: LIMITS.questionTimeoutSeconds.min, max: LIMITS.questionTimeoutSeconds.max, unit: "seconds" },
 ];
 
 /** Pause (claims hand out nothing; owners finish) or resume a queue. */

@@ -6,6 +6,7 @@ const statusTone: Record<TaskStatus, BadgeTone> = {
   claimed: "blue",
   started: "violet",
   in_review: "amber",
+  awaiting_input: "amber",
   done: "green",
   escalated: "red",
   cancelled: "slate",

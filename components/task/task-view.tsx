@@ -17,6 +17,7 @@ import { TaskActions } from "./task-actions";
 import { HandoffCard, ProgressLine } from "./handoff";
 import { OpenEffects } from "./effects";
 import { ReviewPanel } from "./review";
+import { TaskQuestions } from "@/components/questions/task-questions";
 import { Timeline } from "./timeline";
 import { HELD, type EventView, type TaskView as Task } from "./wire";
 
@@ -69,6 +70,7 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
         <HandoffCard task={task} />
         <OpenEffects task={task} />
         <ReviewPanel task={task} history={history.data} />
+        <TaskQuestions task={task} />
         {HELD.includes(task.status) ? <ProgressLine task={task} /> : null}
         <section aria-label="Actions" className="rounded-lg border border-slate-200 bg-white p-3">
           <TaskActions task={task} explain />

@@ -9,6 +9,8 @@ export const taskStatus = pgEnum("task_status", [
   "cancelled",
   // Contract v1.2, review before done (docs/engine.md): a completion waiting for its reviewer.
   "in_review",
+  // Contract v1.2, asking a person (docs/questions.md): the owner's lease is parked, the owner kept.
+  "awaiting_input",
 ]);
 
 export const actorKind = pgEnum("actor_kind", ["user", "agent", "system"]);
@@ -65,6 +67,10 @@ export const eventType = pgEnum("event_type", [
   "submitted",
   "approved",
   "rejected",
+  // Contract v1.2, asking a person (docs/questions.md): a question asked, answered, or past its deadline.
+  "question_asked",
+  "question_answered",
+  "question_expired",
 ]);
 
 /** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */

@@ -62,6 +62,8 @@ export const queues = pgTable(
     lockDelaySeconds: integer("lock_delay_seconds").notNull().default(0),
     /** Which completions become in_review instead of done (contract v1.2, docs/engine.md). */
     review: reviewPolicy("review").notNull().default("none"),
+    /** How long a question to a person waits for its answer before the task goes to the inbox (docs/questions.md). */
+    questionTimeoutSeconds: integer("question_timeout_seconds").notNull().default(86400),
     /** What the queue is for, in a supervisor's words (the /queues page, the pickers' hints). */
     description: text("description").notNull().default(""),
     /** Archived: hidden from the pickers and refused to new work; its tasks and history stay. */
@@ -77,6 +79,7 @@ export const queues = pgTable(
     check("queues_expiry_window_range", sql`${t.expiryWindowSeconds} BETWEEN 1 AND 86400`),
     check("queues_retry_delay_range", sql`${t.retryDelaySeconds} BETWEEN 0 AND 86400`),
     check("queues_lock_delay_seconds_range", sql`${t.lockDelaySeconds} BETWEEN 0 AND 3600`),
+    check("queues_question_timeout_seconds_range", sql`${t.questionTimeoutSeconds} BETWEEN 60 AND 604800`),
     check("queues_max_attempt_seconds_range", sql`${t.maxAttemptSeconds} IS NULL OR ${t.maxAttemptSeconds} BETWEEN 60 AND 604800`),
   ],
 );

@@ -48,6 +48,9 @@ const ROUTE_ENDPOINTS = {
   listEffects: "listEffects",
   resolveEffect: "resolveEffect",
   listReservations: "listReservations",
+  askQuestion: "askQuestion",
+  getQuestion: "getQuestion",
+  answerQuestion: "answerQuestion",
 } as const satisfies Record<string, EndpointId>;
 
 export type RouteName = keyof typeof ROUTE_ENDPOINTS;

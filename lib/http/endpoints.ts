@@ -7,8 +7,9 @@ import { createWebhookInput, listDeliveriesQuery } from "@/lib/webhooks/schemas"
 import { createScheduleInput, updateScheduleBody } from "@/lib/schedules/schemas";
 import { verifyFenceInput } from "@/lib/tasks/fences/verify-input";
 import { effectBody, resolveEffectBody } from "@/lib/tasks/effects/schemas";
+import { answerQuestionBody, askQuestionBody, readQuestionQuery } from "@/lib/tasks/questions/schemas";
 import {
-  effectObject, effectResponse, errorObject, eventObject, fenceVerdictObject, healthBody, queueObject, queueResponse, readinessObject,
+  effectObject, effectResponse, errorObject, questionObject, questionResponse, eventObject, fenceVerdictObject, healthBody, queueObject, queueResponse, readinessObject,
   heldReservationObject, taskCountsObject, taskObject, taskResponse, scheduleObject, scheduleResponse, webhookDeliveryObject, webhookObject,
 } from "./wire";
 
@@ -222,6 +223,28 @@ export const endpoints = {
     roles: WORK, body: resolveEffectBody,
     success: { status: 200, description: "The effect after the call and the task", schema: effectResponse },
     errors: OWNER_CALL_ERRORS,
+  },
+  askQuestion: {
+    operationId: "askQuestion", method: "POST", path: "/tasks/{id}/questions",
+    summary: "Ask a person (owner of a started task): the task becomes awaiting_input, its lease parked (no lapse, no heartbeat needed), the owner kept",
+    roles: WORK, body: askQuestionBody,
+    success: { status: 201, description: "The question and the task (awaiting_input, version + 1)", schema: questionResponse },
+    alsoAnswers: [{ status: 200, description: "A retry of an ask that took effect: the question it made", schema: questionResponse }],
+    errors: OWNER_CALL_ERRORS,
+  },
+  getQuestion: {
+    operationId: "getQuestion", method: "GET", path: "/tasks/{id}/questions/{questionId}",
+    summary: "One question; with ?wait= (0..60 s) answers as soon as it is answered (or expires), or when the wait ends",
+    roles: READ, session: true, query: readQuestionQuery,
+    success: { status: 200, description: "The question", schema: z.object({ question: questionObject }) },
+    errors: [400, 404],
+  },
+  answerQuestion: {
+    operationId: "answerQuestion", method: "POST", path: "/tasks/{id}/questions/{questionId}/answer",
+    summary: "Answer a question (a person, or a supervisor token; never its asker: self_review): the task returns to started for its owner with a fresh lease",
+    roles: SUPERVISE, body: answerQuestionBody,
+    success: { status: 200, description: "The answered question and the task (started, version + 1)", schema: questionResponse },
+    errors: [400, 403, 404, 409, 413],
   },
   verifyFence: {
     operationId: "verifyFence", method: "POST", path: "/fences/verify",

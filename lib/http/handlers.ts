@@ -21,6 +21,7 @@ import { errorResponse } from "./errors";
 import { handle, respond } from "./handler";
 import { buildOpenApiDocument } from "./openapi";
 import { withTransportSecurity } from "./transport";
+import { waitUntilSettled } from "@/lib/tasks/questions/wait";
 import { fenced, fencedForReader, fencedRefusal, withFenceHeader } from "./fenced";
 
 // Each endpoint of the registry joined with what it does: the engine operation or read it
@@ -137,6 +138,30 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     if (!result.ok) return respond(await fencedRefusal(db, result, principal?.actor.id), () => null);
     const task = await fencedForReader(db, result.value.task, principal?.actor.id);
     return withFenceHeader(respond({ ok: true, value: { effect: result.value.effect, task } }, (v) => v), task);
+  }),
+  // Asking a person (docs/questions.md). The ask is an owner call (its fence in the answer); the
+  // read long-polls on the process's LISTEN hub; the answer is a person's (or a supervisor token's).
+  askQuestion: handle(endpoints.askQuestion, async ({ run, body, params, db, principal }) => {
+    const result = await run(engine.askQuestion, { ...body, taskId: params.id });
+    if (!result.ok) return respond(await fencedRefusal(db, result, principal?.actor.id), () => null);
+    const task = await fenced(db, result.value.task);
+    return withFenceHeader(respond({ ok: true, value: { question: result.value.question, task } }, (v) => v, result.value.created ? 201 : 200), task);
+  }),
+  getQuestion: handle(endpoints.getQuestion, async ({ run, params, query }) => {
+    const read = () => run(engine.getQuestion, { taskId: params.id!, questionId: params.questionId! });
+    const wait = query?.wait ?? 0;
+    if (wait === 0) return respond(await read(), (question) => ({ question }));
+    const hub = await getHub();
+    const watch = (taskId: string, wake: () => void) => hub.tap((events) => {
+      if (events.some((e) => e.taskId === taskId)) wake();
+    });
+    return respond(await waitUntilSettled(params.id!, wait, read, watch), (question) => ({ question }));
+  }),
+  answerQuestion: handle(endpoints.answerQuestion, async ({ run, body, params, db, principal }) => {
+    const result = await run(engine.answerQuestion, { ...body, taskId: params.id, questionId: params.questionId });
+    if (!result.ok) return respond(result, () => null);
+    const task = await fencedForReader(db, result.value.task, principal?.actor.id);
+    return respond({ ok: true, value: { question: result.value.question, task } }, (v) => v);
   }),
   verifyFence: handle(endpoints.verifyFence, async ({ run, body }) => respond(await run(engine.verifyFence, body), (verdict) => verdict)),
   // Supervisor tokens only (the endpoints' roles): the inbox's decisions, over the API.

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { effectId } from "@/lib/tasks/effects/schemas";
+import { questionId } from "@/lib/tasks/questions/schemas";
 import { z } from "zod";
 import type { TokenRole } from "@/db/schema";
 import { queueName, taskId } from "@/lib/tasks/core/schemas";
@@ -80,7 +81,7 @@ const WHEN: Record<ApiErrorCode | "internal", string> = {
   dependency_cycle: "The dependencies would close a cycle in the work graph",
   idempotency_conflict: "The idempotencyKey was used in this queue by a create with other fields",
   queue_paused: "A targeted claim in a paused queue",
-  self_review: "A review by the task's submitter or by an actor who held an attempt of it (maker–checker: decided in the engine, the same on every surface)",
+  self_review: "A review by the task's submitter or by an actor who held an attempt of it, or an answer by the question's asker (maker–checker: decided in the engine, the same on every surface)",
   submission_changed: "A review naming a digest that is not the submission's: the task changed since the reviewer read it; `task` set",
   effects_unresolved: "A completion while an effect of the task is unknown (the message names them; `task` set): resolve each first",
   payload_too_large: `Body over ${MAX_BODY_BYTES / 1024} KiB`,
@@ -100,6 +101,7 @@ const PATH_PARAMETERS: Record<string, { schema: z.ZodType; description: string }
   dep: { schema: taskId, description: "The id of the dependency to remove (a task the task depends on)" },
   name: { schema: queueName, description: "The queue's name (1 to 64 characters of a-z, 0-9, '.', '_' or '-')" },
   effectId: { schema: effectId, description: "The effect's id (a positive whole number as a string), from the task's effect ledger" },
+  questionId: { schema: questionId, description: "The question's id (a positive whole number as a string), from the ask's answer" },
 };
 const TAGS: Record<string, string> = {
   Tasks: "Tasks, their history, and the owner calls that move them through their life",

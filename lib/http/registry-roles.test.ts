@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import {
   addComment, addDependencies, cancel, claim, claimBatch, claimNext, completeAndClaimNext, completeMany, createQueue, createTaskOnce, removeDependency,
   editTask, failTask, forceRelease, recordSideEffect, release, renew, requeue, resolve, start, taskReadiness, updateQueue, verifyFence,
-  recordEffect, resolveEffect, taskEffectsList, listReservations, review,
+  recordEffect, resolveEffect, taskEffectsList, listReservations, review, askQuestion, getQuestion, answerQuestion,
 } from "@/lib/tasks";
 import type { Standing } from "@/lib/tasks/core/standing";
 import type { TokenRole } from "@/db/schema";
@@ -31,6 +31,9 @@ const OPERATION_OF: Partial<Record<EndpointName, Rule>> = {
   resolveEffect,
   listEffects: taskEffectsList,
   listReservations,
+  askQuestion,
+  getQuestion,
+  answerQuestion,
   editTask,
   addComment,
   claimNext,

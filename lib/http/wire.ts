@@ -145,6 +145,7 @@ export const queueObject = z
     expiryWindowSeconds: z.number().int(),
     retryDelaySeconds: z.number().int(),
     lockDelaySeconds: z.number().int().meta({ description: "After a lease lapses, nobody may claim the task until the lapse + this many seconds (readiness lock_delay)" }),
+    questionTimeoutSeconds: z.number().int().meta({ description: "How long a question to a person waits for its answer before the task goes to the supervisors' inbox (default 86400)" }),
     claimants: z.enum(["anyone", "people", "agents"]),
     commenters: z.enum(["anyone", "people", "supervisors"]).meta({ description: "Who may comment on the queue's tasks (anyone, people and supervisor tokens, or supervisors)" }),
     maxAttemptSeconds: z.number().int().nullable(),
@@ -261,3 +262,24 @@ export const fenceVerdictObject = z
 export type FenceVerdict = z.infer<typeof fenceVerdictObject>;
 export type Effect = Loose<z.infer<typeof effectObject>>;
 export const effectResponse = z.object({ effect: effectObject, task: taskObject });
+
+/** Asking a person (API.md v1.2, docs/questions.md). */
+export const questionObject = z
+  .object({
+    id: z.string(),
+    taskId: z.string(),
+    kind: z.enum(["agent", "budget"]).meta({ description: "agent: the owner asked; budget: the system asked on reaching the task's budget" }),
+    question: z.string(),
+    choices: z.array(z.string()).meta({ description: "The answers offered (buttons in the UI); empty: a free-text answer" }),
+    askedBy: actorRef,
+    askedAt: z.iso.datetime(),
+    deadline: z.iso.datetime().meta({ description: "Unanswered by then, the task goes to the supervisors' inbox (escalated), the question kept" }),
+    answer: z
+      .object({ text: z.string(), choice: z.string().nullable(), by: actorRef, at: z.iso.datetime() })
+      .nullable()
+      .meta({ description: "null until a person answers" }),
+    expiredAt: z.iso.datetime().nullable().meta({ description: "When it went unanswered past its deadline; null while open or once answered" }),
+  })
+  .meta({ id: "Question", description: "A question from a task's owner to a person; asking parks the lease (awaiting_input), the answer resumes it" });
+export type Question = Loose<z.infer<typeof questionObject>>;
+export const questionResponse = z.object({ question: questionObject, task: taskObject });

@@ -26,7 +26,7 @@ export const REFUSALS = {
   dependency_cycle: "those dependencies would make a cycle: leave the offending one out.",
   busy: "another request is changing this task this instant: wait `error.retryAfter` seconds (about 1) and repeat the same call.",
   self_review:
-    "you submitted this task or held an attempt of it, and its review must come from someone else (maker–checker): do not retry; leave the review to another reviewer.",
+    "someone else must decide this (maker–checker): you submitted the task or held an attempt of it and cannot review it, or you asked the question and cannot answer it. Do not retry; leave it to another person or reviewer.",
   submission_changed:
     "the digest you sent is not the task's submission (it changed since you read it): read the task again (get_task), review its submission, and send that digest.",
   rate_limited: "too many calls for this token: wait `error.retryAfter` seconds, then repeat the call.",

@@ -8,6 +8,7 @@ import { RENEW_CADENCE_TEXT } from "@/lib/cadence";
 import { RENEW } from "@/lib/acts";
 import { effectTools } from "./tools-effects";
 import { reviewTools } from "./tools-review";
+import { questionTools } from "./tools-questions";
 
 // The MCP tools: API.md's names, each one typed-client call (lib/client.ts) with the API's
 // body fields and the task as `id`. What a tool answers is the API's JSON.
@@ -213,4 +214,5 @@ export const tools: Tool[] = [
   }),
   ...effectTools, // issue 22 (lib/mcp/tools-effects.ts)
   ...reviewTools, // issue 23 (lib/mcp/tools-review.ts)
+  ...questionTools, // issue 23 (lib/mcp/tools-questions.ts)
 ];

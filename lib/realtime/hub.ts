@@ -131,9 +131,10 @@ export class Hub {
     for (const fn of this.grantWatchers) fn();
   }
 
-  /** Sees every batch of committed events as the hub reads it (metrics count them). */
-  tap(fn: (events: FeedEvent[]) => void): void {
+  /** Sees every batch of committed events as the hub reads it (metrics count them, a long-poll waits on them). Returns the untap. */
+  tap(fn: (events: FeedEvent[]) => void): () => void {
     this.taps.add(fn);
+    return () => void this.taps.delete(fn);
   }
 
   /** Coalesces wake-ups: one read at a time, and one more if woken meanwhile. */

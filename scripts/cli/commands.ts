@@ -9,6 +9,7 @@ import { scheduleCommands } from "./schedules";
 import { webhookCommands } from "./webhooks";
 import { effectCommands } from "./effects";
 import { reservationCommands } from "./reservations";
+import { questionCommands } from "./questions";
 
 export type { Action };
 
@@ -124,6 +125,7 @@ const commands: Record<string, Command> = {
   ...eventCommands,
   ...effectCommands,
   ...reservationCommands,
+  ...questionCommands,
 };
 
 /** The command line as an action ready to run, or a CliError saying what is wrong with it. */

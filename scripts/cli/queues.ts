@@ -7,11 +7,11 @@ import { flag, integer, optional, parse, required, str, type Command, type Value
 
 const SETTINGS_USAGE =
   "[--description D] [--lease-seconds S] [--max-failures F] [--expiry-threshold X] " +
-  "[--claimants anyone|people|agents] [--max-attempt-seconds S|none] [--retry-delay-seconds D] [--lock-delay-seconds L] [--review none|agents|everyone]";
+  "[--claimants anyone|people|agents] [--max-attempt-seconds S|none] [--retry-delay-seconds D] [--lock-delay-seconds L] [--question-timeout-seconds Q] [--review none|agents|everyone]";
 
 const settingsOptions = {
   description: str, "lease-seconds": str, "max-failures": str, "expiry-threshold": str,
-  claimants: str, "max-attempt-seconds": str, "retry-delay-seconds": str, "lock-delay-seconds": str,
+  claimants: str, "max-attempt-seconds": str, "retry-delay-seconds": str, "lock-delay-seconds": str, "question-timeout-seconds": str,
   review: str,
 };
 
@@ -29,6 +29,7 @@ function settings(values: Values) {
     expiryThreshold: integer(values, "expiry-threshold"),
     retryDelaySeconds: integer(values, "retry-delay-seconds"),
     lockDelaySeconds: integer(values, "lock-delay-seconds"),
+    questionTimeoutSeconds: integer(values, "question-timeout-seconds"),
     claimants: optional(values, "claimants"),
     review: optional(values, "review"),
     // "none" lifts the ceiling.
@@ -36,14 +37,14 @@ function settings(values: Values) {
   };
 }
 
-const FLAGS = { maxAttemptSeconds: "--max-attempt-seconds", retryDelaySeconds: "--retry-delay-seconds", lockDelaySeconds: "--lock-delay-seconds" };
+const FLAGS = { maxAttemptSeconds: "--max-attempt-seconds", retryDelaySeconds: "--retry-delay-seconds", lockDelaySeconds: "--lock-delay-seconds", questionTimeoutSeconds: "--question-timeout-seconds" };
 
 function summary(q: Queue): string {
   return (
     `queue ${q.name}: lease ${q.leaseSeconds} s, max failures ${q.maxFailures}, ` +
     `breaker after ${q.expiryThreshold} lease expiries in ${q.expiryWindowSeconds} s, ` +
     `claimants ${q.claimants}, attempt ceiling ${q.maxAttemptSeconds === null ? "none" : `${q.maxAttemptSeconds} s`}, ` +
-    `retry delay ${q.retryDelaySeconds} s, lock delay ${q.lockDelaySeconds} s, review ${q.review}${q.paused ? ", paused" : ""}${q.archivedAt ? ", archived" : ""}`
+    `retry delay ${q.retryDelaySeconds} s, lock delay ${q.lockDelaySeconds} s, question deadline ${q.questionTimeoutSeconds} s, review ${q.review}${q.paused ? ", paused" : ""}${q.archivedAt ? ", archived" : ""}`
   );
 }
 

@@ -6,7 +6,7 @@ import { makeQueue } from "@/test/queues";
 import { makeCallers, freshQueue, Scenes, type Caller } from "./callers";
 import { sourceActions } from "./discover";
 import { attackFixture, callAction, manifestActions, stateDigest, type AttackFixture } from "./helpers";
-import { approval, aSchedule, aSubmission, aWebhook } from "./v12-scenes";
+import { approval, aQuestion, aSchedule, aSubmission, aWebhook } from "./v12-scenes";
 
 // The authorisation matrix of the server actions: every action in the build's manifest,
 // cross-checked against every export of every "use server" file, × nine callers. The
@@ -90,6 +90,12 @@ const SCENES: Record<string, Scene> = {
   updateScheduleAction: async (_s, _c, q) => ({ id: await aSchedule(fixture.database.db, q), paused: true }),
   deleteScheduleAction: async (_s, _c, q) => ({ id: await aSchedule(fixture.database.db, q) }),
   schedulesAction: async () => ({}),
+  openQuestionsAction: async (_s, _c, q) => (await aQuestion(fixture.database.db, q), {}),
+  taskQuestionsAction: async (_s, _c, q) => ({ taskId: (await aQuestion(fixture.database.db, q)).taskId }),
+  answerQuestionAction: async (_s, _c, q) => {
+    const { taskId, questionId } = await aQuestion(fixture.database.db, q);
+    return { taskId, questionId, text: "yes", choice: "yes" };
+  },
   applyRecommendedLeaseAction: async (s, _c, q) => (await s.heartbeats(q), { queue: q, window: "1h" }),
 };
 
@@ -110,6 +116,7 @@ const FILE_ROLE: Record<string, "staff" | "supervisor"> = {
   "app/insights/actions.ts": "supervisor",
   "app/webhooks/actions.ts": "supervisor",
   "app/schedules/actions.ts": "supervisor",
+  "app/questions/actions.ts": "staff",
 };
 
 /** The policy: a person whose current role is at least the guard's role. */

@@ -4,7 +4,7 @@ import { expectErrorShape, type HttpResult } from "@/test/http/helpers";
 import { makeCallers, freshQueue, Scenes, type Caller } from "./callers";
 import { sourceRoutes } from "./discover";
 import { attackFixture, stateDigest, type AttackFixture } from "./helpers";
-import { approval, aSchedule, aSubmission, aWebhook } from "./v12-scenes";
+import { approval, aQuestion, aSchedule, aSubmission, aWebhook } from "./v12-scenes";
 
 // The authorisation matrix of the route handlers: every app/**/route.ts and each method it
 // exports, matched to its entry in lib/http/endpoints.ts (whose `roles` and `session` are
@@ -82,6 +82,15 @@ const SCENES: Record<string, Scene> = {
   resolveEffect: async (s, c, q) => {
     const { task, effectId } = await s.effect(q, c.actor);
     return { path: `/tasks/${task.id}/effects/${effectId}`, body: { version: task.version, state: "applied", externalRef: "ch_1" } };
+  },
+  askQuestion: ownerCall("questions", "started", { question: "matrix?" }),
+  getQuestion: async (s, _c, q) => {
+    const { taskId, questionId } = await aQuestion(f.database.db, await s.queue(q));
+    return { path: `/tasks/${taskId}/questions/${questionId}` };
+  },
+  answerQuestion: async (s, _c, q) => {
+    const { taskId, questionId } = await aQuestion(f.database.db, await s.queue(q));
+    return { path: `/tasks/${taskId}/questions/${questionId}/answer`, body: { text: "yes", choice: "yes" } };
   },
   verifyFence: async (s, _c, q) => ({ path: "/fences/verify", body: { fence: await s.fence(q) } }),
   listQueues: async () => ({ path: "/queues" }),
@@ -233,7 +242,7 @@ test("POST /api/mcp: every token role connects and is shown its tools; cookies, 
     }
     expect(res.status, `${caller.name}: ${res.text}`).toBe(200);
     const names = (res.body as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
-    expect(names.length, caller.name).toBe(caller.tokenRole === "observer" ? 5 : 19);
+    expect(names.length, caller.name).toBe(caller.tokenRole === "observer" ? 6 : 21);
     tally.allowed++;
   }
   const observer = callers.find((c) => c.tokenRole === "observer")!;

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Db } from "@/db/client";
 import { eq } from "drizzle-orm";
 import { queues, schedules, webhooks } from "@/db/schema";
-import { claim, complete, createActor, createTask, perform, start } from "@/lib/tasks";
+import { askQuestion, claim, complete, createActor, createTask, perform, start, type ActorRef } from "@/lib/tasks";
 import { SYSTEM_ACTOR_ID } from "@/lib/tasks/core/events";
 import type { Result, Task } from "@/lib/tasks/core/types";
 import { makeQueue } from "../queues";
@@ -46,3 +46,21 @@ export async function aSubmission(db: Db, queue: string): Promise<Task> {
 
 /** The review body that approves `task`'s submission. */
 export const approval = (task: Task) => ({ version: task.version, decision: "approve", digest: task.submission!.digest });
+
+/**
+ * A started task of `asker` parked on a question (docs/questions.md), made through the engine:
+ * the answer cells answer it as someone else (an asker may not answer: self_review).
+ */
+export async function aQuestion(db: Db, queue: string, asker?: ActorRef): Promise<{ taskId: string; questionId: string; version: number }> {
+  await makeQueue(db, queue);
+  const by = asker ?? (await createActor(db, "agent", `asker ${queue}`));
+  const created = await perform(createTask, { title: `question ${queue}`, queue }, { db, actor: by });
+  if (!created.ok) throw new Error(created.error.message);
+  const claimed = await perform(claim, { taskId: created.value.id, version: created.value.version }, { db, actor: by });
+  if (!claimed.ok) throw new Error(claimed.error.message);
+  const started = await perform(start, { taskId: claimed.value.id, version: claimed.value.version }, { db, actor: by });
+  if (!started.ok) throw new Error(started.error.message);
+  const asked = await perform(askQuestion, { taskId: started.value.id, version: started.value.version, question: "matrix?", choices: ["yes", "no"] }, { db, actor: by });
+  if (!asked.ok) throw new Error(asked.error.message);
+  return { taskId: asked.value.task.id, questionId: asked.value.question.id, version: asked.value.task.version };
+}

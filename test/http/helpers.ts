@@ -134,6 +134,7 @@ export const ERROR_CODES = [
   "invalid_request",
   "unauthorized",
   "forbidden",
+  "self_review",
   "not_found",
   "method_not_allowed",
   "already_claimed",
@@ -158,11 +159,11 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   invalid_request: 400,
   unauthorized: 401,
   forbidden: 403,
+  self_review: 403,
   not_found: 404,
   method_not_allowed: 405,
   already_claimed: 409,
   effects_unresolved: 409,
-  self_review: 403,
   submission_changed: 409,
   version_conflict: 409,
   not_owner: 409,
@@ -189,7 +190,7 @@ export interface WireTask {
   description: string;
   payload: unknown;
   priority: number;
-  status: "queued" | "claimed" | "started" | "done" | "escalated" | "cancelled" | "in_review";
+  status: "queued" | "claimed" | "started" | "done" | "escalated" | "cancelled" | "in_review" | "awaiting_input";
   owner: WireActor | null;
   leaseUntil: string | null;
   version: number;
@@ -236,7 +237,7 @@ const TASK_KEYS = [
   "submission",
 ].sort();
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled", "in_review"];
+const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled", "in_review", "awaiting_input"];
 
 export function expectActor(value: unknown): asserts value is WireActor {
   expect(value).toBeTypeOf("object");

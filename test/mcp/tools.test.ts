@@ -41,6 +41,8 @@ const AGENT_TOOLS = [
   "record_effect", "resolve_effect", "verify_fence",
   // issue 23 (lib/mcp/tools-review.ts)
   "review_task",
+  // issue 23 (lib/mcp/tools-questions.ts)
+  "ask_human", "get_answer",
 ].sort();
 
 describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
@@ -75,7 +77,7 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     expect(listed.find((t) => t.name === "start_task")!.description).toContain("check_required");
 
     const { tools: read } = await watcher.client.listTools();
-    expect(read.map((t) => t.name).sort()).toEqual(["get_task", "list_tasks", "task_history", "task_readiness", "verify_fence"]);
+    expect(read.map((t) => t.name).sort()).toEqual(["get_answer", "get_task", "list_tasks", "task_history", "task_readiness", "verify_fence"]);
     expect(read.every((t) => t.annotations?.readOnlyHint)).toBe(true);
 
     // Every tool carries the three behaviour hints; the reads are read-only, idempotent and
@@ -247,6 +249,29 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     const readiness = resultJson(await call(watcher, "task_readiness", { id: second.id }));
     expect(readiness).toMatchObject({ claimable: false, reasons: [{ code: "blocked" }] });
     expect(resultJson(await call(mcp, "task_readiness", { id: first.id }))).toMatchObject({ claimable: true, reasons: [] });
+  });
+
+  test("ask_human parks the task and waits: a supervisor's answer comes back with the task started again; get_answer reads it", { timeout: 120_000 }, async () => {
+    const boss = await f.token(`boss-${transport}`, "supervisor");
+    const created = await create("ask a person");
+    const started = await taskOf(mcp, "claim_task", { id: created.id, version: created.version });
+    const begun = await taskOf(mcp, "start_task", { id: created.id, version: started.version });
+    const answering = (async () => {
+      for (;;) {
+        const [row] = await f.database.client<{ id: string }[]>`SELECT id::text FROM task_questions WHERE task_id = ${created.id}::bigint`;
+        if (row) {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          return f.api.post(`/tasks/${created.id}/questions/${row.id}/answer`, boss, { text: "blue", choice: "blue" });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    const asked = resultJson(await call(mcp, "ask_human", { id: created.id, version: begun.version, question: "Which colour?", choices: ["red", "blue"], waitSeconds: 30 }));
+    expect((await answering).status).toBe(200);
+    expect(asked).toMatchObject({ question: { question: "Which colour?", answer: { text: "blue", choice: "blue" } }, task: { status: "started", owner: { name: agentName } } });
+    const read = resultJson(await call(mcp, "get_answer", { id: created.id, questionId: (asked.question as { id: string }).id }));
+    expect(read).toMatchObject({ question: { answer: { text: "blue" } } });
+    expect((await eventTypes(f, created.id)).map((e) => e.type)).toEqual(expect.arrayContaining(["question_asked", "question_answered"]));
   });
 
   test("the task is a resource, and the prompt explains the loop", async () => {

@@ -81,7 +81,10 @@ export async function readTaskReadiness(db: Executor, clock: Clock, taskId: stri
   const add = (code: ReadinessCode, message: string) => reasons.push({ code, message });
   const held = facts.status === "claimed" || facts.status === "started";
 
-  if (!held && facts.status !== "queued") add("status", `Task ${taskId} is ${facts.status}: there is nothing to claim`);
+  if (facts.status === "awaiting_input") {
+    // Parked, not lapsed (docs/questions.md): its owner keeps it while a person answers.
+    add("status", `Task ${taskId} is awaiting_input: ${facts.owner_id === caller.id ? "you" : facts.owner_name} asked a person and keeps it until the answer`);
+  } else if (!held && facts.status !== "queued") add("status", `Task ${taskId} is ${facts.status}: there is nothing to claim`);
   if (held && !facts.lapsed) {
     const by = facts.owner_id === caller.id ? "you" : facts.owner_name;
     add("held", `${facts.status === "started" ? "Started" : "Claimed"} by ${by}; the lease runs until ${at(facts.lease_until!)}`);

@@ -142,6 +142,23 @@ export interface ReviewedPayload extends Moved {
   notBefore?: string | null;
   handoff?: HandoffPayload;
 }
+/** Asking a person (docs/questions.md): the question, and for an answer what was said. */
+export interface QuestionPayload extends Moved {
+  questionId: string;
+  question: string;
+  kind: "agent" | "budget";
+  choices?: string[];
+  deadline?: string;
+  /** question_answered: what the person said. */
+  answer?: { text: string; choice: string | null };
+  /** question_answered: the owner's fresh lease. */
+  leaseUntil?: string;
+  leaseSeconds?: number;
+  /** question_answered: the hand-off note that carries question and answer to whoever holds the task next. */
+  handoff?: HandoffPayload;
+  /** question_expired: the attempt ended (its owner's) and the task is escalated; the question kept. */
+  previousOwnerId?: string | null;
+}
 
 // Queue-level facts (no task).
 export interface BreakerTrippedPayload { cause: "expiry_spike" | "clock_backwards"; reason: string; [detail: string]: unknown }
@@ -204,6 +221,9 @@ export interface EventPayloads {
   submitted: SubmittedPayload;
   approved: ReviewedPayload;
   rejected: ReviewedPayload;
+  question_asked: QuestionPayload;
+  question_answered: QuestionPayload;
+  question_expired: QuestionPayload;
 }
 
 export type EventType = keyof EventPayloads;

@@ -64,6 +64,10 @@ export const EVENTS: Record<EventType, EventFacts> = {
   submitted: { of: "task", version: "adds", label: "submitted it for review", outcome: "submitted for review" },
   approved: { of: "task", version: "adds", label: "approved the submission" },
   rejected: { of: "task", version: "adds", label: "rejected the submission: back to the queue" },
+  // Asking a person (docs/questions.md). An expiry is a fact of no version: its escalated follows with the transition's.
+  question_asked: { of: "task", version: "adds", label: "asked a person a question; the lease is parked" },
+  question_answered: { of: "task", version: "adds", label: "answered the question; back to work with a fresh lease" },
+  question_expired: { of: "task", version: "none", label: "noted the question went unanswered past its deadline" },
 };
 
 /** Whether `type` completes the transition of a `previous` event (machine-events' companionOf). */

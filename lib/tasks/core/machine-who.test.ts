@@ -6,6 +6,8 @@ import {
 import type { z } from "zod";
 import { MOVES, type Who } from "./machine";
 import { SUPERVISORS, WORKERS, type Standing } from "./standing";
+import { answerQuestion, askQuestion } from "../questions/questions";
+import { ANSWERERS } from "../questions/rules";
 
 // The machine says who makes each move; the operation that performs it says which callers
 // `perform` lets through. The two must agree, or a surface would offer what the engine refuses
@@ -15,10 +17,11 @@ const OPERATION_OF: Partial<Record<keyof typeof MOVES, Operation<z.ZodType, unkn
   create: createTask, claim, start, renew, sideEffect: recordSideEffect, release, complete, fail: failTask,
   forceRelease, requeue, resolve, cancel, edit: editTask, addDependencies, removeDependency, comment: addComment,
   approve: review, reject: review,
+  ask: askQuestion, answer: answerQuestion,
 };
 
 const STANDINGS_OF: Record<Exclude<Who, "system">, readonly Standing[]> = {
-  owner: WORKERS, claimant: WORKERS, editor: WORKERS, anyone: WORKERS, reviewer: WORKERS, supervisor: SUPERVISORS,
+  owner: WORKERS, person: ANSWERERS, claimant: WORKERS, editor: WORKERS, anyone: WORKERS, reviewer: WORKERS, supervisor: SUPERVISORS,
 };
 
 describe("the machine's who is the operations' who", () => {

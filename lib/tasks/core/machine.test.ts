@@ -5,7 +5,7 @@ import { availableActions, type TaskAction } from "@/components/task/permissions
 import { predict } from "@/components/task/predict";
 import { toWire, type TaskView, type Viewer } from "@/components/task/wire";
 import {
-  cancel, claim, complete, failTask, foldEvents, forceRelease, recordSideEffect, release, renew, requeue, resolve, start,
+  askQuestion, cancel, claim, complete, failTask, foldEvents, forceRelease, recordSideEffect, release, renew, requeue, resolve, start,
   taskHistory, type ActorRef, type Operation, type Task,
 } from "@/lib/tasks";
 import type { Result } from "@/lib/tasks/core/types";
@@ -84,6 +84,13 @@ const SITUATIONS: Record<string, () => Promise<Task>> = {
   "claimed, lapsed": async () => lapse(await claimed("machine")),
   started: () => started(),
   "started, lapsed": async () => lapse(await started()),
+  // Parked on a question (docs/questions.md): no page move takes it, however long the wait.
+  "awaiting input, three leases on": async () => {
+    const task = await started();
+    const asked = await f.must(askQuestion, { ...at(task), question: "Which one?" }, owner);
+    f.clock.advance(LEASE * 3);
+    return asked.task;
+  },
   escalated: async () => {
     const task = await claimed("machine-last");
     return f.must(failTask, { ...at(task), reason: "last strike" }, owner);

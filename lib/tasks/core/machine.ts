@@ -10,11 +10,16 @@
 import type { EventType } from "./event-payloads";
 
 /** The statuses, in the database enum's order (db/schema/enums.ts task_status; machine.test.ts compares). */
-export const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled", "in_review"] as const;
+export const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled", "in_review", "awaiting_input"] as const;
 export type TaskStatus = (typeof STATUSES)[number];
 
 /** Held: an owner works on it under a lease, which can lapse. */
 export const HELD: readonly TaskStatus[] = ["claimed", "started"];
+/**
+ * Parked: the owner waits for a person (a question, docs/questions.md). The lease is stopped, not
+ * lapsing (lease_until is empty), the owner and the attempt kept: no sweep, claim or lapse reads it.
+ */
+export const PARKED: readonly TaskStatus[] = ["awaiting_input"];
 /** Finished: nothing more happens to it (a comment still may). */
 export const FINISHED: readonly TaskStatus[] = ["done", "cancelled"];
 /** Claimable as it is; a held task is claimable too once its lease lapsed (claim's `fromLapsed`). */
@@ -33,25 +38,27 @@ export function waiting(task: { status: TaskStatus; blockedBy: readonly unknown[
 }
 
 /** Where each status stands on the board, left to right (a new status needs its place). */
-const BOARD_RANK: Record<TaskStatus, number> = { queued: 0, claimed: 1, started: 2, in_review: 2.5, escalated: 3, done: 4, cancelled: 5 };
+const BOARD_RANK: Record<TaskStatus, number> = { queued: 0, claimed: 1, started: 2, awaiting_input: 2.5, in_review: 3, escalated: 4, done: 5, cancelled: 6 };
 export const BOARD_ORDER: readonly TaskStatus[] = [...STATUSES].sort((a, b) => BOARD_RANK[a] - BOARD_RANK[b]);
 
 /**
  * Who makes the move: the task's `owner`; a `supervisor` (the surface checks the role);
  * a `claimant` (whoever the queue admits); an `editor` (its creator, its last holder, or a
  * supervisor); `anyone` signed in; a `reviewer` (any worker who neither submitted the task nor
- * held an attempt of it: lib/tasks/review/review.ts decides it); or the `system` (a claim or a
+ * held an attempt of it: lib/tasks/review/review.ts decides it); a `person` (staff or supervisor,
+ * or a supervisor's token: who answers a question, never its asker); or the `system` (a claim or a
  * sweep does it on its behalf).
  */
-export type Who = "owner" | "supervisor" | "claimant" | "editor" | "anyone" | "reviewer" | "system";
+export type Who = "owner" | "supervisor" | "claimant" | "editor" | "anyone" | "reviewer" | "person" | "system";
 
 /**
  * What the move does to the lease: `takes` (the caller becomes the owner with a fresh
  * lease), `renews` (pushed forward), `keeps` (runs on as it was), `ends` (lease and owner
  * cleared, the attempt over), `finishes` (the lease ends, the owner stays on the finished
- * task as who finished it), `none` (no lease before or after).
+ * task as who finished it), `parks` (the lease stops — no lapse, no renewal needed — the owner
+ * kept), `resumes` (a parked owner gets a fresh lease), `none` (no lease before or after).
  */
-export type LeaseEffect = "takes" | "renews" | "keeps" | "ends" | "finishes" | "none";
+export type LeaseEffect = "takes" | "renews" | "keeps" | "ends" | "finishes" | "parks" | "resumes" | "none";
 
 export interface MoveRow {
   /** For sentences: "cannot {verb} it". */
@@ -140,6 +147,16 @@ export const MOVES = {
   reject: {
     verb: "reject", who: "reviewer", from: ["in_review"], to: "queued", or: { to: "escalated", when: "last strike" },
     lease: "ends", version: true, failures: "counts", events: ["rejected", "escalated"],
+  },
+  // Asking a person (docs/questions.md): the owner parks its lease on a question; a person's
+  // answer resumes it; an unanswered question past its deadline sends the task to the inbox.
+  ask: {
+    verb: "ask a question on", who: "owner", from: ["started"], to: "awaiting_input", lease: "parks", requiresLease: true, version: true,
+    events: ["question_asked"],
+  },
+  answer: { verb: "answer the question on", who: "person", from: ["awaiting_input"], to: "started", lease: "resumes", version: true, events: ["question_answered"] },
+  expireQuestion: {
+    verb: "escalate", who: "system", from: ["awaiting_input"], to: "escalated", lease: "ends", version: true, events: ["question_expired", "escalated"],
   },
   comment: { verb: "comment on", who: "anyone", from: STATUSES, to: "same", lease: "none", version: false, events: ["commented"] },
 } as const satisfies Record<string, MoveRow>;

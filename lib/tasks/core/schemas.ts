@@ -217,6 +217,8 @@ const queueSettingsFields = {
   retryDelaySeconds: z.number().int("must be a whole number").min(0).max(86_400).optional(),
   /** After a lease lapses, nobody may claim the task until the lapse + this (readiness lock_delay). */
   lockDelaySeconds: z.number().int("must be a whole number").min(LIMITS.lockDelaySeconds.min).max(LIMITS.lockDelaySeconds.max).optional(),
+  /** How long a question to a person waits for its answer before the task goes to the inbox (docs/questions.md). */
+  questionTimeoutSeconds: z.number().int("must be a whole number").min(LIMITS.questionTimeoutSeconds.min).max(LIMITS.questionTimeoutSeconds.max).optional(),
   claimants: z.enum(["anyone", "people", "agents"], "must be anyone, people or agents").optional(),
   commenters: z.enum(["anyone", "people", "supervisors"], "must be anyone, people or supervisors").optional(),
   /** Which completions wait for a reviewer (review before done, docs/engine.md). */

@@ -3,7 +3,7 @@ import type { TaskStatus } from "@/db/schema";
 import { defineOperation } from "../core/engine";
 import { EVERYONE } from "../core/standing";
 import { fail, ok, type Result } from "../core/types";
-import { HELD } from "../core/machine";
+import { HELD, PARKED } from "../core/machine";
 import { readFenceKey, openFence } from "./fence";
 import { verifyFenceInput } from "./verify-input";
 
@@ -49,6 +49,8 @@ export const verifyFence = defineOperation({
     const reason: FenceReason =
       named.attempt < currentAttempt ? "superseded"
       : HELD.includes(row.status) ? (row.lapsed ? "lapsed" : "current")
+      // Parked on a question (docs/questions.md): the attempt still holds the task, its fence stays good.
+      : PARKED.includes(row.status) ? "current"
       : row.status === "queued" ? (row.ended_by === "lease_expired" ? "lapsed" : "released")
       : "finished";
     return ok({ current: reason === "current", taskId: named.taskId, attempt: named.attempt, currentAttempt, status: row.status, reason });

@@ -54,7 +54,7 @@ export async function getQueue(tx: Executor, name: string): Promise<Queue | null
 
 const SETTINGS = [
   "leaseSeconds", "maxFailures", "expiryThreshold", "expiryWindowSeconds",
-  "claimants", "commenters", "maxAttemptSeconds", "retryDelaySeconds", "lockDelaySeconds", "review", "description",
+  "claimants", "commenters", "maxAttemptSeconds", "retryDelaySeconds", "lockDelaySeconds", "questionTimeoutSeconds", "review", "description",
 ] as const;
 type Setting = (typeof SETTINGS)[number];
 export type SettingsChange = { [K in Setting]?: { from: Queue[K]; to: Queue[K] } };

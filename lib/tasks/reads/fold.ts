@@ -245,6 +245,22 @@ function replay(
         if (changes.reserves) task.reserves = (changes.reserves.to as Reservation[]).length > 0 ? (changes.reserves.to as Reservation[]) : null;
         break;
       }
+      // Asking a person (docs/questions.md): the lease parks, resumes fresh, or the attempt ends at the deadline.
+      case "question_asked":
+        task.status = "awaiting_input";
+        task.leaseUntil = null;
+        break;
+      case "question_answered":
+        task.status = "started";
+        task.leaseUntil = dateOf(event.payload.leaseUntil);
+        task.leaseSeconds = event.payload.leaseSeconds ?? task.leaseSeconds;
+        task.progress = null;
+        task.progressAt = null;
+        handoff(event, event.payload);
+        break;
+      case "question_expired":
+        endAttempt(); // its escalated follows
+        break;
       case "claim_rejected":
       case "commented":
       case "events_archived": // only the last one is in `rest`'s past: see foldEvents

@@ -1,0 +1,11 @@
+import { repeatInBackground } from "@/lib/background";
+import { databaseClock } from "../core/clock";
+import { expireDueQuestions } from "./expire";
+
+// Every server process expires the questions past their deadline (instrumentation.ts starts
+// this): no leader, and an idle pass is one probe of the partial index task_questions_open.
+// The reads of a question, an answer and the inbox expire lazily too, so a stopped loop only
+// delays the escalation, never loses it.
+export function startQuestionDeadlines(): void {
+  repeatInBackground({ name: "questions", intervalMs: Number(process.env.QUESTIONS_POLL_MS ?? 5000), poolSize: 1, pass: (db) => expireDueQuestions(db, databaseClock) });
+}

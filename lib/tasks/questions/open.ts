@@ -1,0 +1,27 @@
+import { sql } from "drizzle-orm";
+import { z } from "zod";
+import { defineOperation } from "../core/engine";
+import { ok, type Result } from "../core/types";
+import { expireQuestions } from "./expire";
+import { openQuestionRows, type Question } from "./rows";
+import { ANSWERERS } from "./rules";
+
+// The open questions a person may answer (the inbox's Questions section, the CLI's `question
+// list`): a supervisor (and the operator) sees every queue's; staff see their queues' — those
+// whose claimants admit people (anyone or people), the queues a person works in. Past-deadline
+// ones are expired first, lazily, so the list never offers a question that can no longer be answered.
+
+export type OpenQuestion = Question & { title: string; queue: string };
+
+export const listOpenQuestions = defineOperation({
+  name: "listOpenQuestions",
+  who: ANSWERERS,
+  input: z.strictObject({}),
+  async run(tx, _input, { clock, standing }): Promise<Result<OpenQuestion[]>> {
+    await expireQuestions(tx, clock, { limit: 500 });
+    const queues = standing === "staff"
+      ? (await tx.execute<{ name: string }>(sql`SELECT name FROM queues WHERE claimants IN ('anyone', 'people') AND archived_at IS NULL`)).map((q) => q.name)
+      : null;
+    return ok(await openQuestionRows(tx, queues));
+  },
+});
