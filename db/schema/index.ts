@@ -12,6 +12,7 @@ export * from "./oauth";
 export * from "./password-resets";
 export * from "./secrets";
 export * from "./effects";
+export * from "./claim-tokens";
 
 import type { actors, tasks, queues } from "./tasks";
 import type { taskEvents } from "./events";

@@ -46,6 +46,7 @@ const ROUTE_ENDPOINTS = {
   recordEffect: "recordEffect",
   listEffects: "listEffects",
   resolveEffect: "resolveEffect",
+  createClaimToken: "createClaimToken",
 } as const satisfies Record<string, EndpointId>;
 
 export type RouteName = keyof typeof ROUTE_ENDPOINTS;

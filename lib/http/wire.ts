@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { taskStatus } from "@/db/schema";
 import { readinessCodes } from "@/lib/tasks/claiming/readiness-codes";
+import { CLAIM_OPS } from "@/lib/tasks/claim-tokens/ops";
 
 // What the API answers with, once: the zod schemas the OpenAPI document and the MCP tools'
 // output schemas are made from, and the wire types inferred from them, which the typed
@@ -237,3 +238,14 @@ export const fenceVerdictObject = z
 export type FenceVerdict = z.infer<typeof fenceVerdictObject>;
 export type Effect = Loose<z.infer<typeof effectObject>>;
 export const effectResponse = z.object({ effect: effectObject, task: taskObject });
+
+/** POST /tasks/{id}/claim-tokens: the claim token (shown once) and what it is bound to. */
+export const claimTokenResponse = z
+  .object({
+    claimToken: z.string().meta({ description: "cbc_…: a bearer token for this task and attempt only; shown in this answer only" }),
+    ops: z.array(z.enum(CLAIM_OPS)),
+    taskId: z.string(),
+    attempt: z.number().int(),
+  })
+  .meta({ id: "ClaimToken" });
+export type ClaimToken = z.infer<typeof claimTokenResponse>;

@@ -36,3 +36,4 @@ export { heldLeases, type HeldLease } from "./claiming/held";
 export { verifyFence, FENCE_REASONS, type FenceVerdict, type FenceReason } from "./fences/verify";
 export { recordEffect, resolveEffect, taskEffectsList, type Recorded } from "./effects/effects";
 export type { Effect, EffectState } from "./effects/ledger";
+export { createClaimToken, type CreatedClaimToken } from "./claim-tokens/create";

@@ -8,6 +8,7 @@ import { taskCommands } from "./tasks";
 import { scheduleCommands } from "./schedules";
 import { webhookCommands } from "./webhooks";
 import { effectCommands } from "./effects";
+import { claimTokenCommands } from "./claim-tokens";
 
 export type { Action };
 
@@ -122,6 +123,7 @@ const commands: Record<string, Command> = {
   ...taskCommands,
   ...eventCommands,
   ...effectCommands,
+  ...claimTokenCommands,
 };
 
 /** The command line as an action ready to run, or a CliError saying what is wrong with it. */
@@ -153,6 +155,7 @@ export const usage = [
   ...Object.values(commands).map((c) => `  ${c.usage}`),
   "",
   "token create prints the new token alone on the last line of stdout; it is shown only once.",
+  "claim-token create does too; it talks to the server (CLAIMBOARD_URL) as CLAIMBOARD_TOKEN, the task's owner.",
   "task create prints the new task's id.",
   "events archive writes whole months of finished tasks' events to a gzip'd JSON Lines file, then drops them.",
 ].join("\n");
