@@ -223,7 +223,7 @@ describe("the reference agent", () => {
     }
   });
 
-  test("--scoped: the work is done with a claim token of the attempt, which dies with it", async () => {
+  test("--scoped: the work is done with a claim token of the attempt, acting as the agent", async () => {
     const id = await newTask("scoped", "worked by a sub-client");
     const worker = agent(await createAgentToken(database.db, { name: "scoped-agent" }), ["--queue", "scoped", "--scoped", "--effects", "--work-ms", "100", "--once"]);
     expect(await worker.exited, worker.output()).toBe(0);
