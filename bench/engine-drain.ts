@@ -4,6 +4,7 @@ import { claimBatch, claimNext } from "@/lib/tasks/claiming/claim-next";
 import { completeAndClaimNext } from "@/lib/tasks/holding/complete";
 import { completeMany } from "@/lib/tasks/holding/completions";
 import { createActor } from "@/lib/tasks/core/actors";
+import { recordEffect, resolveEffect } from "@/lib/tasks/effects/effects";
 import { seconds } from "./lib/stats";
 
 /**
@@ -16,7 +17,11 @@ import { seconds } from "./lib/stats";
  */
 export async function engineDrain(
   url: string,
-  opts: { workers: number; total: number; batch?: number; prepare?: boolean; window?: { open(): Promise<void>; close(): Promise<void> } },
+  opts: {
+    workers: number; total: number; batch?: number; prepare?: boolean; window?: { open(): Promise<void>; close(): Promise<void> };
+    /** One effect a task, as the reference agent's --effects: an intent recorded before the "call", resolved applied after it. */
+    effects?: boolean;
+  },
   cpu?: (msPerTask: number) => void,
 ): Promise<number> {
   const { db, client } = connectDatabase(url, { max: opts.workers, applicationName: "bench-engine", prepare: opts.prepare });
@@ -42,6 +47,10 @@ export async function engineDrain(
       }
       let task = must("claimNext", await perform(claimNext, { start: true }, { db, actor }));
       while (task) {
+        if (opts.effects) {
+          const { effect } = must("recordEffect", await perform(recordEffect, { taskId: task.id, version: task.version, name: "charge", key: `order-${task.id}` }, { db, actor }));
+          must("resolveEffect", await perform(resolveEffect, { taskId: task.id, effectId: effect.id, version: task.version, state: "applied", externalRef: `ch_${task.id}` }, { db, actor }));
+        }
         const answer = must("complete", await perform(completeAndClaimNext, { taskId: task.id, version: task.version, next: { start: true } }, { db, actor }));
         done++;
         task = answer.next ?? null;

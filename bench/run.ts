@@ -90,6 +90,20 @@ async function main() {
     await section("limits-cost", async () => {
       rows.push(await limitsRow(await db(server, "limits"), 16, SIZES.limitLookups, SIZES.reps));
     });
+    await section("loop-effect-vs-none", async () => {
+      // The agent loop (complete + claim next, 16 workers) with one effect a task — recorded,
+      // then resolved applied — against the same loop without effects, alternately in this run.
+      const loop = async (effects: boolean) => {
+        const url = await db(server, effects ? "effects" : "no_effects");
+        await seedQueued(url, SIZES.jobs);
+        const rate = await engineDrain(url, { workers: 16, total: SIZES.jobs, effects });
+        await server.drop(url.split("/").at(-1)!);
+        return rate;
+      };
+      const p = await paired(SIZES.reps, () => loop(true), () => loop(false));
+      rows.push(ratioRow("loop-effect-vs-none", "tasks/s with one effect a task (intent + applied: 2 more transactions) ÷ tasks/s without, 16 workers", p));
+      log(`  with an effect ${p.a.median.toFixed(0)}/s, without ${p.b.median.toFixed(0)}/s`);
+    });
     await section("insights-30d-1m", async () => {
       const url = await db(server, "insights");
       rows.push(await insightsRow(url, SIZES.insightsTasks, SIZES.claimReps, quick));

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { claim, createActor, perform, recordEffect, start } from "../lib/tasks";
+import { claim, createActor, failTask, perform, recordEffect, setQueueSettings, start } from "../lib/tasks";
 import { AMAL, SARA } from "./people";
 import { expect, signIn, test } from "./fixtures";
 import { makeTask, must } from "./seed";
@@ -46,5 +46,29 @@ test.describe("the effect ledger on the task page", () => {
     await expect(page.getByTestId("task-status")).toHaveAttribute("data-status", "done");
     const [row] = await db.execute<{ state: string; external_ref: string }>(sql`SELECT state, external_ref FROM task_effects WHERE id = ${effect.id}::bigint`);
     expect(row).toEqual({ state: "applied", external_ref: "ch_77" });
+  });
+
+  test("the inbox shows an escalated task's open effects; a supervisor says it did not happen there", async ({ page, db, queue, actorOf }) => {
+    const sara = await actorOf(SARA);
+    must(await perform(setQueueSettings, { queue, maxFailures: 1 }, { db, actor: sara }));
+    const title = `Refund order 9 ${queue}`;
+    const agent = await createActor(db, "agent", `refunder-${Math.random().toString(36).slice(2, 6)}`);
+    let task = await makeTask(db, sara, { title, queue });
+    task = must(await perform(claim, { taskId: task.id, version: task.version }, { db, actor: agent }));
+    task = must(await perform(start, { taskId: task.id, version: task.version }, { db, actor: agent }));
+    const { effect } = must(await perform(recordEffect, { taskId: task.id, version: task.version, name: "Refund the card", key: "refund-9" }, { db, actor: agent }));
+    task = must(await perform(failTask, { taskId: task.id, version: task.version, reason: "the provider timed out" }, { db, actor: agent }));
+    expect(task.status).toBe("escalated");
+
+    await signIn(page, SARA, `/inbox?queue=${queue}`);
+    const card = page.getByRole("article", { name: title });
+    const ledger = card.getByRole("region", { name: "Effects outside the board" });
+    const item = ledger.getByRole("listitem", { name: "Refund the card: unknown" });
+    await expect(item).toContainText(effect.idempotencyKey);
+    await item.getByRole("button", { name: "It did not happen" }).click();
+    await expect(ledger).toBeHidden();
+    await expect(card).toBeVisible(); // still escalated: the supervisor decides next
+    const [row] = await db.execute<{ state: string }>(sql`SELECT state FROM task_effects WHERE id = ${effect.id}::bigint`);
+    expect(row).toEqual({ state: "failed" });
   });
 });

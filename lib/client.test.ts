@@ -199,6 +199,22 @@ describe("ClaimboardClient against a real server", () => {
     expect(again).toMatchObject({ status: 409, code: "invalid_transition" });
   });
 
+  test("createClaimToken: a client on the claim token works the task as its owner, and only that task", async () => {
+    await client.createTask({ title: "scoped", queue: "client-one" });
+    const held = (await client.claimNext({ queue: "client-one", start: true }))!;
+    const made = await client.createClaimToken(held, ["read", "progress", "complete"]);
+    expect(made).toMatchObject({ taskId: held.id, attempt: held.attempt, ops: ["read", "progress", "complete"] });
+    const worker = new ClaimboardClient({ baseUrl: server.url, token: made.claimToken });
+    const beat = await worker.heartbeat(held);
+    expect(beat.owner?.name).toBe("client-test");
+    const refused = await worker.recordEffect(beat, { name: "charge" }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 403, code: "op_not_allowed" });
+    const other = await worker.listTasks({}).catch((e: unknown) => e);
+    expect(other).toMatchObject({ status: 403, code: "wrong_task" });
+    expect((await worker.complete(beat)).status).toBe("done");
+    expect(await worker.getTask(held.id).catch((e: unknown) => e)).toMatchObject({ status: 401, code: "claim_ended" });
+  });
+
   test("completeAndClaimNext and completeMany: the agent loop's calls", async () => {
     for (const title of ["loop-1", "loop-2", "loop-3", "loop-4"]) await client.createTask({ title, queue: "client-loop" });
     const first = (await client.claimNext({ queue: "client-loop", start: true }))!;

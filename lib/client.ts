@@ -7,7 +7,7 @@ import { INSTANCE_HEADER } from "@/lib/http/endpoints";
 import { ClaimboardApiError, toApiError } from "./client/errors";
 import { clientRoutes, type EndpointOf, type RouteName } from "./client/routes";
 import type {
-  Answer, Body, CallOptions, ClaimOptions, CompletionResult, Effect, FenceVerdict, Health, Question, ListTasksQuery, NewTask, Query,
+  Answer, Body, CallOptions, ClaimOp, ClaimToken, ClaimOptions, CompletionResult, Effect, FenceVerdict, Health, Question, ListTasksQuery, NewTask, Query,
   HeldReservation, Queue, Readiness, Task, TaskChanges, TaskCounts, TaskEvent, TaskFilterQuery, TaskRef, Schedule, Webhook, WebhookDelivery,
 } from "./client/types";
 
@@ -292,6 +292,16 @@ export class ClaimboardClient {
    */
   async verifyFence(fence: string): Promise<FenceVerdict> {
     return this.call("verifyFence", { body: { fence } });
+  }
+
+  /**
+   * Mints a claim token (cbc_…) for the task you hold, bound to its current attempt, for the
+   * ops named (default all; a claim token may narrow itself, never widen). Hand it to a
+   * sub-agent: `new ClaimboardClient({ baseUrl, token: claimToken })` then acts as you on this
+   * task only, until the attempt ends (then 401 claim_ended). Shown once; keep it out of logs.
+   */
+  async createClaimToken(task: TaskRef, ops?: ClaimOp[]): Promise<ClaimToken> {
+    return this.call("createClaimToken", { id: task.id, body: { version: task.version, ...(ops ? { ops } : {}) } });
   }
 
   /** 200 or 503, both with `{ok, db}`: a down database is an answer, not an error. */

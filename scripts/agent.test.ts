@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { z } from "zod";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { createAgentToken, type CreatedToken } from "@/lib/auth/tokens";
@@ -210,5 +213,40 @@ describe("the reference agent", () => {
     expect(worker.output()).toMatch(new RegExp(`^answer on ${id} from test: yes, in full$`, "m"));
     expect((await task(id)).status).toBe("done");
     expect((await history(id)).filter((h) => h.startsWith("question_"))).toEqual(["question_asked asking-agent", "question_answered test"]);
+  });
+
+  test("--effects --downstream FILE: an unknown effect not applied downstream is resolved failed and the call made under a key of the new attempt", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-downstream-"));
+    const file = path.join(dir, "applied.txt");
+    try {
+      const id = await newTask("effects-downstream", "charge once");
+      const held = (await as(claimNext, { queue: "effects-downstream", start: true }))!;
+      const { effect } = await as(recordEffect, { taskId: id, version: held.version, name: "simulated external call", key: "simulated-call" });
+      await database.client`UPDATE tasks SET lease_until = now() - interval '1 second' WHERE id = ${id}`;
+      const worker = agent(await createAgentToken(database.db, { name: "downstream-caller" }), ["--queue", "effects-downstream", "--effects", "--downstream", file, "--work-ms", "100", "--once"]);
+      expect(await worker.exited, worker.output()).toBe(0);
+      expect(worker.output()).toMatch(new RegExp(`^resolved effect ${effect.id} of ${id} \\(left unknown by attempt 1\\): failed$`, "m"));
+      const effects = await database.client`SELECT state, idempotency_key FROM task_effects WHERE task_id = ${id} ORDER BY id`;
+      expect(effects.map((e) => e.state)).toEqual(["failed", "applied"]);
+      expect(readFileSync(file, "utf8")).toBe(`${effects[1]!.idempotency_key}\n`);
+      expect(effects[1]!.idempotency_key).not.toBe(effect.idempotencyKey);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("--scoped: the work is done with a claim token of the attempt, acting as the agent", async () => {
+    const id = await newTask("scoped", "worked by a sub-client");
+    const worker = agent(await createAgentToken(database.db, { name: "scoped-agent" }), ["--queue", "scoped", "--scoped", "--effects", "--work-ms", "100", "--once"]);
+    expect(await worker.exited, worker.output()).toBe(0);
+    expect(worker.output()).toMatch(new RegExp(`^claim token for ${id} attempt 1 \\(read, progress, effects, complete, fail, release, comment, ask\\)$`, "m"));
+    expect(worker.output()).not.toContain("cbc_");
+    expect((await task(id)).status).toBe("done");
+    const [minted] = await database.client`SELECT count(*)::int AS n FROM claim_tokens WHERE task_id = ${id}`;
+    expect(minted!.n).toBe(1);
+    // The claim token acted as the agent: the events name it.
+    expect(await history(id)).toEqual([
+      "created test", "claimed scoped-agent", "started scoped-agent", "effect_intended scoped-agent", "effect_resolved scoped-agent", "completed scoped-agent",
+    ]);
   });
 });

@@ -7,7 +7,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { ClaimboardApiError, ClaimboardClient, type ClaimOptions, type Task } from "../lib/client";
 import { renewAfterMs } from "../lib/cadence";
-import { callDone, intendCall } from "./agent-effects";
+import { callDone, Downstream, intendCall } from "./agent-effects";
 import { askFirst } from "./agent-ask";
 
 const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [options]
@@ -22,6 +22,11 @@ const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [option
   --fail-rate R        fraction of tasks to fail instead of complete, 0..1 (default 0)
   --effects            record the simulated call in the effect ledger (intent before, applied after)
   --ask "QUESTION"     ask a person before working each task, wait for the answer and print it
+  --downstream FILE    with --effects: the simulated call applies its idempotency key to FILE (one a
+                       line, once per key), and an unknown effect is resolved by looking its key up there
+  --scoped             after each claim, mint a claim token (cbc_) for the task and do the work with a
+                       client of its own on that token only: it can touch nothing but that task, and
+                       nothing once the attempt ended (claim_ended)
   --once               handle at most one task, then exit (also when there is none)
   --max-tasks N        exit after completing or failing N tasks`;
 
@@ -29,7 +34,7 @@ const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [option
  * Codes that mean the task is no longer ours to work on: stop at once. Any other 4xx is fatal.
  * attempt_limit: the queue's attempt ceiling is reached; the lapse that follows is a strike.
  */
-const LOST = new Set(["lease_expired", "not_owner", "version_conflict", "invalid_transition", "not_found", "attempt_limit"]);
+const LOST = new Set(["lease_expired", "not_owner", "version_conflict", "invalid_transition", "not_found", "attempt_limit", "claim_ended"]);
 const MIN_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 10_000;
 
@@ -49,6 +54,8 @@ function options(argv: string[]) {
       "fail-rate": { type: "string", default: "0" },
       effects: { type: "boolean", default: false },
       ask: { type: "string" },
+      scoped: { type: "boolean", default: false },
+      downstream: { type: "string" },
       once: { type: "boolean", default: false },
       "max-tasks": { type: "string" },
       batch: { type: "string" },
@@ -67,6 +74,7 @@ function options(argv: string[]) {
   if (!values.help && !token) throw new UsageError("a token is required: --token cb_… or CLAIMBOARD_TOKEN");
   const url = values.url ?? (process.env.CLAIMBOARD_URL || `http://localhost:${process.env.PORT || 3000}`);
   if (!URL.canParse(url)) throw new UsageError(`--url is not a URL: ${JSON.stringify(url)}`);
+  if (values.scoped && values.batch !== undefined) throw new UsageError("--scoped works one task at a time: drop --batch");
   return {
     help: values.help,
     queue: values.queue,
@@ -76,6 +84,8 @@ function options(argv: string[]) {
     confirmChecks: values["confirm-checks"] || values.effects,
     effects: values.effects,
     ask: values.ask,
+    scoped: values.scoped,
+    downstream: new Downstream(values.downstream),
     leaseSeconds: number("lease-seconds", values["lease-seconds"], 5, 3600),
     workMs: number("work-ms", values["work-ms"], 0, 86_400_000)!,
     failRate: number("fail-rate", values["fail-rate"], 0, 1, false)!,
@@ -103,7 +113,10 @@ const leaseLeftMs = (task: Task) => (task.leaseUntil ? Date.parse(task.leaseUnti
 class Fatal extends Error {}
 
 class Agent {
-  private readonly client: ClaimboardClient;
+  /** The agent token's client: claims (and, without --scoped, everything). */
+  private readonly agentClient: ClaimboardClient;
+  /** What works the task in hand: the agent's client, or with --scoped one on the task's claim token. */
+  private client: ClaimboardClient;
   /** Aborted on SIGINT/SIGTERM: every wait ends at once. */
   private readonly shutdown = new AbortController();
   private backoffMs = MIN_BACKOFF_MS;
@@ -112,7 +125,20 @@ class Agent {
 
   constructor(private readonly opts: Options) {
     // host:pid in every event this process writes, so its replacement on the same token is told apart.
-    this.client = new ClaimboardClient({ baseUrl: opts.url, token: opts.token, instance: `${hostname()}:${process.pid}` });
+    this.agentClient = new ClaimboardClient({ baseUrl: opts.url, token: opts.token, instance: `${hostname()}:${process.pid}` });
+    this.client = this.agentClient;
+  }
+
+  /**
+   * --scoped: a client of its own for this task, on a claim token minted for its attempt — the
+   * worker that holds only that (a sub-agent would be handed the same token). Null when the
+   * task was lost before the token could be minted.
+   */
+  private async scopedClient(task: Task): Promise<ClaimboardClient | null> {
+    const minted = await this.ownerCall(task, "mint claim token", () => this.agentClient.createClaimToken(task));
+    if (!minted) return null;
+    log(`claim token for ${task.id} attempt ${minted.attempt} (${minted.ops.join(", ")})`);
+    return new ClaimboardClient({ baseUrl: this.opts.url, token: minted.claimToken, instance: `${hostname()}:${process.pid}:worker` });
   }
 
   get stopping() {
@@ -131,7 +157,7 @@ class Agent {
     // The task the last completion claimed in the same call (complete with `next`).
     let next: Task | null = null;
     while (!this.stopping && this.wantsMore()) {
-      const task = next ?? (await this.claim((claim) => this.client.claimNext(claim)));
+      const task = next ?? (await this.claim((claim) => this.agentClient.claimNext(claim)));
       next = null;
       if (task === undefined) continue;
       if (task === null) {
@@ -140,11 +166,24 @@ class Agent {
         continue;
       }
       this.backoffMs = MIN_BACKOFF_MS;
-      next = await this.handle(task);
+      next = await this.handleWith(task);
       if (next) log(`claimed ${next.id} v${next.version} (${next.status}${next.needsCheck ? ", needs_check" : ""})`);
       if (this.opts.once) return;
     }
     if (next) await this.release(next, this.stopping ? "shutting down" : "done with --max-tasks");
+  }
+
+  /** One task, worked by the agent's client or (--scoped) by a client on its claim token. */
+  private async handleWith(task: Task): Promise<Task | null> {
+    if (!this.opts.scoped) return this.handle(task);
+    const worker = await this.scopedClient(task);
+    if (!worker) return null;
+    this.client = worker;
+    try {
+      return await this.handle(task);
+    } finally {
+      this.client = this.agentClient;
+    }
   }
 
   private wantsMore(extra = 0): boolean {
@@ -196,10 +235,10 @@ class Agent {
    * Works the task with heartbeats for --work-ms: its latest state, or null when it was lost
    * or the agent is stopping (then it is released).
    */
-  private async work(task: Task): Promise<Task | null> {
+  private async work(task: Task, ms = this.opts.workMs): Promise<Task | null> {
     const lost = new AbortController();
     const heartbeats = this.heartbeat(task, lost);
-    await sleep(this.opts.workMs, AbortSignal.any([lost.signal, this.shutdown.signal]));
+    await sleep(ms, AbortSignal.any([lost.signal, this.shutdown.signal]));
     const stillOurs = !lost.signal.aborted;
     lost.abort(); // ends the heartbeats; an answer in flight is awaited, so none lands after the outcome
     const latest = await heartbeats;
@@ -224,9 +263,14 @@ class Agent {
   private async handle(claimed: Task): Promise<Task | null> {
     const begun = await this.started(claimed);
     const started = begun && this.opts.ask ? await this.ownerCall(begun, "ask", () => askFirst(this.client, begun, this.opts.ask!, log, this.shutdown.signal)) : begun;
-    const intent = started && this.opts.effects ? await this.ownerCall(started, "record effect", () => intendCall(this.client, started, log)) : null;
+    const intent = started && this.opts.effects
+      ? await this.ownerCall(started, "record effect", () => intendCall(this.client, started, this.opts.downstream, log))
+      : null;
     const task = this.opts.effects ? (intent?.task ?? null) : started;
-    const worked = task && (await this.work(task));
+    // With an effect, the call lands mid-work: a crash before it leaves the key unapplied, after it applied but unresolved.
+    const before = task && intent ? await this.work(task, this.opts.workMs / 2) : task;
+    if (before && intent && !intent.settled) this.opts.downstream.apply(intent.idempotencyKey);
+    const worked = before && (await this.work(before, intent ? this.opts.workMs / 2 : this.opts.workMs));
     const latest = worked && intent ? await this.ownerCall(worked, "resolve effect", () => callDone(this.client, intent, worked, log)) : worked;
     if (!latest) return null;
     this.finished++;
@@ -236,7 +280,8 @@ class Agent {
       return null;
     }
     const result = { workMs: this.opts.workMs };
-    if (this.opts.once || !this.wantsMore()) {
+    // A claim token may not claim the next task (wrong_task): --scoped completes, then claims with the agent token.
+    if (this.opts.once || !this.wantsMore() || this.opts.scoped) {
       const done = await this.ownerCall(latest, "complete", () => this.client.complete(latest, { result }));
       if (done) log(`completed ${done.id} v${done.version}`);
       return null;
@@ -254,7 +299,7 @@ class Agent {
   /** --batch N: claim N started tasks in one call, work them together, complete them in one call. */
   private async runBatches(limit: number): Promise<void> {
     while (!this.stopping && this.wantsMore()) {
-      const claimed = await this.claim((claim) => this.client.claimBatch({ ...claim, limit }));
+      const claimed = await this.claim((claim) => this.agentClient.claimBatch({ ...claim, limit }));
       if (claimed === undefined) continue;
       if (claimed.length === 0) {
         if (this.opts.once) return log("nothing to claim");

@@ -10,6 +10,10 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const action = await parseCommand(argv);
+  if (action.overHttp) {
+    for (const line of await action(null as never)) console.log(line);
+    return 0;
+  }
   const { withDatabase } = await import("./cli/database");
   for (const line of await withDatabase(action)) console.log(line);
   return 0;

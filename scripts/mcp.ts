@@ -6,6 +6,7 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ClaimboardApiError, ClaimboardClient } from "../lib/client";
 import { LeaseKeeper } from "../lib/mcp/leases";
+import { ClaimClients, parseClaimOps } from "../lib/mcp/claim-clients";
 import { probeRole } from "../lib/mcp/role";
 import { createMcpServer } from "../lib/mcp/server";
 import { enableTaskSubscriptions } from "../lib/mcp/subscriptions";
@@ -24,6 +25,14 @@ async function main(): Promise<number | null> {
     return 2;
   }
   const client = new ClaimboardClient({ baseUrl: url, token });
+  // CLAIMBOARD_CLAIM_TOKENS=1: each held task's calls go with a claim token of its attempt (docs/mcp.md).
+  const scoped = ["1", "true", "yes"].includes((process.env.CLAIMBOARD_CLAIM_TOKENS ?? "").toLowerCase());
+  const ops = parseClaimOps(process.env.CLAIMBOARD_CLAIM_OPS);
+  if (!ops) {
+    log("error: CLAIMBOARD_CLAIM_OPS must list ops from read, progress, effects, complete, fail, release, comment, ask (comma-separated)");
+    return 2;
+  }
+  const claims = scoped ? new ClaimClients(client, (claimToken) => new ClaimboardClient({ baseUrl: url, token: claimToken }), ops, log) : undefined;
   let role: Awaited<ReturnType<typeof probeRole>>;
   try {
     role = await probeRole(client);
@@ -42,7 +51,11 @@ async function main(): Promise<number | null> {
     client,
     role,
     log,
-    onTask: (task, claimed) => (claimed ? keeper.claimed(task) : keeper.observe(task)),
+    onTask: (task, claimed) => {
+      claims?.observe(task, claimed);
+      return claimed ? keeper.claimed(task) : keeper.observe(task);
+    },
+    claims,
   });
   // This process has a stream to its client: a subscribed task is followed (resources/subscribe).
   enableTaskSubscriptions(server, client, { log });
@@ -56,7 +69,7 @@ async function main(): Promise<number | null> {
   process.stdin.once("close", () => leave("stdin closed"));
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => leave(signal));
   await server.connect(new StdioServerTransport());
-  log(`[mcp] claimboard MCP server on stdio for ${url} (${role === null ? "role unknown" : role === "observer" ? "read-only token" : "token may work"})`);
+  log(`[mcp] claimboard MCP server on stdio for ${url} (${role === null ? "role unknown" : role === "observer" ? "read-only token" : "token may work"}${claims ? `; claim tokens per held task (${ops.join(", ")})` : ""})`);
   return null;
 }
 

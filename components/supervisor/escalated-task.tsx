@@ -5,6 +5,7 @@ import type { MouseEvent } from "react";
 import { Button, focusRing } from "@/components/ui/button";
 import { LocalTime } from "@/components/ui/local-time";
 import { ActorName } from "@/components/task/badges";
+import { OpenEffects } from "@/components/task/effects";
 import type { TaskView } from "@/components/task/wire";
 import { Ago } from "./ago";
 import type { InboxTaskView } from "./types";
@@ -77,6 +78,11 @@ export function EscalatedTask({
                 </li>
               ))}
             </ol>
+            {task.openEffects.length > 0 ? (
+              <div className="mt-2">
+                <OpenEffects task={task} heading="h4" />
+              </div>
+            ) : null}
             <div className="mt-3 flex flex-wrap items-center gap-2">
               <Button size="sm" tone="primary" disabled={!!pending} onClick={() => onDecide("requeue", task)} aria-label={`Requeue ${task.title}`}>
                 Requeue

@@ -51,16 +51,17 @@ function Resolve({ task, effect }: { task: TaskView; effect: Open }) {
   );
 }
 
-export function OpenEffects({ task }: { task: TaskView }) {
+/** The task page's checklist; the inbox shows the same one under each task (`heading` h4 there, inside the task's h3). */
+export function OpenEffects({ task, heading: Heading = "h2" }: { task: TaskView; heading?: "h2" | "h4" }) {
   const viewer = useViewer();
   if (task.openEffects.length === 0) return null;
   const unknown = task.openEffects.filter((e) => e.state === "unknown").length;
   const mayResolve = viewer.role === "supervisor" || (HELD.includes(task.status) && task.owner?.id === viewer.actorId);
   return (
-    <section aria-labelledby="effects-heading" className="rounded-lg border border-amber-200 bg-amber-50 p-3" data-testid="open-effects">
-      <h2 id="effects-heading" className="text-sm font-semibold">
+    <section aria-labelledby={`effects-heading-${task.id}`} className="rounded-lg border border-amber-200 bg-amber-50 p-3" data-testid="open-effects">
+      <Heading id={`effects-heading-${task.id}`} className="text-sm font-semibold">
         Effects outside the board
-      </h2>
+      </Heading>
       {unknown > 0 ? (
         <p className="mt-1 text-sm text-amber-900">
           {unknown === 1 ? "One effect is" : `${unknown} effects are`} unknown: an earlier attempt ended before saying what happened. Check the

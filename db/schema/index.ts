@@ -13,6 +13,7 @@ export * from "./password-resets";
 export * from "./secrets";
 export * from "./effects";
 export * from "./questions";
+export * from "./claim-tokens";
 
 import type { actors, tasks, queues } from "./tasks";
 import type { taskEvents } from "./events";

@@ -1,15 +1,15 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor, Tx } from "@/db/client";
 import { actors, agentTokens, type TokenRole } from "@/db/schema";
 import type { ActorRef } from "@/lib/tasks/core/types";
+import type { ClaimScope } from "./claim-tokens";
 import { executePrepared } from "@/lib/tasks/core/prepared";
 import { purgeNowAndThen, takeOnConflict, TOKEN_KEY_PREFIX, waitOf, type Limit } from "@/lib/http/rate-limit";
 
 /** Tokens read `cb_` + 43 base64url characters (256 random bits), so a leaked one is recognisable. */
 export const TOKEN_PREFIX = "cb_";
-const PREFIX_SHOWN = TOKEN_PREFIX.length + 6;
 
 export const tokenName = z
   .string()
@@ -19,16 +19,23 @@ export function hashToken(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("hex");
 }
 
-/** A fresh secret: the token itself (shown once), the prefix people see, and the hash stored. */
-export function newTokenSecret(): { token: string; prefix: string; tokenHash: string } {
-  const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
-  return { token, prefix: token.slice(0, PREFIX_SHOWN), tokenHash: hashToken(token) };
+/** A fresh secret: the token itself (shown once), the prefix people see, and the hash stored. `cbc_` for claim tokens. */
+export function newTokenSecret(prefix = TOKEN_PREFIX): { token: string; prefix: string; tokenHash: string } {
+  const token = prefix + randomBytes(32).toString("base64url");
+  return { token, prefix: token.slice(0, prefix.length + 6), tokenHash: hashToken(token) };
+}
+
+/** The stored hex digest against the presented token's, in constant time. */
+export function sameDigest(stored: string, digest: string): boolean {
+  return timingSafeEqual(Buffer.from(stored, "hex"), Buffer.from(digest, "hex"));
 }
 
 export interface TokenPrincipal {
   tokenId: string;
   role: TokenRole;
   actor: ActorRef;
+  /** Set when the bearer was a claim token (cbc_): its task, attempt and ops; tokenId and actor are its agent token's. */
+  claim?: ClaimScope;
 }
 
 export interface CreatedToken {
@@ -135,7 +142,7 @@ export async function authenticateToken(db: Executor, token: string | null): Pro
   if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 100) return null;
   const digest = hashToken(token);
   const [row] = await tokenLookup(db).execute({ digest });
-  if (!row || !timingSafeEqual(Buffer.from(row.tokenHash, "hex"), Buffer.from(digest, "hex"))) return null;
+  if (!row || !sameDigest(row.tokenHash, digest)) return null;
   await touchToken(db, row.id);
   return { tokenId: row.id, role: row.role, actor: row.actor };
 }
@@ -151,12 +158,31 @@ export async function authenticateAndCount(
   limit: Limit,
 ): Promise<{ principal: TokenPrincipal; wait: number } | null> {
   if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 100) return null;
-  const digest = hashToken(token);
-  const [row] = await executePrepared<CountedRow>(db, sql`
-    WITH principal AS (
+  const counted = await countedLookup<CountedRow>(db, hashToken(token), limit, (digest) => sql`
       SELECT agent_tokens.id, agent_tokens.role, agent_tokens.token_hash, a.id AS actor_id, a.name AS actor_name, a.kind AS actor_kind
       FROM agent_tokens JOIN actors a ON a.id = agent_tokens.actor_id
-      WHERE agent_tokens.token_hash = ${digest} AND ${TOKEN_LIVE}
+      WHERE agent_tokens.token_hash = ${digest} AND ${TOKEN_LIVE}`);
+  return counted && { principal: principalOf(counted.row), wait: counted.wait };
+}
+
+export const principalOf = (row: CountedRow): TokenPrincipal => ({
+  tokenId: row.id, role: row.role, actor: { id: row.actor_id, name: row.actor_name, kind: row.actor_kind },
+});
+
+/**
+ * A bearer token's row, and a take from its agent token's bucket in rate_buckets when it is
+ * live, in one statement. `principal` selects the row by the digest, with at least CountedRow's
+ * columns (`id` the agent token whose bucket is taken from); a claim token's lookup
+ * (lib/auth/claim-tokens.ts) adds its own. Null when no row matches the digest in constant time.
+ */
+export async function countedLookup<R extends CountedRow>(
+  db: Executor,
+  digest: string,
+  limit: Limit,
+  principal: (digest: string) => SQL,
+): Promise<{ row: R; wait: number } | null> {
+  const [row] = await executePrepared<R>(db, sql`
+    WITH principal AS (${principal(digest)}
     ), bucket AS (
       INSERT INTO rate_buckets AS b (key, tokens, allowed, at)
       SELECT ${TOKEN_KEY_PREFIX}::text || id::text, ${limit.capacity}::float8 - 1, true, now() FROM principal
@@ -164,16 +190,13 @@ export async function authenticateAndCount(
       RETURNING b.tokens, b.allowed
     )
     SELECT principal.*, bucket.tokens, bucket.allowed FROM principal LEFT JOIN bucket ON true`);
-  if (!row || !timingSafeEqual(Buffer.from(row.token_hash, "hex"), Buffer.from(digest, "hex"))) return null;
+  if (!row || !sameDigest(row.token_hash, digest)) return null;
   await touchToken(db, row.id);
   purgeNowAndThen(db);
-  return {
-    principal: { tokenId: row.id, role: row.role, actor: { id: row.actor_id, name: row.actor_name, kind: row.actor_kind } },
-    wait: waitOf(limit, row),
-  };
+  return { row, wait: waitOf(limit, row) };
 }
 
-interface CountedRow extends Record<string, unknown> {
+export interface CountedRow extends Record<string, unknown> {
   id: string;
   role: TokenRole;
   token_hash: string;

@@ -51,6 +51,7 @@ const ROUTE_ENDPOINTS = {
   askQuestion: "askQuestion",
   getQuestion: "getQuestion",
   answerQuestion: "answerQuestion",
+  createClaimToken: "createClaimToken",
 } as const satisfies Record<string, EndpointId>;
 
 export type RouteName = keyof typeof ROUTE_ENDPOINTS;

@@ -52,3 +52,7 @@ export type ClaimOptions = Body<"claimNext">;
 
 /** One item of completeMany's answer, in the order given. */
 export type CompletionResult = Answer<"completions">["results"][number];
+
+/** POST /tasks/{id}/claim-tokens: `claimToken` (cbc_…, shown once), its ops, task and attempt. */
+export type ClaimToken = Answer<"createClaimToken">;
+export type { ClaimOp } from "@/lib/tasks/claim-tokens/ops";

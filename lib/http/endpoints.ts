@@ -8,8 +8,9 @@ import { createScheduleInput, updateScheduleBody } from "@/lib/schedules/schemas
 import { verifyFenceInput } from "@/lib/tasks/fences/verify-input";
 import { effectBody, resolveEffectBody } from "@/lib/tasks/effects/schemas";
 import { answerQuestionBody, askQuestionBody, readQuestionQuery } from "@/lib/tasks/questions/schemas";
+import { claimTokenBody } from "@/lib/tasks/claim-tokens/ops";
 import {
-  effectObject, effectResponse, errorObject, questionObject, questionResponse, eventObject, fenceVerdictObject, healthBody, queueObject, queueResponse, readinessObject,
+  claimTokenResponse, effectObject, effectResponse, errorObject, questionObject, questionResponse, eventObject, fenceVerdictObject, healthBody, queueObject, queueResponse, readinessObject,
   heldReservationObject, taskCountsObject, taskObject, taskResponse, scheduleObject, scheduleResponse, webhookDeliveryObject, webhookObject,
 } from "./wire";
 
@@ -252,6 +253,13 @@ export const endpoints = {
     roles: READ, body: verifyFenceInput,
     success: { status: 200, description: "What the fence names and whether that attempt is current", schema: fenceVerdictObject },
     errors: [400, 413],
+  },
+  createClaimToken: {
+    operationId: "createClaimToken", method: "POST", path: "/tasks/{id}/claim-tokens",
+    summary: "Mint a cbc_ token bound to this task and its current attempt, for the ops named (the owner; or a claim token narrowing itself): shown once, dead when the attempt ends",
+    roles: WORK, body: claimTokenBody,
+    success: { status: 201, description: "The claim token (shown only in this answer) and what it is bound to", schema: claimTokenResponse },
+    errors: [400, 404, 409, 413],
   },
   listQueues: {
     operationId: "listQueues", method: "GET", path: "/queues",

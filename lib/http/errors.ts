@@ -1,11 +1,17 @@
 import type { EngineError, EngineErrorCode, Task } from "@/lib/tasks/core/types";
 
-export type ApiErrorCode = EngineErrorCode | "unauthorized" | "forbidden" | "method_not_allowed" | "payload_too_large" | "rate_limited";
+export type ApiErrorCode =
+  | EngineErrorCode | "unauthorized" | "forbidden" | "method_not_allowed" | "payload_too_large" | "rate_limited"
+  // Claim-scoped tokens (lib/http/claim-scope.ts).
+  | "claim_ended" | "wrong_task" | "op_not_allowed";
 
 /** API.md's error table: one status per code. */
 export const STATUS_OF: Record<ApiErrorCode, number> = {
   invalid_request: 400,
   unauthorized: 401,
+  claim_ended: 401,
+  wrong_task: 403,
+  op_not_allowed: 403,
   forbidden: 403,
   self_review: 403,
   not_found: 404,

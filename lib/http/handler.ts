@@ -5,6 +5,9 @@ import { getDatabase } from "@/db";
 import { withinDeadline } from "@/lib/deadline";
 import { currentUser } from "@/lib/auth/session";
 import { authenticateAndCount, bearerToken, type TokenPrincipal } from "@/lib/auth/tokens";
+import { authenticateClaimToken } from "@/lib/auth/claim-tokens";
+import { CLAIM_TOKEN_PREFIX } from "@/lib/tasks/claim-tokens/ops";
+import { claimBodyRefusal, claimRefusal } from "./claim-scope";
 import { classifyDatabaseError, perform, safeParse, validationError, type Operation } from "@/lib/tasks/core/engine";
 import { tokenStanding } from "@/lib/tasks/core/standing";
 import type { Result } from "@/lib/tasks/core/types";
@@ -55,7 +58,11 @@ export function asInProcessCall(request: Request, principal: TokenPrincipal): Re
  * authenticated, failures throttled per address (a valid token is never refused for what
  * others sent), the token rate-limited, and its role checked against the endpoint's.
  */
-export async function authorize(endpoint: Endpoint, request: Request): Promise<{ principal: TokenPrincipal } | { refusal: Response }> {
+export async function authorize(
+  endpoint: Endpoint,
+  request: Request,
+  params: Record<string, string> = {},
+): Promise<{ principal: TokenPrincipal } | { refusal: Response }> {
   const inProcess = (request as unknown as Record<symbol, TokenPrincipal | undefined>)[IN_PROCESS_CALLER];
   let principal = inProcess ?? null;
   if (!principal) {
@@ -63,7 +70,10 @@ export async function authorize(endpoint: Endpoint, request: Request): Promise<{
     const { db } = getDatabase();
     const bearer = bearerToken(request.headers.get("authorization"));
     let wait = 0;
-    if (bearer || !endpoint.session) {
+    if (bearer?.startsWith(CLAIM_TOKEN_PREFIX)) {
+      const counted = await authenticateClaimToken(db, bearer, perToken);
+      if (counted) ({ principal, wait } = counted);
+    } else if (bearer || !endpoint.session) {
       const counted = await authenticateAndCount(db, bearer, perToken);
       if (counted) ({ principal, wait } = counted);
     } else {
@@ -80,6 +90,13 @@ export async function authorize(endpoint: Endpoint, request: Request): Promise<{
       return { refusal: response };
     }
     if (wait > 0) return { refusal: errorResponse({ code: "rate_limited", message: "Rate limit exceeded for this token", retryAfterSeconds: wait }) };
+  }
+  // A claim token is refused by its scope before its agent's role is consulted: it may call nothing else.
+  const outOfScope = principal.claim && claimRefusal(endpoint, principal.claim, params);
+  if (outOfScope) {
+    const response = errorResponse(outOfScope);
+    if (outOfScope.code === "claim_ended") response.headers.set("WWW-Authenticate", 'Bearer realm="claimboard", error="invalid_token"');
+    return { refusal: response };
   }
   if (endpoint.roles !== "public" && !endpoint.roles.includes(principal.role)) {
     return { refusal: errorResponse({ code: "forbidden", message: `A ${principal.role} token may not call ${endpoint.operationId}` }) };
@@ -100,9 +117,11 @@ export function handle<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => P
 
 async function answer<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Promise<Response>, request: Request, context: RouteContext) {
   try {
+    const rawParams = (await context?.params) ?? {};
+    const params = Object.fromEntries(Object.entries(rawParams).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
     let principal: TokenPrincipal | null = null;
     if (endpoint.roles !== "public") {
-      const authorized = await authorize(endpoint, request);
+      const authorized = await authorize(endpoint, request, params);
       if ("refusal" in authorized) return authorized.refusal;
       principal = authorized.principal;
     }
@@ -114,6 +133,8 @@ async function answer<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Pr
       const parsed = safeParse(endpoint.body, read.value);
       if (!parsed.success) return errorResponse(validationError(parsed.error));
       body = parsed.data;
+      const asksTooMuch = principal?.claim && claimBodyRefusal(endpoint, principal.claim, body);
+      if (asksTooMuch) return errorResponse(asksTooMuch);
     }
     let query: unknown = undefined;
     if (endpoint.query) {
@@ -128,8 +149,6 @@ async function answer<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Pr
       const issue = instance.error.issues[0]?.message ?? "is invalid";
       return errorResponse({ code: "invalid_request", message: `${INSTANCE_HEADER} header ${issue}`, field: INSTANCE_HEADER });
     }
-    const rawParams = (await context?.params) ?? {};
-    const params = Object.fromEntries(Object.entries(rawParams).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
     const actor = principal?.actor;
     const standing = principal ? tokenStanding(principal.role) : undefined;
     return await fn({

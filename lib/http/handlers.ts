@@ -163,6 +163,13 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     const task = await fencedForReader(db, result.value.task, principal?.actor.id);
     return respond({ ok: true, value: { question: result.value.question, task } }, (v) => v);
   }),
+  // The caller's agent token is what the new token acts as; a claim token narrowing itself passes its own scope.
+  createClaimToken: handle(endpoints.createClaimToken, async ({ run, body, params, principal }) => {
+    const claim = principal!.claim;
+    const narrowing = claim ? { narrowing: { id: claim.id, ops: claim.ops } } : {};
+    const made = await run(engine.createClaimToken, { ...body, taskId: params.id, agentTokenId: principal!.tokenId, ...narrowing });
+    return respond(made, (value) => value, 201);
+  }),
   verifyFence: handle(endpoints.verifyFence, async ({ run, body }) => respond(await run(engine.verifyFence, body), (verdict) => verdict)),
   // Supervisor tokens only (the endpoints' roles): the inbox's decisions, over the API.
   requeueTask: taskCall(endpoints.requeueTask, engine.requeue),

@@ -66,6 +66,9 @@ export interface OpenApiDocument {
 const WHEN: Record<ApiErrorCode | "internal", string> = {
   invalid_request: "Body or query fails validation (the message names the field); malformed JSON; a create or claim naming a queue that does not exist or is archived (field: queue)",
   unauthorized: "No, unknown or revoked token",
+  claim_ended: "A claim token (cbc_) whose attempt has ended (complete, fail, release, force-release, a lapse taken back to the queue, a new holding): it is dead",
+  wrong_task: "A claim token used on another task, or on a route that is not one of its task's owner calls or reads",
+  op_not_allowed: "A claim token used for an op it was not given (its `ops`)",
   forbidden: "The token's role may not do this, or the queue's `claimants` rule excludes the caller (the message names it)",
   not_found: "No such task",
   method_not_allowed: "The path does not answer this method; `Allow` lists the ones it does",

@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import {
   addComment, addDependencies, cancel, claim, claimBatch, claimNext, completeAndClaimNext, completeMany, createQueue, createTaskOnce, removeDependency,
   editTask, failTask, forceRelease, recordSideEffect, release, renew, requeue, resolve, start, taskReadiness, updateQueue, verifyFence,
-  recordEffect, resolveEffect, taskEffectsList, listReservations, review, askQuestion, getQuestion, answerQuestion,
+  recordEffect, resolveEffect, taskEffectsList, listReservations, review, askQuestion, getQuestion, answerQuestion, createClaimToken,
 } from "@/lib/tasks";
 import type { Standing } from "@/lib/tasks/core/standing";
 import type { TokenRole } from "@/db/schema";
@@ -34,6 +34,7 @@ const OPERATION_OF: Partial<Record<EndpointName, Rule>> = {
   askQuestion,
   getQuestion,
   answerQuestion,
+  createClaimToken,
   editTask,
   addComment,
   claimNext,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { taskStatus } from "@/db/schema";
 import { readinessCodes } from "@/lib/tasks/claiming/readiness-codes";
+import { CLAIM_OPS } from "@/lib/tasks/claim-tokens/ops";
 
 // What the API answers with, once: the zod schemas the OpenAPI document and the MCP tools'
 // output schemas are made from, and the wire types inferred from them, which the typed
@@ -283,3 +284,14 @@ export const questionObject = z
   .meta({ id: "Question", description: "A question from a task's owner to a person; asking parks the lease (awaiting_input), the answer resumes it" });
 export type Question = Loose<z.infer<typeof questionObject>>;
 export const questionResponse = z.object({ question: questionObject, task: taskObject });
+
+/** POST /tasks/{id}/claim-tokens: the claim token (shown once) and what it is bound to. */
+export const claimTokenResponse = z
+  .object({
+    claimToken: z.string().meta({ description: "cbc_…: a bearer token for this task and attempt only; shown in this answer only" }),
+    ops: z.array(z.enum(CLAIM_OPS)),
+    taskId: z.string(),
+    attempt: z.number().int(),
+  })
+  .meta({ id: "ClaimToken" });
+export type ClaimToken = z.infer<typeof claimTokenResponse>;

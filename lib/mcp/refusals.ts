@@ -18,6 +18,12 @@ export const REFUSALS = {
     "the task's status does not allow this (e.g. complete_task before start_task, or the task is already done): read `error.task.status` and call the tool that fits.",
   check_required:
     "the task is needs_check: an earlier attempt began an external side effect and may have finished it. Find out whether it happened (task_history shows the side_effect events), then start_task with confirmCheck: true, or release_task.",
+  effects_unresolved:
+    "the task cannot be completed while an effect an earlier attempt began is unknown (`error.task.openEffects`, state unknown; the message names them). For each: look it up in the other system by its idempotencyKey (the key that attempt sent), then resolve_effect with state applied (and the other system's reference as externalRef) if it happened, or failed if it did not. Do not redo an act that happened. Then complete_task again.",
+  claim_ended:
+    "this server acts on the task with a claim token, and the attempt it was made for has ended (completed, failed, released, taken back, or another agent holds the task now): stop working on the task; do not report results for it.",
+  wrong_task: "the claim token this server uses for that task works only on its own task and its owner calls: call the tool with the task's own id.",
+  op_not_allowed: "the claim token this server uses for the task was not given this op (CLAIMBOARD_CLAIM_OPS): do not retry; tell the person running you if the task needs it.",
   not_ready:
     "the task cannot be claimed yet: it waits for dependencies (`error.task.blockedBy`) or for its notBefore time. Take another (claim_next_task), or ask task_readiness when it will be.",
   queue_paused: "a supervisor paused the queue: nothing is handed out there now; work another queue or wait.",

@@ -21,6 +21,11 @@ export interface McpOptions {
    * holds renews its lease (a heartbeat), unless the call itself set or ended the lease.
    */
   renewFor?: string;
+  /**
+   * Over stdio with claim tokens (lib/mcp/claim-clients.ts): the client a call naming task `id`
+   * goes with instead of `client` (null: `client`); `ended` hears a claim token refused as ended.
+   */
+  claims?: { clientFor(id: string): Promise<ClaimboardClient | null>; ended(id: string): void };
   /** Where diagnostics go (never stdout over stdio: that is the protocol). */
   log?: (line: string) => void;
 }
@@ -74,14 +79,18 @@ export function createMcpServer(options: McpOptions): McpServer {
 async function callTool(tool: Tool, args: unknown, options: McpOptions, log: (line: string) => void): Promise<CallToolResult> {
   const parsed = safeParse(tool.input, args);
   if (!parsed.success) return invalid(validationError(parsed.error));
+  const id = (parsed.data as { id?: string }).id;
   try {
-    const value = await tool.call(options.client, parsed.data);
+    // complete_task with `next` claims another task too: a claim token may not, so it goes with the agent token.
+    const claimsAnother = (parsed.data as { next?: unknown }).next !== undefined;
+    const client = (id && !claimsAnother && (await options.claims?.clientFor(id))) || options.client;
+    const value = await tool.call(client, parsed.data);
     observe(value, options, tool.endpoint === "claimNext" || tool.endpoint === "claimTask");
-    const id = (parsed.data as { id?: string }).id;
     if (options.renewFor && id && tool.leaseEffect === "none") await renewIfHeld(id, value, options);
     return success(value);
   } catch (error) {
     if (error instanceof ClaimboardApiError && error.task) options.onTask?.(error.task, false);
+    if (error instanceof ClaimboardApiError && error.code === "claim_ended" && id) options.claims?.ended(id);
     return fromThrown(error, log, tool.name);
   }
 }

@@ -103,7 +103,7 @@ export const tools: Tool[] = [
     effect: { destructive: true, idempotent: true },
     description: describeTool(
       "Finish a started task you hold, with an optional result (any JSON: what you did, links, outputs). The task becomes done and leaves your hands. In a loop, pass next ({queue?, leaseSeconds?, start?}, like claim_next_task's arguments) to also claim — with start: true, start — the next task of that queue in the same step: the answer's next is that task, or null when nothing is claimable. A refused completion claims nothing; a refused next claim (forbidden) undoes the completion too.",
-      [...OWNER, "forbidden"],
+      [...OWNER, "forbidden", "effects_unresolved"],
       { forbidden: CLAIM_FORBIDDEN },
     ),
     input: input.complete, output: output.completed,

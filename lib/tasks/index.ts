@@ -42,3 +42,4 @@ export { answerQuestion, askQuestion, getQuestion, listTaskQuestions, type Asked
 export { expireDueQuestions, expireQuestions } from "./questions/expire";
 export { listOpenQuestions, type OpenQuestion } from "./questions/open";
 export type { Question, QuestionAnswer } from "./questions/rows";
+export { createClaimToken, type CreatedClaimToken } from "./claim-tokens/create";

@@ -10,6 +10,7 @@ import { webhookCommands } from "./webhooks";
 import { effectCommands } from "./effects";
 import { reservationCommands } from "./reservations";
 import { questionCommands } from "./questions";
+import { claimTokenCommands } from "./claim-tokens";
 
 export type { Action };
 
@@ -126,6 +127,7 @@ const commands: Record<string, Command> = {
   ...effectCommands,
   ...reservationCommands,
   ...questionCommands,
+  ...claimTokenCommands,
 };
 
 /** The command line as an action ready to run, or a CliError saying what is wrong with it. */
@@ -157,6 +159,7 @@ export const usage = [
   ...Object.values(commands).map((c) => `  ${c.usage}`),
   "",
   "token create prints the new token alone on the last line of stdout; it is shown only once.",
+  "claim-token create does too; it talks to the server (CLAIMBOARD_URL) as CLAIMBOARD_TOKEN, the task's owner.",
   "task create prints the new task's id.",
   "events archive writes whole months of finished tasks' events to a gzip'd JSON Lines file, then drops them.",
 ].join("\n");

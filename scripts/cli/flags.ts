@@ -7,7 +7,10 @@ import { CliError, invalidInput, usageError } from "./errors";
 
 export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 /** The work of a command once its input is valid: returns the lines to print. */
-export type Action = (db: Db) => Promise<string[]>;
+export type Action = ((db: Db) => Promise<string[]>) & {
+  /** Speaks to the server (CLAIMBOARD_URL) as a token's holder instead of the database: no database is opened. */
+  overHttp?: true;
+};
 
 export interface Command {
   usage: string;

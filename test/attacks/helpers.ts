@@ -160,6 +160,7 @@ export async function stateDigest(f: HttpFixture): Promise<Record<string, string
       (SELECT md5(coalesce(string_agg(u::text, '|' ORDER BY actor_id), '')) FROM users u) AS users,
       (SELECT md5(coalesce(string_agg(concat_ws(',', id, name, role, token_hash, revoked_at), '|' ORDER BY id), ''))
          FROM agent_tokens) AS agent_tokens,
+      (SELECT md5(coalesce(string_agg(c::text, '|' ORDER BY id), '')) FROM claim_tokens c) AS claim_tokens,
       (SELECT count(*)::text FROM task_events) AS event_count`;
   return row!;
 }

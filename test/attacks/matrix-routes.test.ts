@@ -93,6 +93,7 @@ const SCENES: Record<string, Scene> = {
     return { path: `/tasks/${taskId}/questions/${questionId}/answer`, body: { text: "yes", choice: "yes" } };
   },
   verifyFence: async (s, _c, q) => ({ path: "/fences/verify", body: { fence: await s.fence(q) } }),
+  createClaimToken: ownerCall("claim-tokens", "started", { ops: ["read", "progress"] }),
   listQueues: async () => ({ path: "/queues" }),
   createQueue: async (_s, _c, q) => ({ path: "/queues", body: { name: `${q}-made`, description: "matrix" } }),
   updateQueue: async (_s, _c, q) => ({ path: `/queues/${q}`, body: { description: "matrix", leaseSeconds: 60 } }),
@@ -186,6 +187,31 @@ test("the registry's roles keep their shape: only health and the document are pu
     expect(e.roles, e.operationId).not.toContain("observer");
     expect(e.session, e.operationId).toBeFalsy();
   }
+});
+
+// A claim token (cbc_) of the agent token's, for a task of its own that no scene touches: on
+// every endpoint but the public ones it is refused by its scope — wrong_task (it may work
+// only on its task) — whatever the agent token itself may do there, and nothing is written.
+describe("a claim token for another task", () => {
+  test("every endpoint but the public ones answers 403 wrong_task and writes nothing", { timeout: 300_000 }, async () => {
+    const agent = callers.find((c) => c.name === "agentToken")!;
+    const own = await scenes.started(await scenes.queue(freshQueue()), agent.actor);
+    const minted = await f.api.post(`/tasks/${own.id}/claim-tokens`, agent.token, { version: own.version });
+    expect(minted.status, minted.text).toBe(201);
+    const claimToken = (minted.body as { claimToken: string }).claimToken;
+    const asClaim: Caller = { ...agent, token: claimToken };
+    let refused = 0;
+    for (const endpoint of all.filter((e) => e.roles !== "public")) {
+      const request = await SCENES[endpoint.operationId]!(scenes, agent, await scenes.queue(freshQueue()));
+      const before = await stateDigest(f);
+      const res = await send(asClaim, endpoint.method, request);
+      expect(res.status, `${endpoint.operationId}: ${res.text}`).toBe(403);
+      expect(expectErrorShape(res).code, endpoint.operationId).toBe("wrong_task");
+      expect(await stateDigest(f), `${endpoint.operationId}: a refused call changed the database`).toEqual(before);
+      refused++;
+    }
+    console.log(`[matrix:routes] a claim token for another task: ${refused} endpoints refused it (wrong_task)`);
+  });
 });
 
 describe.each(all.map((e) => [`${e.method} ${e.path}`, e] as const))("%s", (_name, endpoint) => {

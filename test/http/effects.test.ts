@@ -45,6 +45,11 @@ describe("the crash story", () => {
     expect(intended.effect).toMatchObject({ state: "intended", attempt: 1, key: "order-7" });
     const keyOfA = intended.effect.idempotencyKey;
     expect(intended.task.fence).toBe(a.fence);
+    // A hands its worker a claim token for this attempt; it works until the attempt ends.
+    const minted = await f.api.post(`/tasks/${task.id}/claim-tokens`, amal, { version: aStarted.version });
+    expect(minted.status, minted.text).toBe(201);
+    const claimTokenOfA = (minted.body as { claimToken: string }).claimToken;
+    expect((await f.api.get(`/tasks/${task.id}`, claimTokenOfA)).status).toBe(200);
 
     await f.lapseLease(task.id); // A froze mid-charge
     const claimed = await f.api.post("/claims", bilal, { queue: "payments" });
@@ -71,6 +76,9 @@ describe("the crash story", () => {
 
     // A wakes: its fence is superseded, its owner calls refused.
     expect((await f.api.post("/fences/verify", watcher, { fence: a.fence })).body).toMatchObject({ current: false, reason: "superseded", currentAttempt: 2 });
+    // A's claim token died with A's attempt: 401 claim_ended, wherever it is used.
+    expectError(await f.api.post(`/tasks/${task.id}/heartbeat`, claimTokenOfA, { version: aStarted.version }), 401, "claim_ended");
+    expectError(await f.api.get(`/tasks/${task.id}/effects`, claimTokenOfA), 401, "claim_ended");
     const version = aStarted.version;
     for (const [verb, body] of [
       ["heartbeat", { version }], ["effects", { version, name: "charge card", key: "order-7" }], ["complete", { version }],

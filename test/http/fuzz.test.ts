@@ -194,6 +194,7 @@ describe.each(postRoutes.map((e) => [`${e.method} ${e.path}`, e] as const))("fuz
           if (res.status === 204) expect(res.text).toBe("");
           else if ("tasks" in (res.body as object)) (res.body as { tasks: unknown[] }).tasks.forEach(expectTask);
           else if ("event" in (res.body as object)) expectEvent((res.body as { event: unknown }).event);
+          else if ("claimToken" in (res.body as object)) expect((res.body as { claimToken: string }).claimToken).toMatch(/^cbc_/);
           else expectTaskResponse(res, res.status);
           return;
         }

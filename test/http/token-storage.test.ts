@@ -55,10 +55,16 @@ test("no token is stored in clear text; its SHA-256 is", async () => {
   // Use every token over HTTP, so the server writes whatever it writes about them.
   for (const token of tokens) expect((await f.api.get("/tasks?limit=1", token)).status).toBe(200);
   const task = expectTaskResponse(await f.api.post("/tasks", tokens[0], { title: "stored", payload: { note: "hello" } }), 201);
-  expectTaskResponse(await f.api.post(`/tasks/${task.id}/claim`, tokens[2], { version: 1 }));
+  const claimed = expectTaskResponse(await f.api.post(`/tasks/${task.id}/claim`, tokens[2], { version: 1 }));
+  // A claim token (cbc_) of the holder's, used too: stored as its hash like the others.
+  const minted = await f.api.post(`/tasks/${task.id}/claim-tokens`, tokens[2], { version: claimed.version });
+  expect(minted.status, minted.text).toBe(201);
+  const claimToken = (minted.body as { claimToken: string }).claimToken;
+  expect((await f.api.post(`/tasks/${task.id}/heartbeat`, claimToken, { version: claimed.version })).status).toBe(200);
   expect((await f.api.post("/claims", revoked, {})).status).toBe(204);
   await revokeAgentToken(f.database.db, "storage-revoked");
   expect((await f.api.get("/tasks", revoked)).status).toBe(401);
+  tokens.push(claimToken);
 
   const used = await f.database.client<{ name: string; last_used_at: Date | null; revoked_at: Date | null }[]>`
     SELECT name, last_used_at, revoked_at FROM agent_tokens ORDER BY name`;
@@ -76,7 +82,7 @@ test("no token is stored in clear text; its SHA-256 is", async () => {
 
   for (const dump of dumps) {
     for (const token of tokens) {
-      const secret = token.slice("cb_".length);
+      const secret = token.slice(token.indexOf("_") + 1); // cb_ or cbc_
       expect(secret).toHaveLength(43);
       expect(dump.includes(token), "the whole token").toBe(false);
       expect(dump.includes(secret), "the token without its prefix").toBe(false);

@@ -23,7 +23,9 @@ export interface McpSession {
 
 const tsxCli = createRequire(import.meta.url).resolve("tsx/cli");
 
-export async function connect(f: HttpFixture, transport: TransportName, token: string, headers: Record<string, string> = {}): Promise<McpSession> {
+export async function connect(
+  f: HttpFixture, transport: TransportName, token: string, headers: Record<string, string> = {}, env: Record<string, string> = {},
+): Promise<McpSession> {
   const client = new Client({ name: "claimboard-test", version: "1.0.0" });
   if (transport === "http") {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${f.server.url}/api/mcp`), {
@@ -34,7 +36,7 @@ export async function connect(f: HttpFixture, transport: TransportName, token: s
   const stdio = new StdioClientTransport({
     command: process.execPath,
     args: [tsxCli, "scripts/mcp.ts"],
-    env: { PATH: process.env.PATH ?? "", CLAIMBOARD_URL: f.server.url, CLAIMBOARD_TOKEN: token },
+    env: { PATH: process.env.PATH ?? "", CLAIMBOARD_URL: f.server.url, CLAIMBOARD_TOKEN: token, ...env },
     stderr: "pipe",
   });
   let stderr = "";
