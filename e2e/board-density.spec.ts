@@ -71,3 +71,41 @@ test("the chips set the same filters as the words, and an empty column is collap
   expect((await claimed.boundingBox())!.height).toBeLessThan((await queued.boundingBox())!.height);
 });
 
+// Issue 27 item 5: on a phone the filters are a sheet behind one button, the board comes
+// first, and the list's rows are two lines with their action in reach.
+test("at 390 px the filters open in a sheet and list rows are two lines with Claim inline", async ({ page, db, queue, actorOf }) => {
+  const sara = await actorOf(SARA);
+  await makeTask(db, sara, { title: `Fix the boiler in the basement before the weekend ${queue}`, queue, priority: 3 });
+  await makeTask(db, sara, { title: `Second ${queue}`, queue });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page, AMAL, `/?queue=${queue}`);
+  await live(page);
+
+  await expect(page.getByLabel("Status", { exact: true })).toBeHidden();
+  const queued = page.getByRole("region", { name: "Queued" });
+  expect((await queued.boundingBox())!.y).toBeLessThan(300); // the board, not a form, fills the first screen
+  await page.getByRole("button", { name: "Filters (1)" }).click(); // queue:… is one
+  const sheet = page.getByRole("dialog", { name: "Filters" });
+  await expect(sheet).toBeVisible();
+  await sheet.getByLabel("Status", { exact: true }).selectOption("queued");
+  await expect(page).toHaveURL(/status=queued/);
+  await sheet.getByRole("button", { name: "Done" }).click();
+  await expect(sheet).toBeHidden();
+  await expect(page.getByRole("list", { name: "Active filters" }).getByRole("button", { name: "Remove filter status:queued" })).toBeVisible();
+  await page.getByRole("button", { name: "Filters (2)" }).click();
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog", { name: "Filters" })).toBeHidden();
+
+  await page.goto(`/?queue=${queue}&view=list`);
+  await live(page);
+  const rows = page.getByTestId("group-queued").locator("[data-board-item]");
+  await expect(rows).toHaveCount(2);
+  for (const row of await rows.all()) {
+    const box = (await row.boundingBox())!;
+    expect(box.height).toBeLessThanOrEqual(72); // two lines: the title, then id · priority · queue · owner and the action
+    const claim = (await row.getByRole("button", { name: "Claim" }).boundingBox())!;
+    expect(claim.x + claim.width).toBeLessThanOrEqual(390);
+    expect(claim.y).toBeGreaterThan(box.y + 12); // on the second line, beside the details
+  }
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+});
