@@ -96,7 +96,7 @@ export function FiltersBar({
   };
   const named = shown.priority === undefined || shown.priority === "raised" || shown.priority === "high";
   return (
-    <form role="search" aria-label="Filter tasks" aria-busy={pending} className="flex min-w-0 flex-1 flex-wrap items-center gap-x-2 gap-y-1.5" onSubmit={(e) => e.preventDefault()}>
+    <form role="search" aria-label="Filter tasks" aria-busy={pending} className="flex min-w-0 flex-1 basis-full flex-wrap items-center gap-x-2 gap-y-1.5 lg:basis-0" onSubmit={(e) => e.preventDefault()}>
       <SearchBox value={filters.q ?? ""} queues={queues} onSearch={onSearch} onFilter={(change) => set(change)} />
       <button
         ref={opener}
