@@ -57,13 +57,13 @@ test.describe("the board", () => {
     await expect(page).toHaveURL(new RegExp(`\\?queue=${queue}$`));
     await page.getByLabel("Status").selectOption("claimed");
     await expect(page).toHaveURL(/status=claimed/);
-    await page.getByRole("checkbox", { name: "Mine" }).check();
+    await page.getByLabel("Owner").selectOption("me");
     await expect(page).toHaveURL(/mine=1/);
 
     await page.reload();
     await expect(page.getByLabel("Queue", { exact: true })).toHaveValue(queue);
     await expect(page.getByLabel("Status")).toHaveValue("claimed");
-    await expect(page.getByRole("checkbox", { name: "Mine" })).toBeChecked();
+    await expect(page.getByLabel("Owner")).toHaveValue("me");
     await expect(page.getByRole("checkbox", { name: "Needs check" })).not.toBeChecked();
     await expect(page.getByRole("region")).toHaveCount(1);
     await expect(page.getByRole("region", { name: "Claimed" }).getByRole("article")).toHaveText([new RegExp(`Mine ${queue}`)]);

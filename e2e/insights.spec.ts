@@ -17,14 +17,16 @@ test.describe("insights", () => {
     await expect(page.getByRole("region", { name: "Step times of agents" }).getByTestId("histogram")).toHaveCount(4);
     await expect(page.getByTestId("advice-people")).toBeVisible();
     await expect(page.getByTestId("advice-agents")).toBeVisible();
-    await expect(page.getByTestId("series")).toHaveCount(3);
+    await expect(page.getByTestId("series")).toHaveCount(4); // failures and escalations each their own (issue 27)
+    await expect(page.getByRole("img", { name: /^Failures: / })).toBeVisible();
+    await expect(page.getByRole("img", { name: /^Escalations: / })).toBeVisible();
     await expect(page.getByTestId("histogram").first().locator(`svg rect:not([height="0"])`).first()).toBeVisible();
     await expect(page.getByTestId("claimant").filter({ hasText: `etl-bot-${queue.slice(-4)}-1` })).toBeVisible();
     await expect(page.getByTestId("claimant").filter({ hasText: "Amal" })).toBeVisible();
 
     // Leases lapsed under the 30 s lease: too short, and a recommendation beside it.
     const lease = page.getByRole("region", { name: "Lease length" });
-    await expect(lease.getByText("too short").first()).toBeVisible();
+    await expect(lease.getByText("lease: too short").first()).toBeVisible(); // the badge says what it judges
     await expect(page.getByTestId("current-lease")).toHaveText("30 s");
     const recommended = Number((await page.getByTestId("recommended-lease").textContent())!.replace(" s", ""));
     expect(recommended).toBeGreaterThanOrEqual(60);

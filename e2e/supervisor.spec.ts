@@ -118,13 +118,15 @@ test.describe("queue settings", () => {
     await makeTask(db, await actorOf(SARA), { title: `Make the queue ${queue}`, queue });
     await signIn(page, SARA, "/queues");
     const form = page.getByRole("form", { name: `Settings of ${queue}` });
-    await expect(form).toContainText("breaker closed");
+    await expect(form).toContainText("healthy"); // issue 27: not "breaker closed"
     const lease = form.getByLabel("Lease length (seconds)");
     await expect(lease).toHaveValue("120");
 
     await lease.fill("240");
     await form.getByRole("button", { name: "Save" }).click();
     await expect(form.getByRole("status")).toHaveText("Saved.");
+    // The toast names the queue and the change.
+    await expect(page.getByRole("status").filter({ hasText: `Saved ${queue}:` })).toHaveText(new RegExp(`Saved ${queue}: lease length 120 → 240 s\.`));
     const [row] = await db.execute<{ lease_seconds: number }>(sql`SELECT lease_seconds FROM queues WHERE name = ${queue}`);
     expect(row!.lease_seconds).toBe(240);
     await page.reload();

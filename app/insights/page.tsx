@@ -55,7 +55,7 @@ export default async function InsightsPage({ searchParams }: { searchParams: Sea
         </nav>
       </div>
       <p className="text-sm text-slate-600">
-        From the event log over {WINDOWS[window].label}. Pick a queue to see its steps, its lapsed leases and its people and agents.
+        From the event log over {WINDOWS[window].label}. Opened on the queue that most needs attention (a tripped breaker, then a lease too short); pick another to see its steps, its lapsed leases and its people and agents.
       </p>
 
       <section aria-label="Queues">
@@ -69,11 +69,11 @@ export default async function InsightsPage({ searchParams }: { searchParams: Sea
               >
                 <span className="flex items-center justify-between gap-2">
                   <span className="font-medium">{o.queue.name}</span>
-                  <Badge tone={VERDICT_TONE[o.recommendation.verdict]}>{o.recommendation.verdict}</Badge>
+                  <Badge tone={VERDICT_TONE[o.recommendation.verdict]}>lease: {o.recommendation.verdict}</Badge>
                 </span>
                 <span className="mt-1 block text-xs text-slate-600">
                   lease {o.queue.leaseSeconds} s{o.recommendation.seconds !== null ? ` → ${o.recommendation.seconds} s` : ""} · {o.evidence.claims} claims · {o.evidence.expiries} lapsed
-                  {o.queue.breakerTrippedAt ? " · breaker tripped" : ""}
+                  {o.queue.breakerTrippedAt ? " · breaker tripped" : " · healthy"}
                 </span>
               </Link>
             </li>
@@ -107,12 +107,15 @@ export default async function InsightsPage({ searchParams }: { searchParams: Sea
               from={from} to={to} bucketSeconds={insights.span.bucketSeconds}
             />
             <SeriesChart
-              title="Failures and escalations"
+              title="Failures"
               buckets={selected.series}
-              series={[
-                { key: "failed", label: "failures", fill: "fill-amber-500" },
-                { key: "escalated", label: "escalations", fill: "fill-red-800" },
-              ]}
+              series={[{ key: "failed", label: "failures", fill: "fill-amber-500" }]}
+              from={from} to={to} bucketSeconds={insights.span.bucketSeconds}
+            />
+            <SeriesChart
+              title="Escalations"
+              buckets={selected.series}
+              series={[{ key: "escalated", label: "escalations", fill: "fill-red-800" }]}
               from={from} to={to} bucketSeconds={insights.span.bucketSeconds}
             />
           </div>

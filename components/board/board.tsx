@@ -50,9 +50,9 @@ export function Board({
   const total = counts ? columns.reduce((n, c) => n + counts.statuses[c.status], 0) : undefined;
   return (
     <div className="space-y-3">
-      <div className="flex flex-wrap items-end justify-between gap-3">
+      <div className="flex flex-wrap items-start gap-2 lg:flex-nowrap">
         <FiltersBar filters={filters} view={view} actorId={actorId} queues={queues} counts={counts} />
-        <div className="flex flex-wrap items-center gap-2">
+        <div className="flex min-w-0 flex-wrap items-center gap-2 lg:flex-none">
           <BoardKeys />
           <ClaimNext columns={columns} {...(filters.queue ? { queue: filters.queue } : {})} />
           <Button aria-expanded={creating} aria-controls="new-task" onClick={() => setCreating(!creating)}>

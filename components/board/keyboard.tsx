@@ -93,7 +93,7 @@ export function BoardKeys() {
   }, []);
   return (
     <>
-      <Button size="sm" tone="ghost" onClick={() => setHelp(true)} aria-keyshortcuts="?">
+      <Button size="sm" tone="ghost" className="max-sm:hidden" onClick={() => setHelp(true)} aria-keyshortcuts="?">
         Keys <kbd className="rounded border border-slate-300 px-1 text-xs">?</kbd>
       </Button>
       <Dialog open={help} onClose={() => setHelp(false)} title="Keyboard shortcuts">

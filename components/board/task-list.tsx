@@ -17,11 +17,11 @@ import { STATUS_TITLES, useTaskList } from "./use-task-list";
 /** One row: everything a card says, in one line a screen holds dozens of. */
 function Row({ task }: { task: TaskView }) {
   return (
-    <tr data-board-item data-task-id={task.id} data-testid={`row-${task.id}`} tabIndex={-1} className={`border-t border-slate-200 bg-white ${focusRing} focus:outline-2 focus:outline-blue-600`}>
-      <td className="px-2 py-1 text-xs text-slate-600 tabular-nums">{isSaved(task) ? `#${task.id}` : "new"}</td>
-      <th scope="row" className="px-2 py-1 text-left font-medium">
+    <tr data-board-item data-task-id={task.id} data-testid={`row-${task.id}`} tabIndex={-1} className={`border-t border-slate-200 bg-white max-sm:flex max-sm:flex-wrap max-sm:items-center max-sm:gap-x-1.5 max-sm:px-2 max-sm:py-1 ${focusRing} focus:outline-2 focus:outline-blue-600`}>
+      <td className="px-2 py-1 text-xs text-slate-600 tabular-nums max-sm:p-0">{isSaved(task) ? `#${task.id}` : "new"}</td>
+      <th scope="row" className="px-2 py-1 text-left font-medium wrap-anywhere max-sm:order-first max-sm:basis-full max-sm:p-0">
         {isSaved(task) ? (
-          <Link href={`/tasks/${task.id}`} className={`rounded hover:underline ${focusRing}`}>
+          <Link href={`/tasks/${task.id}`} className={`rounded hover:underline max-sm:block max-sm:truncate ${focusRing}`}>
             {task.title}
           </Link>
         ) : (
@@ -35,14 +35,14 @@ function Row({ task }: { task: TaskView }) {
           </span>
         ) : null}
       </th>
-      <td className="px-2 py-1"><PriorityBadge priority={task.priority} /></td>
-      <td className="px-2 py-1 text-xs">{task.queue}</td>
-      <td className="px-2 py-1 text-xs" data-testid="owner">
+      <td className="px-2 py-1 max-sm:p-0"><PriorityBadge priority={task.priority} /></td>
+      <td className="px-2 py-1 text-xs max-sm:max-w-[7rem] max-sm:truncate max-sm:p-0">{task.queue}</td>
+      <td className="px-2 py-1 text-xs max-sm:p-0" data-testid="owner">
         {task.owner ? <ActorName actor={task.owner} /> : <span className="text-slate-600">nobody</span>}
         {HELD.includes(task.status) ? <> · <LeaseCountdown leaseUntil={task.leaseUntil} /></> : null}
       </td>
-      <td className="px-2 py-1 text-xs whitespace-nowrap text-slate-600"><LocalTime iso={task.updatedAt} relative /></td>
-      <td className="px-2 py-1"><TaskActions task={task} only={CARD_ACTIONS} size="sm" /></td>
+      <td className="px-2 py-1 text-xs whitespace-nowrap text-slate-600 max-sm:hidden"><LocalTime iso={task.updatedAt} relative /></td>
+      <td className="px-2 py-1 max-sm:ml-auto max-sm:p-0" data-testid="row-actions"><TaskActions task={task} only={CARD_ACTIONS} size="sm" /></td>
     </tr>
   );
 }
@@ -52,8 +52,8 @@ function Group({ filter, initial, count, cap }: { filter: ListFilter; initial?: 
   const workableFirst = useWorkableFirst();
   const title = STATUS_TITLES[filter.status];
   return (
-    <tbody data-testid={`group-${filter.status}`}>
-      <tr className="bg-slate-100">
+    <tbody data-testid={`group-${filter.status}`} className="max-sm:block">
+      <tr className="bg-slate-100 max-sm:block">
         <th colSpan={7} scope="rowgroup" className="px-2 py-1 text-left text-sm font-semibold text-slate-700">
           {title}{" "}
           {count !== undefined ? <span data-testid={`count-${filter.status}`} className="font-normal tabular-nums">({countText(count, cap)})</span> : null}
@@ -95,9 +95,9 @@ export function TaskList({
   return (
     // relative: the scroller contains its absolutely placed sr-only text (else it widens the page).
     <div className="relative overflow-x-auto rounded-lg border border-slate-200">
-      <table className="w-full min-w-[48rem] text-sm" data-testid="task-list">
+      <table className="w-full text-sm max-sm:block sm:min-w-[48rem]" data-testid="task-list">
         <caption className="sr-only">Tasks, grouped by status</caption>
-        <thead className="bg-slate-50 text-left text-xs text-slate-600">
+        <thead className="bg-slate-50 text-left text-xs text-slate-600 max-sm:hidden">
           <tr>
             <th scope="col" className="px-2 py-1 font-medium">Id</th>
             <th scope="col" className="px-2 py-1 font-medium">Task</th>

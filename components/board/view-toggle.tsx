@@ -15,7 +15,7 @@ function rememberView(actorId: string, view: BoardView): void {
  */
 export function ViewToggle({ view, actorId, onChoose }: { view: BoardView; actorId: string; onChoose: (view: BoardView) => void }) {
   return (
-    <div role="group" aria-label="View" className="inline-flex self-end rounded-md">
+    <div role="group" aria-label="View" className="inline-flex rounded-md">
       {(["columns", "list"] as const).map((option) => (
         <button
           key={option}
@@ -25,7 +25,7 @@ export function ViewToggle({ view, actorId, onChoose }: { view: BoardView; actor
             rememberView(actorId, option);
             onChoose(option);
           }}
-          className={`${buttonClass(view === option ? "primary" : "secondary", "sm")} py-1.5 ${option === "columns" ? "rounded-r-none" : "-ml-px rounded-l-none"}`}
+          className={`${buttonClass(view === option ? "primary" : "secondary", "sm")} ${option === "columns" ? "rounded-r-none" : "-ml-px rounded-l-none"}`}
         >
           {option === "columns" ? "Columns" : "List"}
         </button>

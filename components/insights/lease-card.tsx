@@ -21,7 +21,7 @@ export function LeaseCard({ overview, window, changes }: { overview: QueueOvervi
     <section aria-labelledby="lease-heading" className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
       <div className="flex flex-wrap items-center justify-between gap-2">
         <h2 id="lease-heading" className="font-semibold">Lease length</h2>
-        <Badge tone={VERDICT_TONE[rec.verdict]}>{rec.verdict}</Badge>
+        <Badge tone={VERDICT_TONE[rec.verdict]}>lease: {rec.verdict}</Badge>
       </div>
       <dl className="mt-3 grid grid-cols-2 gap-3 sm:grid-cols-4">
         <div>

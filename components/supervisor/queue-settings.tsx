@@ -10,6 +10,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { TextArea, TextField } from "@/components/ui/field";
 import { LocalTime } from "@/components/ui/local-time";
+import { useToast } from "@/components/ui/toaster";
 import { supervisorKeys } from "./keys";
 import { ClaimRuleFields, claimRuleError, claimRuleValues } from "./claim-rule-fields";
 import { NewQueue } from "./new-queue";
@@ -62,8 +63,30 @@ function settingError(error: unknown): { field: string | null; text: string } {
   return { field: null, text: supervisorErrorSentence(error, "change the settings of") };
 }
 
+type Sent = Partial<Record<SettingField, number>> & Pick<QueueSettingsView, "claimants" | "commenters" | "maxAttemptSeconds" | "description">;
+
+const RULE_WORDS: Record<string, string> = { anyone: "anyone", people: "people only", agents: "agents only" };
+
+/** What a save changed, in words: "lease length 60 → 90 s, who may claim anyone → agents only". */
+export function describeSaved(before: QueueSettingsView, sent: Sent): string[] {
+  const out: string[] = [];
+  for (const f of FIELDS) {
+    const to = sent[f.name];
+    if (to !== undefined && to !== before[f.name]) out.push(`${f.label.replace(/ \(.*\)$/, "").toLowerCase()} ${fmt(before[f.name])} → ${fmt(to)}${f.unit === "seconds" ? " s" : ""}`);
+  }
+  if (sent.claimants !== before.claimants) out.push(`who may claim ${RULE_WORDS[before.claimants] ?? before.claimants} → ${RULE_WORDS[sent.claimants] ?? sent.claimants}`);
+  if (sent.commenters !== undefined && sent.commenters !== before.commenters) out.push(`who may comment ${RULE_WORDS[before.commenters] ?? before.commenters} → ${RULE_WORDS[sent.commenters] ?? sent.commenters}`);
+  if (sent.maxAttemptSeconds !== before.maxAttemptSeconds) {
+    const say = (v: number | null) => (v === null ? "none" : `${fmt(v)} s`);
+    out.push(`attempt ceiling ${say(before.maxAttemptSeconds)} → ${say(sent.maxAttemptSeconds)}`);
+  }
+  if (sent.description !== before.description) out.push(sent.description ? "the description" : "the description removed");
+  return out;
+}
+
 function QueueForm({ queue }: { queue: QueueSettingsView }) {
   const [saved, setSaved] = useState(false);
+  const toast = useToast();
   const [problem, setProblem] = useState<{ field: string | null; text: string } | null>(null);
   const save = useSupervisorCall(setQueueSettingsAction, {
     verb: "change the settings of",
@@ -77,7 +100,16 @@ function QueueForm({ queue }: { queue: QueueSettingsView }) {
     setSaved(false);
     setProblem(null);
     const description = String(form.get("description") ?? "").trim();
-    save.mutate({ queue: queue.name, ...values, ...claimRuleValues(form), description }, { onError: (error) => setProblem(settingError(error)) });
+    const sent = { ...values, ...claimRuleValues(form), description };
+    const changes = describeSaved(queue, sent);
+    save.mutate(
+      { queue: queue.name, ...sent },
+      {
+        onError: (error) => setProblem(settingError(error)),
+        // The toast names the queue and the change: it outlives the form's "Saved." line.
+        onSuccess: () => toast.notify("info", changes.length > 0 ? `Saved ${queue.name}: ${changes.join(", ")}.` : `Saved ${queue.name}: nothing had changed.`),
+      },
+    );
   };
   const errorId = `queue-${queue.name}-error`;
   return (
@@ -91,7 +123,7 @@ function QueueForm({ queue }: { queue: QueueSettingsView }) {
               breaker tripped
             </Badge>
           ) : (
-            <Badge tone="green">breaker closed</Badge>
+            <Badge tone="green" title="The breaker is closed: claims are handed out.">healthy</Badge>
           )}
         </div>
       </div>

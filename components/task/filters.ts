@@ -1,4 +1,5 @@
 import type { TaskOrder, TaskSort } from "@/lib/tasks/reads/queries";
+import { LIMITS } from "@/lib/limits";
 import { STATUSES, type TaskStatus } from "./wire";
 
 /** One list of tasks the browser asks for: a board column (or a status group of the list view). */
@@ -29,7 +30,10 @@ export interface BoardFilters {
   unowned?: boolean;
   needsCheck: boolean;
   q?: string;
-  /** `raised` (above 0) or `high` (5 and up): priority is a number where higher is claimed first. */
+  /**
+   * The lowest priority shown: `raised` (1+), `high` (5+) or any whole number (the query
+   * box's `priority:>5` is `6`). Priority is a number where higher is claimed first.
+   */
   priority?: PriorityFilter;
   /** Created at least this long ago. */
   age?: AgeFilter;
@@ -38,7 +42,19 @@ export interface BoardFilters {
 }
 
 export const PRIORITY_FILTERS = { raised: 1, high: 5 } as const;
-export type PriorityFilter = keyof typeof PRIORITY_FILTERS;
+export type PriorityFilter = keyof typeof PRIORITY_FILTERS | `${number}`;
+
+/** The lowest priority a priority filter admits. */
+export function minPriorityOf(priority: PriorityFilter): number {
+  return priority in PRIORITY_FILTERS ? PRIORITY_FILTERS[priority as keyof typeof PRIORITY_FILTERS] : Number(priority);
+}
+
+function priorityFilter(value: string | undefined): PriorityFilter | undefined {
+  if (value === "raised" || value === "high") return value;
+  if (!value || !/^-?\d{1,4}$/.test(value)) return undefined;
+  const n = Number(value);
+  return n >= LIMITS.priority.min && n <= LIMITS.priority.max ? (String(n) as `${number}`) : undefined;
+}
 export const AGE_FILTERS = { "1h": 3600, "1d": 86_400, "1w": 604_800 } as const;
 export type AgeFilter = keyof typeof AGE_FILTERS;
 export const SORTS: TaskSort[] = ["priority", "created", "updated"];
@@ -67,7 +83,7 @@ export function parseBoardFilters(params: Params): BoardFilters {
     ...(owner === "none" ? { unowned: true } : {}),
     needsCheck: read(params, "check") === "1",
     ...(q ? { q } : {}),
-    ...optional("priority", oneOf(Object.keys(PRIORITY_FILTERS) as PriorityFilter[], read(params, "priority"))),
+    ...optional("priority", priorityFilter(read(params, "priority"))),
     ...optional("age", oneOf(Object.keys(AGE_FILTERS) as AgeFilter[], read(params, "age"))),
     ...optional("sort", oneOf(SORTS, read(params, "sort"))),
     ...optional("view", oneOf(["columns", "list"] as const, read(params, "view"))),
@@ -101,7 +117,7 @@ export function listFilterOf(filters: BoardFilters): Omit<ListFilter, "status"> 
     ...(filters.mine ? { mine: true } : filters.unowned ? { unowned: true } : {}),
     ...(filters.needsCheck ? { needsCheck: true } : {}),
     ...(filters.q ? { q: filters.q } : {}),
-    ...(filters.priority ? { minPriority: PRIORITY_FILTERS[filters.priority] } : {}),
+    ...(filters.priority ? { minPriority: minPriorityOf(filters.priority) } : {}),
     ...(filters.age ? { olderThan: AGE_FILTERS[filters.age] } : {}),
     ...(filters.sort ? { sort: filters.sort } : {}),
   };

@@ -13,6 +13,7 @@ import { mayEdit } from "./editing";
 import { WorkGraph } from "./graph";
 import { ActorName, NeedsCheckBadge, PriorityBadge, StatusBadge } from "./badges";
 import { LapsedBadge, LeaseCountdown } from "./lease";
+import { Markdown } from "./markdown-view";
 import { TaskActions } from "./task-actions";
 import { HandoffCard, ProgressLine } from "./handoff";
 import { OpenEffects } from "./effects";
@@ -67,6 +68,17 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
           </div>
         </div>
         {editing ? <EditTaskForm task={task} onClose={() => setEditing(false)} /> : null}
+        {/* Issue 27 item 9: what the task is, then where the last person left it, then the rest. */}
+        <section aria-labelledby="description-heading">
+          <h2 id="description-heading" className="sr-only">
+            Description
+          </h2>
+          {task.description ? (
+            <Markdown source={task.description} className="text-sm text-slate-800" />
+          ) : (
+            <p className="text-sm text-slate-600">No description.</p>
+          )}
+        </section>
         <HandoffCard task={task} />
         <OpenEffects task={task} />
         <ReviewPanel task={task} history={history.data} />
@@ -79,33 +91,34 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
           ) : null}
         </section>
         <dl className="grid grid-cols-2 gap-x-4 gap-y-3 rounded-lg border border-slate-200 bg-white p-3 sm:grid-cols-3">
-          <Field label="Id">#{task.id}</Field>
           <Field label="Queue">{task.queue}</Field>
-          <Field label="Status">{task.status}</Field>
           <Field label="Owner">{task.owner ? <ActorName actor={task.owner} /> : "nobody"}</Field>
           <Field label="Lease">{HELD.includes(task.status) ? <LeaseCountdown leaseUntil={task.leaseUntil} /> : "—"}</Field>
-          <Field label="Version">{task.version}</Field>
-          <Field label="Failures">{task.failureCount}</Field>
-          <Field label="Needs check">{task.needsCheck ? "yes" : "no"}</Field>
           <Field label="Priority">{task.priority}</Field>
           <Field label="Created">{dateTime(task.createdAt)}</Field>
           <Field label="Updated">{dateTime(task.updatedAt)}</Field>
         </dl>
+        {/* What the engine keeps (a side panel, small): what agents and the API speak of. */}
+        <aside aria-label="Engine fields" className="rounded-lg border border-dashed border-slate-300 bg-slate-50 px-3 py-2">
+          <dl className="grid grid-cols-2 gap-x-4 gap-y-1 text-xs sm:grid-cols-5 [&_dd]:text-xs">
+            <Field label="Id">#{task.id}</Field>
+            <Field label="Status">{task.status}</Field>
+            <Field label="Version">{task.version}</Field>
+            <Field label="Failures">{task.failureCount}</Field>
+            <Field label="Needs check">{task.needsCheck ? "yes" : "no"}</Field>
+          </dl>
+        </aside>
         {/^\d+$/.test(task.id) ? <WorkGraph task={task} editable={editable} /> : null}
-        <section aria-labelledby="description-heading">
-          <h2 id="description-heading" className="text-sm font-semibold">
-            Description
-          </h2>
-          <p className="mt-1 text-sm whitespace-pre-wrap text-slate-700">{task.description || "No description."}</p>
-        </section>
-        <section aria-labelledby="payload-heading">
-          <h2 id="payload-heading" className="text-sm font-semibold">
-            Payload
-          </h2>
-          <pre data-testid="payload" className="mt-1 max-h-96 overflow-auto rounded-lg bg-slate-900 p-3 text-xs text-slate-100">
-            {JSON.stringify(task.payload, null, 2)}
-          </pre>
-        </section>
+        {task.payload && Object.keys(task.payload).length > 0 ? (
+          <section aria-labelledby="payload-heading">
+            <h2 id="payload-heading" className="text-sm font-semibold">
+              Payload
+            </h2>
+            <pre data-testid="payload" className="mt-1 max-h-96 overflow-auto rounded-lg bg-slate-900 p-3 text-xs text-slate-100">
+              {JSON.stringify(task.payload, null, 2)}
+            </pre>
+          </section>
+        ) : null}
       </div>
       <section aria-labelledby="history-heading">
         <h2 id="history-heading" className="mb-2 text-lg font-semibold">

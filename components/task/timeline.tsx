@@ -87,12 +87,15 @@ function Entry({ entry }: { entry: TimelineEntry }) {
       </p>
       <HandoffLine event={entry.events.at(-1)!} />
       <RowNote event={entry.events.at(-1)!} />
-      <details className="mt-1 text-xs">
-        <summary className="cursor-pointer text-slate-500">Payload</summary>
-        <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-2 text-slate-100">
-          {JSON.stringify(payloads.length === 1 ? payloads[0] : payloads, null, 2)}
-        </pre>
-      </details>
+      {/* "▸ Payload" only where there is one (issue 27 item 9). */}
+      {payloads.some((p) => p && typeof p === "object" && Object.keys(p).length > 0) ? (
+        <details className="mt-1 text-xs">
+          <summary className="cursor-pointer text-slate-500">Payload</summary>
+          <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-2 text-slate-100">
+            {JSON.stringify(payloads.length === 1 ? payloads[0] : payloads, null, 2)}
+          </pre>
+        </details>
+      ) : null}
     </li>
   );
 }

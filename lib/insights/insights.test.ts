@@ -144,6 +144,8 @@ describe("series, claimants and queue facts", () => {
     const facts = insights.selected!.facts;
     expect(facts.map((x) => [x.type, x.actor.name])).toEqual([["settings_changed", "Sara"]]);
     expect((await readInsights(f.db, { queue: "nope", window: "1h", clock: f.clock })).selected).toBeNull();
+    // With no queue named it opens on the one that most needs attention: flaky's leases lapse.
+    expect((await readInsights(f.db, { window: "1h", clock: f.clock })).selected!.queue.name).toBe("flaky");
   });
 });
 

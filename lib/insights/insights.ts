@@ -9,6 +9,7 @@ import { queueName } from "@/lib/tasks/core/schemas";
 import { fail, ok } from "@/lib/tasks/core/types";
 import { POPULATIONS, type DistributionSet, type Population, type QueueDistributions } from "./distributions";
 import { readPlannedDistributions } from "./rolled";
+import { mostInNeed } from "./attention";
 import { withReadSettings } from "./read-settings";
 import { planOf, type Plan } from "./rollup";
 import { recommendLease, type Evidence, type Recommendation } from "./recommend";
@@ -181,7 +182,7 @@ export async function readInsights(
   // One transaction with JIT off (read-settings.ts): the statements are small whatever the planner estimates.
   return withReadSettings(db, async (tx) => {
     const overview = await readOverview(tx, plan);
-    const chosen = overview.find((o) => o.queue.name === options.queue) ?? (options.queue ? undefined : overview[0]);
+    const chosen = overview.find((o) => o.queue.name === options.queue) ?? (options.queue ? undefined : mostInNeed(overview));
     if (!chosen) return { window, span, overview, selected: null };
     const name = chosen.queue.name;
     const [series, facts, claimants] = await Promise.all([
