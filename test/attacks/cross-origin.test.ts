@@ -88,9 +88,11 @@ test("every POST route with a cookie (no bearer token), from another origin: 401
   }
   expect(await stateDigest(f)).toEqual(before);
   for (const endpoint of all.filter((e) => e.method === "GET" && e.session && e.operationId !== "streamEvents")) {
-    const path = endpoint.path.replace("{id}", escalated.id);
+    // A second path id (a question of the task) names one that does not exist: 404, still read with the cookie.
+    const other = /\{(?!id\})[^}]+\}/.test(endpoint.path);
+    const path = endpoint.path.replace("{id}", escalated.id).replace(/\{[^}]+\}/g, "999999");
     const res = await f.api.get(path, null, { cookie: supervisorCookie, origin: EVIL });
-    expect(res.status, endpoint.operationId).toBe(200); // by design: the board reads with its cookie
+    expect(res.status, endpoint.operationId).toBe(other ? 404 : 200); // by design: the board reads with its cookie
     expect(res.headers.get("access-control-allow-origin"), endpoint.operationId).toBeNull();
     const preflight = await f.api.request("OPTIONS", path, { headers: { origin: EVIL, "access-control-request-method": "POST" } });
     expect(preflight.headers.get("access-control-allow-origin"), `${endpoint.operationId} preflight`).toBeNull();

@@ -149,7 +149,7 @@ describe("sort and keyset pages", () => {
 describe("counts", () => {
   test("per status for the filter and per queue; exact below the cap", async () => {
     const counts = await countTasks(f.db, countTasksQuery.parse({ queue }), amal);
-    expect(counts.statuses).toEqual({ queued: 4, claimed: 0, started: 0, done: 0, escalated: 0, cancelled: 0 });
+    expect(counts.statuses).toEqual({ queued: 4, claimed: 0, started: 0, done: 0, escalated: 0, cancelled: 0, in_review: 0, awaiting_input: 0 });
     expect(counts.queues.find((q) => q.queue === queue)?.statuses.queued).toBe(4);
     const searched = await countTasks(f.db, countTasksQuery.parse({ queue, q: "insp" }), amal);
     expect(searched.statuses.queued).toBe(1);
