@@ -35,7 +35,7 @@ export function HeldReservations({ held }: { held: HeldReservation[] }) {
                     <Link href={`/tasks/${r.taskId}`} className="text-blue-700 underline break-words">#{r.taskId} {r.title}</Link>
                     <span className="text-slate-700"> · {r.owner.name} ({r.queue})</span>
                   </td>
-                  <td className="px-3 py-2 whitespace-nowrap"><LocalTime iso={r.leaseUntil.toISOString()} /></td>
+                  <td className="px-3 py-2 whitespace-nowrap">{r.leaseUntil ? <LocalTime iso={r.leaseUntil.toISOString()} /> : "awaiting an answer"}</td>
                 </tr>
               ))}
             </tbody>

@@ -51,7 +51,7 @@ export const reservationObject = z
   .meta({ id: "Reservation", description: "Two reservations conflict when either is exclusive and one covers the other" });
 
 export const heldReservationObject = reservationObject
-  .extend({ taskId: z.string(), title: z.string(), queue: z.string(), owner: actorRef, leaseUntil: z.iso.datetime() })
+  .extend({ taskId: z.string(), title: z.string(), queue: z.string(), owner: actorRef, leaseUntil: z.iso.datetime().nullable().meta({ description: "null while the task is parked on a question (awaiting_input)" }) })
   .meta({ id: "HeldReservation", description: "A reservation held now: by the task that holds it and its owner, until the lease ends" });
 const submissionObject = z
   .object({

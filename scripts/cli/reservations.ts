@@ -15,7 +15,7 @@ export const reservationCommands: Record<string, Command> = {
         const { performAsCli } = await import("./database");
         const held = await performAsCli(db, listReservations, {});
         if (held.length === 0) return ["nothing is reserved"];
-        return held.map((r) => [cell(r.resource), r.mode, `#${r.taskId}`, cell(r.owner.name), r.leaseUntil.toISOString(), cell(r.title)].join("\t"));
+        return held.map((r) => [cell(r.resource), r.mode, `#${r.taskId}`, cell(r.owner.name), r.leaseUntil?.toISOString() ?? "awaiting an answer", cell(r.title)].join("\t"));
       };
     },
   },

@@ -11,9 +11,15 @@ import type { Reservation } from "./schemas";
 // them without anyone deleting anything. The tasks_reserving index holds only tasks that
 // reserve, so what is held is an index read of the holders, never a scan.
 
-/** Held now: the holding statuses with a live lease (a lapsed lease holds nothing). */
-export const heldReserving = (alias: string, clock: Clock) =>
-  sql`${sql.raw(alias)}.reserves IS NOT NULL AND ${sql.raw(alias)}.status IN ('claimed', 'started') AND ${sql.raw(alias)}.lease_until > ${clock.now()}`;
+/**
+ * Held now: claimed or started with a live lease (a lapsed lease holds nothing), or parked on
+ * a question (awaiting_input: the owner keeps the task and its lease waits, docs/questions.md).
+ */
+export const heldReserving = (alias: string, clock: Clock) => {
+  const t = sql.raw(alias);
+  return sql`${t}.reserves IS NOT NULL
+    AND (${t}.status = 'awaiting_input' OR (${t}.status IN ('claimed', 'started') AND ${t}.lease_until > ${clock.now()}))`;
+};
 
 /**
  * Every claim that may take reservations first takes this one transaction-scoped advisory
@@ -78,7 +84,8 @@ export interface HeldReservation extends Reservation {
   title: string;
   queue: string;
   owner: ActorRef;
-  leaseUntil: Date;
+  /** null while the task is parked on a question (awaiting_input). */
+  leaseUntil: Date | null;
 }
 
 /** GET /reservations: every reservation held now, by resource. */
@@ -97,6 +104,6 @@ export async function listHeldReservations(db: Executor, clock: Clock): Promise<
     title: r.title as string,
     queue: r.queue as string,
     owner: { id: r.owner_id as string, name: r.owner_name as string, kind: r.owner_kind as ActorRef["kind"] },
-    leaseUntil: parseTimestamp(r.lease_until as string),
+    leaseUntil: r.lease_until === null ? null : parseTimestamp(r.lease_until as string),
   }));
 }

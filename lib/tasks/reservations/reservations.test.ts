@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { sql } from "drizzle-orm";
-import { claim, claimNext, complete, createTask, editTask, listReservations, readTaskReadiness, release, type ActorRef } from "@/lib/tasks";
+import { answerQuestion, askQuestion, claim, claimNext, complete, createTask, editTask, listReservations, readTaskReadiness, release, type ActorRef } from "@/lib/tasks";
 import { engineFixture, withStanding, type EngineFixture } from "@/test/engine";
 import { failure, rowCounts, taskRow } from "@/test/inspect";
 import { conflict, covers } from "./schemas";
@@ -99,6 +99,25 @@ describe("claiming", () => {
     expect((await f.must(claimNext, { queue: q }, bilal))!.id).toBe(held.id);
     expect(await f.must(claimNext, { queue: q }, amal)).toBeNull();
     expect((await taskRow(f.db, waiting.id)).status).toBe("queued");
+  });
+});
+
+describe("parked on a question", () => {
+  test("a task waiting for an answer keeps its reservations; the answer resumes the holding, a completion ends it", async () => {
+    const q = await f.queue("res-ask", { leaseSeconds: 30 });
+    const asking = await f.task("asks first", { queue: q, priority: 5, reserves: [ex("billing/**")] });
+    const rival = await f.task("rival", { queue: q, priority: 1, reserves: [ex("billing/invoice.ts")] });
+    const started = (await f.must(claimNext, { queue: q, start: true }, amal))!;
+    const { task: parked, question } = await f.must(askQuestion, { taskId: asking.id, version: started.version, question: "Refund?" }, amal);
+    f.clock.advance(100); // three lease lengths: a parked lease does not lapse
+    expect(await f.must(claimNext, { queue: q }, bilal)).toBeNull();
+    expect((await f.must(listReservations, {}, bilal)).filter((r) => r.taskId === asking.id)).toMatchObject([{ resource: "billing/**", leaseUntil: null }]);
+    const person = await f.actor("Sara");
+    const { task: resumed } = await f.must(answerQuestion, { taskId: asking.id, questionId: question.id, text: "yes" }, person);
+    expect(resumed.version).toBe(parked.version + 1);
+    expect(await f.must(claimNext, { queue: q }, bilal)).toBeNull();
+    await f.must(complete, { taskId: asking.id, version: resumed.version }, amal);
+    expect((await f.must(claimNext, { queue: q }, bilal))!.id).toBe(rival.id);
   });
 });
 
