@@ -1,6 +1,7 @@
 import { minPriorityOf, PRIORITY_FILTERS, SORTS, type AgeFilter, type BoardFilters, type PriorityFilter } from "@/components/task/filters";
 import { STATUSES, type TaskStatus } from "@/components/task/wire";
 import { LIMITS } from "@/lib/limits";
+import { nearest } from "@/lib/text/nearest";
 
 /**
  * The board's query box (issue 27): `status:queued queue:triage priority:>5 fix boiler`.
@@ -157,25 +158,5 @@ export function activeTokens(filters: BoardFilters): { key: QueryKey; text: stri
   return out;
 }
 
-
-/** The closest name within two edits (a typo), if any: for "did you mean". */
-export function nearest(word: string, names: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Math.min(2, Math.floor(word.length / 2)) + 1;
-  for (const name of names) {
-    const d = distance(word, name);
-    if (d < bestDistance) [best, bestDistance] = [name, d];
-  }
-  return best;
-}
-
-/** Levenshtein distance (two rows). */
-export function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length]!;
-}
+// One "did you mean" rule for the board and the engine (lib/text/nearest.ts).
+export { distance, nearest } from "@/lib/text/nearest";

@@ -97,7 +97,13 @@ const statusCounts = z.object(Object.fromEntries(taskStatus.enumValues.map((s) =
 export const taskCountsObject = z
   .object({
     statuses: statusCounts.meta({ description: "The filter's tasks in each status" }),
-    queues: z.array(z.object({ queue: z.string(), statuses: statusCounts })).meta({ description: "Every queue that is not archived, unfiltered" }),
+    queues: z.array(z.object({
+      queue: z.string(),
+      description: z.string(),
+      claimants: z.enum(["anyone", "people", "agents"]).meta({ description: "Who may claim its tasks" }),
+      paused: z.boolean(),
+      statuses: statusCounts,
+    })).meta({ description: "Every queue that is not archived, unfiltered" }),
     cap: z.number().int().meta({ description: "A count of cap + 1 means more than cap" }),
   })
   .meta({ id: "TaskCounts" });

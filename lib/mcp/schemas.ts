@@ -27,6 +27,8 @@ export const toolInput = {
   history: withId(listEventsQuery),
   edit: api.requireAnEdit(withId(api.editTaskFields)),
   comment: withId(api.commentBody),
+  /** list_queues takes nothing (strict: an argument is refused, not dropped). */
+  listQueues: z.strictObject({}),
 };
 
 const page = <T extends z.ZodType>(key: string, item: T) => z.object({ [key]: z.array(item), nextCursor: z.string().nullable() });
@@ -41,6 +43,18 @@ export const toolOutput = {
   events: page("events", eventObject),
   readiness: readinessObject,
   event: z.object({ event: eventObject }),
+  /** list_queues: the open queues, from GET /tasks/counts (the board's pickers read the same). */
+  queues: z.object({
+    queues: z.array(z.object({
+      name: z.string(),
+      description: z.string(),
+      claimants: z.enum(["anyone", "people", "agents"]),
+      paused: z.boolean(),
+      queued: z.number().int(),
+      held: z.number().int(),
+    })),
+    cap: z.number().int(),
+  }),
 };
 
 /**

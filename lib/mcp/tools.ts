@@ -175,6 +175,26 @@ export const tools: Tool[] = [
     call: (client, args) => client.listTasks(args as Parameters<ClaimboardClient["listTasks"]>[0]) as unknown as Promise<Record<string, unknown>>,
   }),
   tool({
+    name: "list_queues", title: "List the queues", endpoint: "countTasks", leaseEffect: "none",
+    effect: { destructive: false, idempotent: true },
+    description: describeTool(
+      "The open (not archived) queues you may pass as queue to claim_next_task, create_task or list_tasks, alphabetically: each with its name, description, who may claim its tasks (claimants: anyone, people or agents), whether it is paused (nobody claims from a paused queue), and how many of its tasks are queued and held (claimed, started or awaiting_input; each count stops at cap + 1). Call it before naming a queue you are not sure of.",
+      [],
+    ),
+    input: input.listQueues, output: output.queues,
+    call: async (client) => {
+      const counts = await client.countTasks({});
+      const held = (s: Record<string, number>) => (s.claimed ?? 0) + (s.started ?? 0) + (s.awaiting_input ?? 0);
+      return {
+        queues: counts.queues.map((q) => ({
+          name: q.queue, description: q.description, claimants: q.claimants, paused: q.paused,
+          queued: q.statuses.queued, held: held(q.statuses),
+        })),
+        cap: counts.cap,
+      };
+    },
+  }),
+  tool({
     name: "edit_task", title: "Edit a task", endpoint: "editTask", leaseEffect: "none",
     effect: { destructive: true, idempotent: true },
     description: describeTool(

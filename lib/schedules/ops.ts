@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Executor, Tx } from "@/db/client";
 import { isUniqueViolation } from "@/db/errors";
 import { queues, schedules, type ScheduleRow } from "@/db/schema";
+import { didYouMean, nearestQueue } from "@/lib/tasks/queues/queues";
 import type { Clock } from "@/lib/tasks/core/clock";
 import { defineOperation } from "@/lib/tasks/core/engine";
 import { SUPERVISORS } from "@/lib/tasks/core/standing";
@@ -47,7 +48,7 @@ export async function clockNow(tx: Executor, clock: Clock): Promise<Date> {
 
 async function queueRefusal(tx: Tx, name: string): Promise<string | null> {
   const [queue] = await tx.select({ archivedAt: queues.archivedAt }).from(queues).where(eq(queues.name, name));
-  if (!queue) return `no queue is named ${name}`;
+  if (!queue) return `no queue is named ${name}${didYouMean(await nearestQueue(tx, name))}`;
   return queue.archivedAt ? `queue ${name} is archived` : null;
 }
 

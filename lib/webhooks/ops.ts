@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Executor } from "@/db/client";
 import { queues, webhookDeliveries, webhooks, type WebhookDeliveryRow, type WebhookRow } from "@/db/schema";
+import { didYouMean, nearestQueue } from "@/lib/tasks/queues/queues";
 import { recordAudit } from "@/lib/auth/audit";
 import { defineOperation } from "@/lib/tasks/core/engine";
 import { SUPERVISORS } from "@/lib/tasks/core/standing";
@@ -64,7 +65,7 @@ export const createWebhook = defineOperation({
     if (input.queues) {
       const known = await tx.select({ name: queues.name }).from(queues).where(inArray(queues.name, input.queues));
       const missing = input.queues.find((q) => !known.some((k) => k.name === q));
-      if (missing) return fail({ code: "invalid_request", message: `queues: no queue is named ${missing}`, field: "queues" });
+      if (missing) return fail({ code: "invalid_request", message: `queues: no queue is named ${missing}${didYouMean(await nearestQueue(tx, missing))}`, field: "queues" });
     }
     const secret = newWebhookSecret();
     const [row] = await tx.insert(webhooks).values({

@@ -141,7 +141,7 @@ describe("tokens", () => {
     f.secret(res.body.refresh_token as string);
     const listed = await mcp(access);
     expect(listed.status).toBe(200);
-    expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(21);
+    expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(22);
     // The MCP SDK's own client, with the access token.
     const client = new Client({ name: "oauth-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${f.server.url}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${access}` } } }));
@@ -254,7 +254,7 @@ describe("tokens", () => {
     const read = await token({ grant_type: "authorization_code", client_id: clientId, code: reader.code, code_verifier: reader.verifier, redirect_uri: REDIRECT });
     f.secret(read.body.refresh_token as string);
     const listed = await mcp(f.secret(read.body.access_token as string));
-    expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(6);
+    expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(7);
   });
 });
 

@@ -21,6 +21,8 @@ beforeAll(async () => {
   }
   // The queues the tests work in, made as a supervisor would (queues exist only on purpose).
   for (const queue of ["mcp-stdio", "mcp-http", "mcp-stdio-handoff", "mcp-http-handoff", "mcp-instance", "mcp-renew"]) await f.queue(queue);
+  // list_queues and the "did you mean" of a mistyped queue (issue 27).
+  await f.queueSettings("triage", { description: "Sort what comes in", claimants: "agents" });
 });
 afterAll(async () => {
   for (const s of sessions) await s.close().catch(() => {});
@@ -43,6 +45,8 @@ const AGENT_TOOLS = [
   "review_task",
   // issue 23 (lib/mcp/tools-questions.ts)
   "ask_human", "get_answer",
+  // issue 27 (the open queues, lib/mcp/tools.ts)
+  "list_queues",
 ].sort();
 
 describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
@@ -77,7 +81,7 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     expect(listed.find((t) => t.name === "start_task")!.description).toContain("check_required");
 
     const { tools: read } = await watcher.client.listTools();
-    expect(read.map((t) => t.name).sort()).toEqual(["get_answer", "get_task", "list_tasks", "task_history", "task_readiness", "verify_fence"]);
+    expect(read.map((t) => t.name).sort()).toEqual(["get_answer", "get_task", "list_queues", "list_tasks", "task_history", "task_readiness", "verify_fence"]);
     expect(read.every((t) => t.annotations?.readOnlyHint)).toBe(true);
 
     // Every tool carries the three behaviour hints; the reads are read-only, idempotent and
@@ -95,6 +99,25 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     expect(hints("claim_next_task")).toMatchObject({ destructiveHint: false, idempotentHint: false });
     expect(hints("create_task")).toMatchObject({ destructiveHint: false, idempotentHint: false });
     expect(hints("claim_task")).toMatchObject({ destructiveHint: false, idempotentHint: true });
+  });
+
+  test("list_queues lists the open queues with their counts; an observer may call it; a mistyped queue answers 'did you mean'", async () => {
+    await f.api.post("/tasks", tokens.rival, { title: `triage me (${transport})`, queue: "triage" });
+    const answer = resultJson(await call(mcp, "list_queues", {})) as { queues: { name: string; description: string; claimants: string; paused: boolean; queued: number; held: number }[]; cap: number };
+    const [row] = await f.database.client`SELECT count(*)::int AS n FROM tasks WHERE queue = 'triage' AND status = 'queued'`;
+    expect(answer.queues.find((q) => q.name === "triage")).toEqual({
+      name: "triage", description: "Sort what comes in", claimants: "agents", paused: false, queued: row!.n, held: 0,
+    });
+    const open = await f.database.client`SELECT name FROM queues WHERE archived_at IS NULL ORDER BY name`;
+    expect(answer.queues.map((q) => q.name)).toEqual(open.map((q) => q.name));
+    const watched = resultJson(await call(watcher, "list_queues", {})) as { queues: { name: string }[] };
+    expect(watched.queues.map((q) => q.name)).toEqual(answer.queues.map((q) => q.name));
+    await refusalOf(mcp, "list_queues", { queue: "triage" }, "invalid_request");
+
+    const typo = await refusalOf(mcp, "claim_next_task", { queue: "triag" }, "invalid_request");
+    expect(typo.message).toMatch(/^queue 'triag' does not exist .*\. Did you mean 'triage'\?$/);
+    const far = await refusalOf(mcp, "claim_next_task", { queue: "zzzzzz" }, "invalid_request");
+    expect(far.message).not.toContain("Did you mean");
   });
 
   test("create → claim_next_task (start) → report_progress → complete_task, in the database and the event log", async () => {

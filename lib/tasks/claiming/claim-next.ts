@@ -4,7 +4,7 @@ import { readQueueState, reclaimBudget, type QueueState } from "./breaker";
 import { CANDIDATE_COLUMNS, claimRows } from "./claim-rows";
 import type { Clock } from "../core/clock";
 import { defineOperation } from "../core/engine";
-import { DEFAULT_QUEUE, refuseNewWork } from "../queues/queues";
+import { DEFAULT_QUEUE, refuseNewWork, unknownQueueIn } from "../queues/queues";
 import { claimBatchInput, claimNextInput } from "../core/schemas";
 import { toTasks } from "../core/task-row";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
@@ -36,8 +36,9 @@ export async function claimBest(
 ): Promise<Result<Task[]>> {
   const name = input.queue ?? DEFAULT_QUEUE;
   const state = await (queueState ?? readQueueState(tx, name, clock));
-  const closed = refuseNewWork(name, state?.queue);
-  if (closed || !state) return fail(closed!);
+  if (!state) return fail(await unknownQueueIn(tx, name));
+  const closed = refuseNewWork(name, state.queue);
+  if (closed) return fail(closed);
   // Who may claim is the queue's rule: checked once here, never per candidate row.
   const refused = claimantRefusal(state.queue, actor);
   if (refused) return fail(refused);

@@ -1,6 +1,6 @@
 import { and, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { tasks, taskStatus, type TaskStatus } from "@/db/schema";
+import { tasks, taskStatus, type Claimants, type TaskStatus } from "@/db/schema";
 import { taskFilters } from "../reads/queries";
 import type { CountTasksQuery } from "../reads/query-schemas";
 import type { ActorRef } from "../core/types";
@@ -24,7 +24,7 @@ export interface TaskCounts {
   /** The current filter's tasks in each status (at most COUNT_CAP + 1: more than the cap). */
   statuses: StatusCounts;
   /** Every queue that is not archived, with its tasks in each status (the filter's queue aside, unfiltered). */
-  queues: { queue: string; statuses: StatusCounts }[];
+  queues: { queue: string; description: string; claimants: Claimants; paused: boolean; statuses: StatusCounts }[];
   cap: number;
 }
 
@@ -43,12 +43,12 @@ export async function countTasks(db: Executor, query: CountTasksQuery, caller: A
   );
   const [filtered, queues] = await Promise.all([
     db.execute<StatusCounts>(sql`SELECT ${perStatus}`),
-    db.execute<StatusCounts & { queue: string }>(sql`SELECT q.name AS queue, ${perQueue} FROM queues q WHERE q.archived_at IS NULL ORDER BY q.name`),
+    db.execute<StatusCounts & { queue: string; description: string; claimants: Claimants; paused: boolean }>(sql`SELECT q.name AS queue, q.description, q.claimants, q.paused, ${perQueue} FROM queues q WHERE q.archived_at IS NULL ORDER BY q.name`),
   ]);
   const pick = (row: Record<string, unknown>): StatusCounts => Object.fromEntries(statuses.map((s) => [s, Number(row[s] ?? 0)])) as StatusCounts;
   return {
     statuses: pick(filtered[0]!),
-    queues: queues.map((row) => ({ queue: row.queue, statuses: pick(row) })),
+    queues: queues.map((row) => ({ queue: row.queue, description: row.description, claimants: row.claimants, paused: row.paused, statuses: pick(row) })),
     cap: COUNT_CAP,
   };
 }

@@ -35,6 +35,24 @@ describe("queues are made on purpose", () => {
     await expect(queueRow(f.db, "inspectoins")).rejects.toThrow(/no queue/);
   });
 
+  test("an unknown queue close to an open one's name says which it likely meant, on every refusal (issue 27); an archived one is never suggested", async () => {
+    await f.must(createQueue, { name: "triage" }, sara);
+    await f.must(createQueue, { name: "retired-queue" }, sara);
+    await f.must(archiveQueue, { queue: "retired-queue" }, sara);
+    const calls: Result<unknown>[] = [
+      await f.run(createTask, { title: "Typo", queue: "triag" }, amal),
+      await f.run(claimNext, { queue: "triag" }, amal),
+      await f.run(claimBatch, { queue: "triag", limit: 5 }, amal),
+      await f.run(setQueuePaused, { queue: "triag", paused: true }, sara),
+      await f.run(setQueueSettings, { queue: "triag", leaseSeconds: 30 }, sara),
+    ];
+    for (const result of calls) {
+      expect(failure(result, "invalid_request").message).toMatch(/^queue 'triag' does not exist \(.*\)\. Did you mean 'triage'\?$/);
+    }
+    expect(failure(await f.run(claimNext, { queue: "retired-queu" }, amal), "invalid_request").message).not.toContain("Did you mean");
+    expect(failure(await f.run(claimNext, { queue: "qqqqqqq" }, amal), "invalid_request").message).not.toContain("Did you mean");
+  });
+
   test("the default queue exists from the first migration", async () => {
     expect(await queueRow(f.db, "default")).toMatchObject({ archivedAt: null });
     expect(await f.must(createTask, { title: "No queue named" }, amal)).toMatchObject({ queue: "default" });

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, isNull } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { queues, type Queue } from "@/db/schema";
 import type { Clock } from "../core/clock";
@@ -7,15 +7,30 @@ import { appendEvents } from "../core/events";
 import { queueSettingsInput, type QueueSettingsInput } from "../core/schemas";
 import { fail, ok, type ActorRef, type EngineError, type Result } from "../core/types";
 import { SUPERVISORS } from "../core/standing";
+import { nearest } from "@/lib/text/nearest";
 
 /** Always exists (migration 0001 seeds it) and cannot be archived: a create naming no queue lands here. */
 export const DEFAULT_QUEUE = "default";
 
 /** The 400 for a queue nobody made: queues are made on purpose (createQueue), never by a typo. */
-export const unknownQueue = (name: string): EngineError => ({
+export const unknownQueue = (name: string, near?: string): EngineError => ({
   code: "invalid_request", field: "queue",
-  message: `queue '${name}' does not exist (a supervisor creates queues on /queues, or POST /api/v1/queues)`,
+  message: `queue '${name}' does not exist (a supervisor creates queues on /queues, or POST /api/v1/queues)${didYouMean(near)}`,
 });
+
+/** " Did you mean 'triage'?" when a name is close, else "": the tail of every unknown-queue sentence. */
+export const didYouMean = (near: string | undefined) => (near ? `. Did you mean '${near}'?` : "");
+
+/** The open queue a mistyped name most likely meant (lib/text/nearest.ts), if one is close. */
+export async function nearestQueue(tx: Executor, name: string): Promise<string | undefined> {
+  const open = await tx.select({ name: queues.name }).from(queues).where(isNull(queues.archivedAt)).orderBy(queues.name);
+  return nearest(name, open.map((q) => q.name));
+}
+
+/** The unknown-queue 400 with its "did you mean" (only read when the queue is missing). */
+export async function unknownQueueIn(tx: Executor, name: string): Promise<EngineError> {
+  return unknownQueue(name, await nearestQueue(tx, name));
+}
 
 /** The 400 for new work in an archived queue; what it already holds can still be finished. */
 export const archivedQueue = (name: string): EngineError => ({
@@ -37,14 +52,15 @@ export function refuseNewWork(name: string, queue: Pick<Queue, "archivedAt"> | n
  */
 export async function queueForWork(tx: Executor, name: string): Promise<Result<Queue>> {
   const queue = await getQueue(tx, name);
+  if (!queue) return fail(await unknownQueueIn(tx, name));
   const refused = refuseNewWork(name, queue);
-  return refused ? fail(refused) : ok(queue!);
+  return refused ? fail(refused) : ok(queue);
 }
 
 /** A queue a supervisor changes (settings, pause), locked for the change; unknown: the 400. */
 export async function lockQueue(tx: Executor, name: string): Promise<Result<Queue>> {
   const [queue] = await tx.select().from(queues).where(eq(queues.name, name)).for("update");
-  return queue ? ok(queue) : fail(unknownQueue(name));
+  return queue ? ok(queue) : fail(await unknownQueueIn(tx, name));
 }
 
 export async function getQueue(tx: Executor, name: string): Promise<Queue | null> {
