@@ -20,7 +20,9 @@ export async function signIn(page: Page, person: Person, next = "/"): Promise<vo
   await page.getByLabel("Email").fill(person.email);
   await page.getByLabel("Password").fill(person.password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByTestId("signed-in-as")).toContainText(person.name);
+  // The sign-in is argon2 work and a redirect to a board of every e2e queue's tasks: on a
+  // loaded 2-core machine (a CI run of 2026-12-02) that took past the 10 s default once.
+  await expect(page.getByTestId("signed-in-as")).toContainText(person.name, { timeout: 30_000 });
   await live(page);
 }
 

@@ -25,6 +25,8 @@ import { TaskList } from "./task-list";
  * counts. The first page of every list and the counts come from the server's render; the
  * filters, search, sort and view live in the URL.
  */
+const WHEN_USED: TaskStatus[] = ["awaiting_input", "in_review"];
+
 export function Board({
   filters,
   view,
@@ -43,9 +45,13 @@ export function Board({
   const queues = useQueues(initialQueues);
   const [creating, setCreating] = useState(false);
   const claimQueue = filters.queue ?? "default";
-  const columns = boardColumns(filters);
   const { sort: _sort, ...countFilter } = listFilterOf(filters);
   const counts = useCounts(countFilter, initialCounts);
+  // A question or a review is a column only while a task waits in it (or it is the filter):
+  // most queues never use them, and two empty columns would take the room of the worked ones.
+  const columns = boardColumns(filters).filter(
+    (c) => !WHEN_USED.includes(c.status) || filters.status === c.status || (counts?.statuses[c.status] ?? 0) > 0,
+  );
   const cap = counts?.cap ?? 1000;
   const total = counts ? columns.reduce((n, c) => n + counts.statuses[c.status], 0) : undefined;
   return (
