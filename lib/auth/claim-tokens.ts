@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor, Tx } from "@/db/client";
-import { HELD } from "@/lib/tasks/core/machine";
+import { HELD, PARKED } from "@/lib/tasks/core/machine";
+import { statusIn } from "@/lib/tasks/core/transition";
 import { CLAIM_TOKEN_PREFIX, type ClaimOp } from "@/lib/tasks/claim-tokens/ops";
 import type { Limit } from "@/lib/http/rate-limit";
 import { countedLookup, hashToken, newTokenSecret, principalOf, TOKEN_LIVE, type CountedRow, type TokenPrincipal } from "./tokens";
@@ -14,11 +15,9 @@ import { countedLookup, hashToken, newTokenSecret, principalOf, TOKEN_LIVE, type
 
 /**
  * The statuses in which the attempt that took the task still holds it: the held ones, and a
- * task parked on a question to a person (awaiting_input keeps its owner and attempt). Compared
- * as text, so the list may name a status this database does not have yet.
+ * task parked on a question to a person (awaiting_input keeps its owner and attempt).
  */
-export const ATTEMPT_LIVE_STATUSES: readonly string[] = [...HELD, "awaiting_input"];
-const LIVE_STATUSES = sql.raw(ATTEMPT_LIVE_STATUSES.map((s) => `'${s}'`).join(", "));
+const ATTEMPT_LIVE = statusIn([...HELD, ...PARKED]);
 
 export interface ClaimScope {
   id: string;
@@ -55,7 +54,7 @@ export async function authenticateClaimToken(
   const counted = await countedLookup<ClaimRow>(db, hashToken(token), limit, (digest) => sql`
       SELECT agent_tokens.id, agent_tokens.role, ct.token_hash, a.id AS actor_id, a.name AS actor_name, a.kind AS actor_kind,
              ct.id AS claim_id, ct.task_id::text AS task_id, ct.attempt, ct.ops,
-             (t.attempt = ct.attempt AND t.owner_id = agent_tokens.actor_id AND t.status::text IN (${LIVE_STATUSES})) AS live
+             (t.attempt = ct.attempt AND t.owner_id = agent_tokens.actor_id AND ${ATTEMPT_LIVE}) AS live
       FROM claim_tokens ct
       JOIN agent_tokens ON agent_tokens.id = ct.agent_token_id
       JOIN actors a ON a.id = agent_tokens.actor_id

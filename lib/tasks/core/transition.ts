@@ -58,8 +58,8 @@ export const endAttempt = (status: SQL, now: SQL) => sql`
   updated_at = ${now}`;
 
 /** `t.status` in `statuses`: the machine's constants, written into the statement as literals. */
-export const statusIn = (statuses: readonly MachineStatus[]) =>
-  sql.raw(statuses.length === 1 ? `t.status = '${statuses[0]}'` : `t.status IN (${statuses.map((s) => `'${s}'`).join(", ")})`);
+export const statusIn = (statuses: readonly MachineStatus[], alias = "t") =>
+  sql.raw(statuses.length === 1 ? `${alias}.status = '${statuses[0]}'` : `${alias}.status IN (${statuses.map((s) => `'${s}'`).join(", ")})`);
 
 /** A guarded call names its task and the version it saw. */
 export interface Fenced {

@@ -1,6 +1,8 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import type { Clock } from "../core/clock";
+import { HELD, PARKED } from "../core/machine";
+import { statusIn } from "../core/transition";
 import { parseTimestamp } from "../core/task-row";
 import type { ActorRef } from "../core/types";
 import type { Reservation } from "./schemas";
@@ -15,11 +17,9 @@ import type { Reservation } from "./schemas";
  * Held now: claimed or started with a live lease (a lapsed lease holds nothing), or parked on
  * a question (awaiting_input: the owner keeps the task and its lease waits, docs/questions.md).
  */
-export const heldReserving = (alias: string, clock: Clock) => {
-  const t = sql.raw(alias);
-  return sql`${t}.reserves IS NOT NULL
-    AND (${t}.status = 'awaiting_input' OR (${t}.status IN ('claimed', 'started') AND ${t}.lease_until > ${clock.now()}))`;
-};
+export const heldReserving = (alias: string, clock: Clock) =>
+  sql`${sql.raw(alias)}.reserves IS NOT NULL
+    AND (${statusIn(PARKED, alias)} OR (${statusIn(HELD, alias)} AND ${sql.raw(alias)}.lease_until > ${clock.now()}))`;
 
 /**
  * Every claim that may take reservations first takes this one transaction-scoped advisory
