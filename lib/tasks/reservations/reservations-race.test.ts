@@ -18,7 +18,7 @@ const CLAIMERS = 32;
 
 /** Chains: task i holds c/<i mod 40> alone and shares c/<i+1 mod 40>; every 25th takes all of c/**. */
 function reservesOf(i: number): Reservation[] {
-  if (i % 25 === 0) return [{ resource: "c/**", mode: "exclusive" }];
+  if (i % 25 === 24) return [{ resource: "c/**", mode: "exclusive" }];
   return [{ resource: `c/${i % 40}`, mode: "exclusive" }, { resource: `c/${(i + 1) % 40}`, mode: "shared" }];
 }
 
@@ -35,11 +35,24 @@ test(`${CLAIMERS} claimers over ${TASKS} tasks whose reservations overlap in cha
   const actors: ActorRef[] = [];
   for (let i = 0; i < CLAIMERS; i++) actors.push(await f.actor(`agent-${i}`, "agent"));
   let done = 0;
+  // Every claimer takes its first task before anyone completes one, so holdings overlap by
+  // construction, not by how the machine happens to schedule 32 connections.
+  let arrived = 0;
+  let firstHeld = 0;
+  let allClaimed!: () => void;
+  const firstRound = new Promise<void>((resolve) => (allClaimed = resolve));
   await Promise.all(clients.map(async (client, i) => {
     const ctx = { db: client.db, actor: actors[i]!, clock: f.clock };
+    let first = true;
     while (done < TASKS) {
       const next = await perform(claimNext, { queue, start: true }, ctx);
       if (!next.ok) throw new Error(next.error.message);
+      if (first) {
+        first = false;
+        if (next.value) firstHeld++;
+        if (++arrived === CLAIMERS) allClaimed();
+        await firstRound;
+      }
       if (!next.value) {
         await new Promise((r) => setTimeout(r, 2)); // all that is left conflicts with what is held now
         continue;
@@ -74,6 +87,13 @@ test(`${CLAIMERS} claimers over ${TASKS} tasks whose reservations overlap in cha
       }
     }
   }
+  // The first round is claim-next's greedy walk in claim order (one claim at a time under the
+  // lock): every task that conflicts with none taken before it, up to one per claimer.
+  const taken: Reservation[][] = [];
+  for (let i = 0; i < TASKS && taken.length < CLAIMERS; i++) {
+    if (!taken.some((held) => held.some((r) => reservesOf(i).some((s) => conflict(r, s))))) taken.push(reservesOf(i));
+  }
+  expect(firstHeld).toBe(taken.length);
   // The test means something: many pairs conflict, and the claimers did work side by side.
   expect(conflictingPairs).toBeGreaterThan(10_000);
   expect(overlapping).toBeGreaterThan(100);
