@@ -199,6 +199,19 @@ describe("ClaimboardClient against a real server", () => {
     expect(again).toMatchObject({ status: 409, code: "invalid_transition" });
   });
 
+  test("budgets: a heartbeat's spend parks the task at its budget, raiseBudget resumes it; setTokenBudget caps the agent", async () => {
+    await client.createTask({ title: "metered", queue: "client-one", budget: { limit: 10, unit: "tokens" } });
+    const held = (await client.claimNext({ queue: "client-one", start: true }))!;
+    expect(held).toMatchObject({ budget: { limit: 10, unit: "tokens" }, spent: 0 });
+    const parked = await client.heartbeat(held, { spend: 10 });
+    expect(parked).toMatchObject({ status: "awaiting_input", spent: 10, version: held.version + 1 });
+    const raised = await supervisor.raiseBudget(parked, 5);
+    expect(raised).toMatchObject({ status: "started", budget: { limit: 15, unit: "tokens" }, attempt: held.attempt });
+    expect(await client.heartbeat(raised, { spend: 1 })).toMatchObject({ status: "started", spent: 11, fence: held.fence });
+    expect(await supervisor.setTokenBudget("client-test", { limit: 1000, unit: "tokens" })).toEqual({ name: "client-test", monthlyBudget: { limit: 1000, unit: "tokens" } });
+    expect(await supervisor.setTokenBudget("client-test", null)).toEqual({ name: "client-test", monthlyBudget: null });
+  });
+
   test("createClaimToken: a client on the claim token works the task as its owner, and only that task", async () => {
     await client.createTask({ title: "scoped", queue: "client-one" });
     const held = (await client.claimNext({ queue: "client-one", start: true }))!;

@@ -188,6 +188,16 @@ export class ClaimboardClient {
     return this.ownerCall("cancel", task, { reason });
   }
 
+  /** Supervisor: raise the budget of a task parked on it by `add`; its owner goes on (docs/budgets.md). */
+  async raiseBudget(task: TaskRef, add: number): Promise<Task> {
+    return this.ownerCall("raiseBudget", task, { add });
+  }
+
+  /** Supervisor: an agent token's monthly cap (null lifts it). */
+  async setTokenBudget(name: string, monthlyBudget: { limit: number; unit: string } | null): Promise<Answer<"setTokenBudget">> {
+    return this.call("setTokenBudget", { id: name, body: { monthlyBudget } });
+  }
+
   /** A held task taken back to queued; `reason` becomes its hand-off note. */
   async forceRelease(task: TaskRef, reason?: string): Promise<Task> {
     return this.ownerCall("forceRelease", task, { reason });

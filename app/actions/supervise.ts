@@ -3,8 +3,8 @@
 import { z } from "zod";
 import { guardedAction, operationAction } from "@/lib/auth/action";
 import { listAudit } from "@/lib/auth/audit";
-import { createToken, revokeToken } from "@/lib/auth/token-admin";
-import { cancel, forceRelease, requeue, requeueTo, resetBreaker, resolve, setQueuePaused, setQueueSettings, superviseMany, sweepExpiredLeases, type SuperviseDecision } from "@/lib/tasks";
+import { createToken, revokeToken, setMonthlyBudget } from "@/lib/auth/token-admin";
+import { cancel, forceRelease, raiseBudget, requeue, requeueTo, resetBreaker, resolve, setQueuePaused, setQueueSettings, superviseMany, sweepExpiredLeases, type SuperviseDecision } from "@/lib/tasks";
 import { superviseManyInput } from "@/lib/tasks/supervise/supervise-many";
 import { ok } from "@/lib/tasks/core/types";
 
@@ -20,6 +20,10 @@ export const setQueuePausedAction = operationAction("supervisor", setQueuePaused
 
 export const createTokenAction = operationAction("supervisor", createToken);
 export const revokeTokenAction = operationAction("supervisor", revokeToken);
+
+/** Budgets (docs/budgets.md): raise a parked task's limit; set an agent token's monthly cap. */
+export const raiseBudgetAction = operationAction("supervisor", raiseBudget);
+export const setMonthlyBudgetAction = operationAction("supervisor", setMonthlyBudget);
 
 /** Who did what to whom among people (the people page) or tokens (the agents page), newest first. */
 export const auditAction = guardedAction("supervisor", z.strictObject({ subject: z.enum(["person", "token", "webhook"]) }), async (input, { db }) =>

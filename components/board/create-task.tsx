@@ -39,6 +39,8 @@ function placeholder(draft: Draft): TaskView {
     notBefore: null,
     reserves: [],
     submission: null,
+    budget: null,
+    spent: 0,
     createdAt: now,
     updatedAt: now,
     handoff: null,

@@ -8,6 +8,7 @@ import { LeaseCountdown } from "@/components/task/lease";
 import type { TaskAction } from "@/components/task/permissions";
 import { TaskActions } from "@/components/task/task-actions";
 import { HandoffHint, ProgressLine } from "@/components/task/handoff";
+import { BudgetBar } from "@/components/budgets/budget-bar";
 import { HELD, type TaskView } from "@/components/task/wire";
 import { Badge } from "@/components/ui/badge";
 import { focusRing } from "@/components/ui/button";
@@ -63,6 +64,7 @@ export function TaskCard({ task }: { task: TaskView }) {
         </div>
       </div>
       {held ? <ProgressLine task={task} compact /> : null}
+      <BudgetBar task={task} compact />
       <HandoffHint task={task} />
       {task.blockedBy.length > 0 || task.notBefore ? (
         <p className="mt-1 flex flex-col gap-0.5 text-xs text-amber-800">

@@ -10,6 +10,7 @@ import { focusRing } from "@/components/ui/button";
 import { LocalTime } from "@/components/ui/local-time";
 import type { OpenQuestion } from "@/lib/tasks/questions/open";
 import { AnswerForm } from "./answer-form";
+import { RaiseBudgetForm } from "@/components/budgets/raise-form";
 import { questionKeys } from "./keys";
 
 export type OpenQuestionView = Wire<OpenQuestion>;
@@ -42,7 +43,11 @@ export function OpenQuestions({ initial }: { initial: OpenQuestionView[] }) {
                 <Link href={`/tasks/${q.taskId}`} className={`rounded text-blue-800 underline underline-offset-2 ${focusRing}`}>#{q.taskId} {q.title}</Link>
                 {" "}({q.queue}) · answer by <LocalTime iso={q.deadline} withDate />
               </p>
-              <AnswerForm taskId={q.taskId} questionId={q.id} choices={q.choices} />
+              {q.kind === "budget" ? (
+                <RaiseBudgetForm taskId={q.taskId} version={q.taskVersion} />
+              ) : (
+                <AnswerForm taskId={q.taskId} questionId={q.id} choices={q.choices} />
+              )}
             </li>
           ))}
         </ul>

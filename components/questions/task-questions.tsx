@@ -8,6 +8,7 @@ import { unwrap } from "@/components/task/mutations";
 import { toWire, type TaskView } from "@/components/task/wire";
 import { LocalTime } from "@/components/ui/local-time";
 import { AnswerForm } from "./answer-form";
+import { RaiseBudgetForm } from "@/components/budgets/raise-form";
 import { questionKeys } from "./keys";
 
 /**
@@ -40,6 +41,12 @@ export function TaskQuestions({ task }: { task: TaskView }) {
               </p>
             ) : q.expiredAt ? (
               <p className="mt-1 text-red-800">Unanswered past its deadline (<LocalTime iso={q.deadline} withDate />): the task went to the supervisors&apos; inbox.</p>
+            ) : q.kind === "budget" ? (
+              task.status === "awaiting_input" && viewer?.role === "supervisor" ? (
+                <RaiseBudgetForm taskId={task.id} version={task.version} unit={task.budget?.unit} />
+              ) : (
+                <p className="mt-1 text-slate-700">Waiting for a supervisor to raise the budget until <LocalTime iso={q.deadline} withDate />.</p>
+              )
             ) : task.status === "awaiting_input" && viewer && viewer.actorId !== q.askedBy.id ? (
               <AnswerForm taskId={task.id} questionId={q.id} choices={q.choices} />
             ) : (

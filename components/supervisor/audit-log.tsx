@@ -31,6 +31,10 @@ export function auditSentence(row: AuditView): string {
       return `created the ${text(detail.role)} token ${name}`;
     case "token_revoked":
       return `revoked the token ${name}`;
+    case "token_budget_set": {
+      const cap = detail.monthlyBudget as { limit?: unknown; unit?: unknown } | null | undefined;
+      return cap ? `set the monthly budget of ${name} to ${text(cap.limit)} ${text(cap.unit)}` : `lifted the monthly budget of ${name}`;
+    }
     case "webhook_created":
       return `registered the webhook ${name}`;
     case "webhook_deleted":

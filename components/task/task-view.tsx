@@ -18,6 +18,7 @@ import { TaskActions } from "./task-actions";
 import { HandoffCard, ProgressLine } from "./handoff";
 import { OpenEffects } from "./effects";
 import { ReviewPanel } from "./review";
+import { BudgetBar } from "@/components/budgets/budget-bar";
 import { TaskQuestions } from "@/components/questions/task-questions";
 import { Timeline } from "./timeline";
 import { HELD, type EventView, type TaskView as Task } from "./wire";
@@ -66,6 +67,7 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
             {task.needsCheck ? <NeedsCheckBadge /> : null}
             {task.pending ? <span className="text-xs text-blue-700">{task.pending}</span> : null}
           </div>
+          <BudgetBar task={task} />
         </div>
         {editing ? <EditTaskForm task={task} onClose={() => setEditing(false)} /> : null}
         {/* Issue 27 item 9: what the task is, then where the last person left it, then the rest. */}

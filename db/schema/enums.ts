@@ -71,6 +71,11 @@ export const eventType = pgEnum("event_type", [
   "question_asked",
   "question_answered",
   "question_expired",
+  // Contract v1.2, budgets (docs/budgets.md): spend crossed 80 % of the limit; reached it (the
+  // task parked on a budget question); a supervisor raised the limit (back to work).
+  "budget_warning",
+  "budget_reached",
+  "budget_raised",
 ]);
 
 /** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */

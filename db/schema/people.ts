@@ -2,9 +2,12 @@ import { sql } from "drizzle-orm";
 import {
   uniqueIndex,
   boolean,
+  check,
+  date,
   doublePrecision,
   index,
   integer,
+  numeric,
   primaryKey,
   pgTable,
   text,
@@ -52,9 +55,15 @@ export const agentTokens = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true }),
     /** Who made it. A person as maker must stay an enabled supervisor, or the token stops working. */
     createdBy: uuid("created_by").references(() => actors.id),
+    /** The agent's cap a calendar month (UTC), in a unit of the team's choosing (docs/budgets.md); null: none. */
+    monthlyBudgetLimit: numeric("monthly_budget_limit", { mode: "number" }),
+    monthlyBudgetUnit: text("monthly_budget_unit"),
   },
   (t) => [
+    check("agent_tokens_monthly_budget", sql`(${t.monthlyBudgetLimit} IS NULL) = (${t.monthlyBudgetUnit} IS NULL) AND (${t.monthlyBudgetLimit} IS NULL OR ${t.monthlyBudgetLimit} > 0)`),
     uniqueIndex("agent_tokens_hash_unique").on(t.tokenHash),
+    // Only capped tokens are in it: a claim asks it whether its agent is over its month (lib/tasks/budgets/cap.ts).
+    index("agent_tokens_capped").on(t.actorId).where(sql`${t.monthlyBudgetLimit} IS NOT NULL`),
     // A name identifies a live token (the CLI revokes by name); revoked ones keep theirs for history.
     uniqueIndex("agent_tokens_live_name_unique").on(t.name).where(sql`${t.revokedAt} IS NULL`),
   ],
@@ -92,4 +101,21 @@ export const signInBackoff = pgTable(
     lastAt: timestamp("last_at", { withTimezone: true }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.scope, t.key] }), index("sign_in_backoff_next").on(t.nextAt)],
+);
+
+/**
+ * What each actor reported spending a calendar month (UTC), by unit (docs/budgets.md): one row
+ * an actor, month and unit, added to by every heartbeat or completion that sends `spend`. The
+ * unit is the task's budget unit, or '' for a task without a budget (counted against a cap in
+ * any unit). An agent's monthly cap is checked against it when it claims.
+ */
+export const actorSpend = pgTable(
+  "actor_spend",
+  {
+    actorId: uuid("actor_id").notNull(),
+    month: date("month", { mode: "string" }).notNull(),
+    unit: text("unit").notNull(),
+    spent: numeric("spent", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.actorId, t.month, t.unit] }), check("actor_spend_nonnegative", sql`${t.spent} >= 0`)],
 );

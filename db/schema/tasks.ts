@@ -8,6 +8,7 @@ import {
   index,
   integer,
   jsonb,
+  numeric,
   pgTable,
   text,
   timestamp,
@@ -136,6 +137,11 @@ export const tasks = pgTable(
     reserves: jsonb("reserves").$type<{ resource: string; mode: "exclusive" | "shared" }[]>(),
     /** The completion waiting for review (or the one approved): {result, digest, by, attempt, at}; null otherwise. */
     submission: jsonb("submission"),
+    /** The budget (docs/budgets.md): a limit in a unit of the team's choosing; null without one. */
+    budgetLimit: numeric("budget_limit", { mode: "number" }),
+    budgetUnit: text("budget_unit"),
+    /** What holders reported spending on it, over every attempt (heartbeat and complete `spend`). */
+    spent: numeric("spent", { mode: "number" }).notNull().default(0),
     ...timestamps,
   },
   (t) => [
@@ -183,6 +189,7 @@ export const tasks = pgTable(
     check("tasks_version_positive", sql`${t.version} >= 1`),
     check("tasks_attempt_nonnegative", sql`${t.attempt} >= 0`),
     check("tasks_failure_count_nonnegative", sql`${t.failureCount} >= 0`),
+    check("tasks_budget", sql`(${t.budgetLimit} IS NULL) = (${t.budgetUnit} IS NULL) AND (${t.budgetLimit} IS NULL OR ${t.budgetLimit} > 0) AND ${t.spent} >= 0`),
     check("tasks_dependencies_bound", sql`cardinality(${t.dependsOn}) <= 1000 AND ${t.blockedBy} <@ ${t.dependsOn}`),
   ],
 );

@@ -17,6 +17,7 @@ export type AuditAction =
   | "sign_in_unlocked"
   | "token_created"
   | "token_revoked"
+  | "token_budget_set"
   | "webhook_created"
   | "webhook_deleted"
   | "webhook_disabled"

@@ -5,6 +5,8 @@ import { SUPERVISORS } from "@/lib/tasks/core/standing";
 import { fail, ok } from "@/lib/tasks/core/types";
 import { recordAudit } from "./audit";
 import { insertToken, liveNameTaken, revokeLiveToken, tokenExpiry, tokenName } from "./tokens";
+import { budget } from "@/lib/tasks/budgets/schemas";
+import { setMonthlyBudgetRow } from "@/lib/tasks/budgets/agent-budget";
 
 // Agent tokens made and revoked by supervisors (the agents page) and the CLI's operator, as
 // engine operations: each writes its audit record (lib/auth/audit.ts) in its transaction.
@@ -15,6 +17,8 @@ export const createTokenInput = z.strictObject({
   role: z.enum(tokenRole.enumValues).optional(),
   /** Days until it expires; omitted: DEFAULT_TOKEN_DAYS (90); null: never. */
   expiresInDays: tokenExpiry.optional(),
+  /** The agent's cap a calendar month (docs/budgets.md). */
+  monthlyBudget: budget.optional(),
 });
 export const revokeTokenInput = z.strictObject({ name: tokenName });
 
@@ -26,6 +30,7 @@ export const createToken = defineOperation({
   async run(tx, input, { actor }) {
     const created = await insertToken(tx, { ...input, createdBy: actor.id });
     if (!created) return fail({ code: "invalid_request", message: liveNameTaken(input.name), field: "name" });
+    if (input.monthlyBudget) await setMonthlyBudgetRow(tx, input.name, input.monthlyBudget);
     await recordAudit(tx, actor, {
       action: "token_created",
       subject: { kind: "token", id: created.id, name: created.name },
@@ -45,5 +50,24 @@ export const revokeToken = defineOperation({
     if (!revoked) return fail({ code: "not_found", message: `No live token is named ${input.name}` });
     await recordAudit(tx, actor, { action: "token_revoked", subject: { kind: "token", id: revoked.id, name: input.name }, detail: { role: revoked.role } });
     return ok({ revoked: input.name });
+  },
+});
+
+export const setMonthlyBudgetInput = z.strictObject({ name: tokenName, monthlyBudget: budget.nullable() });
+
+/** Sets (or, with null, lifts) a live token's monthly cap; audited. Takes effect at the agent's next claim. */
+export const setMonthlyBudget = defineOperation({
+  name: "setMonthlyBudget",
+  who: SUPERVISORS,
+  input: setMonthlyBudgetInput,
+  async run(tx, input, { actor }) {
+    const changed = await setMonthlyBudgetRow(tx, input.name, input.monthlyBudget);
+    if (!changed) return fail({ code: "not_found", message: `No live token is named ${input.name}` });
+    await recordAudit(tx, actor, {
+      action: "token_budget_set",
+      subject: { kind: "token", id: changed.id, name: input.name },
+      detail: { monthlyBudget: input.monthlyBudget },
+    });
+    return ok({ name: input.name, monthlyBudget: input.monthlyBudget });
   },
 });

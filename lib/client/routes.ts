@@ -52,6 +52,8 @@ const ROUTE_ENDPOINTS = {
   getQuestion: "getQuestion",
   answerQuestion: "answerQuestion",
   createClaimToken: "createClaimToken",
+  raiseBudget: "raiseBudget",
+  setTokenBudget: "setTokenBudget",
 } as const satisfies Record<string, EndpointId>;
 
 export type RouteName = keyof typeof ROUTE_ENDPOINTS;

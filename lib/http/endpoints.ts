@@ -9,6 +9,7 @@ import { verifyFenceInput } from "@/lib/tasks/fences/verify-input";
 import { effectBody, resolveEffectBody } from "@/lib/tasks/effects/schemas";
 import { answerQuestionBody, askQuestionBody, readQuestionQuery } from "@/lib/tasks/questions/schemas";
 import { claimTokenBody } from "@/lib/tasks/claim-tokens/ops";
+import { budget } from "@/lib/tasks/budgets/schemas";
 import {
   claimTokenResponse, effectObject, effectResponse, errorObject, questionObject, questionResponse, eventObject, fenceVerdictObject, healthBody, queueObject, queueResponse, readinessObject,
   heldReservationObject, taskCountsObject, taskObject, taskResponse, scheduleObject, scheduleResponse, webhookDeliveryObject, webhookObject,
@@ -198,6 +199,23 @@ export const endpoints = {
     roles: WORK, body: input.reviewBody,
     success: { status: 200, description: "The task after the decision", schema: taskResponse },
     errors: [400, 403, 404, 409, 413],
+  },
+  raiseBudget: {
+    operationId: "raiseBudget", method: "POST", path: "/tasks/{id}/budget",
+    summary: "Supervisor: raise the budget of a task parked on it (awaiting_input, a budget question); its owner goes on with a fresh lease, the same attempt and fence",
+    roles: SUPERVISE, body: input.raiseBudgetBody,
+    success: { status: 200, description: "The task after the raise (started)", schema: taskResponse },
+    errors: [400, 403, 404, 409, 413],
+  },
+  setTokenBudget: {
+    operationId: "setTokenBudget", method: "PATCH", path: "/tokens/{name}",
+    summary: "Supervisor: set an agent token's monthly cap (null lifts it); at or over it this calendar month (UTC), claim-next hands the agent nothing",
+    roles: SUPERVISE, body: z.strictObject({ monthlyBudget: budget.nullable() }),
+    success: {
+      status: 200, description: "The token's cap after the change",
+      schema: z.object({ name: z.string(), monthlyBudget: z.object({ limit: z.number(), unit: z.string() }).nullable() }),
+    },
+    errors: [400, 403, 404, 413],
   },
   requeueTask: supervisorCall("requeueTask", "requeue", "Supervisor: put an escalated task back in its queue, failures reset"),
   resolveTask: supervisorCall("resolveTask", "resolve", "Supervisor: settle an escalated task as done by hand"),

@@ -22,6 +22,9 @@ import { handle, respond } from "./handler";
 import { buildOpenApiDocument } from "./openapi";
 import { withTransportSecurity } from "./transport";
 import { waitUntilSettled } from "@/lib/tasks/questions/wait";
+import { setMonthlyBudget, setMonthlyBudgetInput } from "@/lib/auth/token-admin";
+
+const tokenPath = setMonthlyBudgetInput.pick({ name: true });
 import { fenced, fencedForReader, fencedRefusal, withFenceHeader } from "./fenced";
 
 // Each endpoint of the registry joined with what it does: the engine operation or read it
@@ -124,6 +127,12 @@ export const handlers: Record<EndpointId, RouteHandler> = {
   }),
   failTask: ownerCall(endpoints.failTask, engine.failTask),
   reviewTask: taskCall(endpoints.reviewTask, engine.review),
+  raiseBudget: taskCall(endpoints.raiseBudget, engine.raiseBudget),
+  setTokenBudget: handle(endpoints.setTokenBudget, async ({ run, body, params }) => {
+    const path = tokenPath.safeParse(params);
+    if (!path.success) return errorResponse(validationError(path.error));
+    return respond(await run(setMonthlyBudget, { ...body, name: path.data.name }), (value) => value);
+  }),
   recordEffect: handle(endpoints.recordEffect, async ({ run, body, params, db, principal }) => {
     const result = await run(engine.recordEffect, { ...body, taskId: params.id });
     if (!result.ok) return respond(await fencedRefusal(db, result, principal?.actor.id), () => null);

@@ -2,11 +2,12 @@ import { describe, expect, test } from "vitest";
 import {
   addComment, addDependencies, cancel, claim, claimBatch, claimNext, completeAndClaimNext, completeMany, createQueue, createTaskOnce, removeDependency,
   editTask, failTask, forceRelease, recordSideEffect, release, renew, requeue, resolve, start, taskReadiness, updateQueue, verifyFence,
-  recordEffect, resolveEffect, taskEffectsList, listReservations, review, askQuestion, getQuestion, answerQuestion, createClaimToken,
+  recordEffect, resolveEffect, taskEffectsList, listReservations, review, askQuestion, getQuestion, answerQuestion, createClaimToken, raiseBudget,
 } from "@/lib/tasks";
 import type { Standing } from "@/lib/tasks/core/standing";
 import type { TokenRole } from "@/db/schema";
 import { createWebhook, deleteWebhook } from "@/lib/webhooks/ops";
+import { setMonthlyBudget } from "@/lib/auth/token-admin";
 import { createSchedule, deleteSchedule, updateSchedule } from "@/lib/schedules/ops";
 import { endpoints } from "./endpoints";
 import { buildOpenApiDocument } from "./openapi";
@@ -48,6 +49,8 @@ const OPERATION_OF: Partial<Record<EndpointName, Rule>> = {
   completions: completeMany,
   failTask,
   reviewTask: review,
+  raiseBudget,
+  setTokenBudget: setMonthlyBudget,
   requeueTask: requeue,
   resolveTask: resolve,
   cancelTask: cancel,

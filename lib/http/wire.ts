@@ -89,6 +89,8 @@ export const taskObject = z
     reserves: z.array(reservationObject).meta({ description: "What the task reserves while it is held ([] when nothing): claim-next skips it while a held task's reservation conflicts" }),
     openEffects: z.array(effectObject).meta({ description: "The effect ledger's open effects (intended or unknown), oldest first: resolve each unknown one before completing" }),
     submission: submissionObject.nullable().meta({ description: "The completion waiting for review (in_review), or the one approved; null otherwise" }),
+    budget: z.object({ limit: z.number(), unit: z.string() }).nullable().meta({ description: "A limit on what holders may spend on it, in the team's unit; null without one. At the limit a heartbeat parks the task (awaiting_input) until a supervisor raises it" }),
+    spent: z.number().meta({ description: "What holders reported spending on it (heartbeat and complete `spend`), over every attempt" }),
   })
   .meta({ id: "Task" });
 

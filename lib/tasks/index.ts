@@ -41,5 +41,7 @@ export { listReservations } from "./reservations/list";
 export { answerQuestion, askQuestion, getQuestion, listTaskQuestions, type Asked } from "./questions/questions";
 export { expireDueQuestions, expireQuestions } from "./questions/expire";
 export { listOpenQuestions, type OpenQuestion } from "./questions/open";
+export { raiseBudget } from "./budgets/raise";
+export { readMonthlyCap, type MonthlyCap } from "./budgets/cap";
 export type { Question, QuestionAnswer } from "./questions/rows";
 export { createClaimToken, type CreatedClaimToken } from "./claim-tokens/create";

@@ -4,7 +4,7 @@ import { expectErrorShape, type HttpResult } from "@/test/http/helpers";
 import { makeCallers, freshQueue, Scenes, type Caller } from "./callers";
 import { sourceRoutes } from "./discover";
 import { attackFixture, stateDigest, type AttackFixture } from "./helpers";
-import { approval, aQuestion, aSchedule, aSubmission, aWebhook } from "./v12-scenes";
+import { approval, aParkedBudget, aQuestion, aSchedule, aSubmission, aToken, aWebhook } from "./v12-scenes";
 
 // The authorisation matrix of the route handlers: every app/**/route.ts and each method it
 // exports, matched to its entry in lib/http/endpoints.ts (whose `roles` and `session` are
@@ -92,6 +92,11 @@ const SCENES: Record<string, Scene> = {
     const { taskId, questionId } = await aQuestion(f.database.db, await s.queue(q));
     return { path: `/tasks/${taskId}/questions/${questionId}/answer`, body: { text: "yes", choice: "yes" } };
   },
+  raiseBudget: async (s, _c, q) => {
+    const task = await aParkedBudget(f.database.db, await s.queue(q));
+    return { path: `/tasks/${task.id}/budget`, body: { version: task.version, add: 5 } };
+  },
+  setTokenBudget: async (_s, _c, q) => ({ path: `/tokens/${await aToken(f.database.db, q)}`, body: { monthlyBudget: { limit: 100, unit: "tokens" } } }),
   verifyFence: async (s, _c, q) => ({ path: "/fences/verify", body: { fence: await s.fence(q) } }),
   createClaimToken: ownerCall("claim-tokens", "started", { ops: ["read", "progress"] }),
   listQueues: async () => ({ path: "/queues" }),

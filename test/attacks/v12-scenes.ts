@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import type { Db } from "@/db/client";
 import { eq } from "drizzle-orm";
 import { queues, schedules, webhooks } from "@/db/schema";
-import { askQuestion, claim, complete, createActor, createTask, perform, start, type ActorRef } from "@/lib/tasks";
+import { askQuestion, claim, complete, createActor, createTask, perform, renew, start, type ActorRef } from "@/lib/tasks";
+import { createAgentToken } from "@/lib/auth/tokens";
 import { SYSTEM_ACTOR_ID } from "@/lib/tasks/core/events";
 import type { Result, Task } from "@/lib/tasks/core/types";
 import { makeQueue } from "../queues";
@@ -63,4 +64,24 @@ export async function aQuestion(db: Db, queue: string, asker?: ActorRef): Promis
   const asked = await perform(askQuestion, { taskId: started.value.id, version: started.value.version, question: "matrix?", choices: ["yes", "no"] }, { db, actor: by });
   if (!asked.ok) throw new Error(asked.error.message);
   return { taskId: asked.value.task.id, questionId: asked.value.question.id, version: asked.value.task.version };
+}
+
+/** A started task of an agent of its own, parked on its budget by a heartbeat's spend (docs/budgets.md). */
+export async function aParkedBudget(db: Db, queue: string): Promise<Task> {
+  await makeQueue(db, queue);
+  const by = await createActor(db, "agent", `spender ${queue}`);
+  const step = async (op: Parameters<typeof perform>[0], input: unknown): Promise<Task> => {
+    const result = (await perform(op, input, { db, actor: by })) as Result<Task>;
+    if (!result.ok) throw new Error(`scene: ${result.error.code}: ${result.error.message}`);
+    return result.value;
+  };
+  let task = await step(createTask, { title: `budget ${queue}`, queue, budget: { limit: 5, unit: "tokens" } });
+  task = await step(claim, { taskId: task.id, version: task.version });
+  task = await step(start, { taskId: task.id, version: task.version });
+  return step(renew, { taskId: task.id, version: task.version, spend: 5 });
+}
+
+/** A live agent token of its own (the cap cells change it). */
+export async function aToken(db: Db, queue: string): Promise<string> {
+  return (await createAgentToken(db, { name: `capped-${queue}-${randomBytes(3).toString("hex")}` })).name;
 }

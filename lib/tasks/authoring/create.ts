@@ -28,6 +28,7 @@ function requested(input: CreateTaskInput) {
     notBefore: input.notBefore ? new Date(input.notBefore).toISOString() : null,
     // Only when it reserves anything: the created event of a task without stays as it was.
     reserves: input.reserves && input.reserves.length > 0 ? input.reserves : undefined,
+    budget: input.budget,
   };
 }
 
@@ -60,6 +61,8 @@ async function createOnce(tx: Tx, input: CreateTaskInput, { actor, clock }: Oper
       blockedBy: dependencies.value.filter((d) => d.status !== "done").map((d) => d.id),
       notBefore: fields.notBefore ? new Date(fields.notBefore) : null,
       reserves: fields.reserves ?? null,
+      budgetLimit: fields.budget?.limit ?? null,
+      budgetUnit: fields.budget?.unit ?? null,
       idempotencyKey: scopedKey,
       createdAt: now,
       updatedAt: now,

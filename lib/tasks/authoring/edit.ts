@@ -65,6 +65,10 @@ const COLUMNS: Record<Field, (value: unknown) => SQL> = {
   notBefore: (v) => sql`not_before = ${v ? new Date(v as string).toISOString() : null}::timestamptz`,
   // None is NULL, not [], so the tasks_reserving index holds only tasks that reserve.
   reserves: (v) => sql`reserves = ${(v as unknown[]).length > 0 ? JSON.stringify(v) : null}::jsonb`,
+  budget: (v) => {
+    const b = v as { limit: number; unit: string } | null;
+    return sql`budget_limit = ${b?.limit ?? null}::numeric, budget_unit = ${b?.unit ?? null}::text`;
+  },
 };
 
 /**

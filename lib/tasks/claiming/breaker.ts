@@ -7,6 +7,7 @@ import { appendEvents, SYSTEM_ACTOR_ID } from "../core/events";
 import { queueInput } from "../core/schemas";
 import { fail, ok } from "../core/types";
 import { SUPERVISORS } from "../core/standing";
+import { overMonthlyCap } from "../budgets/cap";
 
 /** Events this far ahead of the database clock mean the clock went backwards. */
 export const CLOCK_TOLERANCE_SECONDS = 5;
@@ -17,10 +18,12 @@ export interface QueueState {
   hasExpired: boolean;
   /** Some unfinished task of this queue reserves something: its claims take the reservations lock. */
   hasReserving: boolean;
+  /** The claimer (when named) is an agent over its monthly cap: claim-next hands it nothing. */
+  overBudget: boolean;
 }
 
 /** The queue's settings and whether any lease in it has lapsed (one probe of tasks_held_lease). */
-export async function readQueueState(tx: Executor, name: string, clock: Clock): Promise<QueueState | null> {
+export async function readQueueState(tx: Executor, name: string, clock: Clock, claimerId?: string): Promise<QueueState | null> {
   const [row] = await tx
     .select({
       queue: queues,
@@ -32,6 +35,8 @@ export async function readQueueState(tx: Executor, name: string, clock: Clock): 
       hasReserving: sql<boolean>`EXISTS (
         SELECT 1 FROM ${tasks}
         WHERE ${tasks.reserves} IS NOT NULL AND ${tasks.status} IN ('queued', 'claimed', 'started') AND ${tasks.queue} = ${queues.name})`,
+      // A probe of agent_tokens_capped, which holds only capped tokens (lib/tasks/budgets/cap.ts).
+      overBudget: claimerId ? overMonthlyCap(claimerId, clock.now()) : sql<boolean>`false`,
     })
     .from(queues)
     .where(eq(queues.name, name));

@@ -35,7 +35,7 @@ export async function claimBest(
   queueState?: Promise<QueueState | null>,
 ): Promise<Result<Task[]>> {
   const name = input.queue ?? DEFAULT_QUEUE;
-  const state = await (queueState ?? readQueueState(tx, name, clock));
+  const state = await (queueState ?? readQueueState(tx, name, clock, actor.id));
   if (!state) return fail(await unknownQueueIn(tx, name));
   const closed = refuseNewWork(name, state.queue);
   if (closed) return fail(closed);
@@ -43,6 +43,7 @@ export async function claimBest(
   const refused = claimantRefusal(state.queue, actor);
   if (refused) return fail(refused);
   if (state.queue.paused) return ok([]); // paused: owners finish what they hold, nobody takes more
+  if (state.overBudget) return ok([]); // an agent over its monthly cap is handed nothing (docs/budgets.md)
   // Lapses of attempts that met their ceiling are strikes, not plain reclaims: settle them first.
   if (state.hasExpired) await strikeCappedLapses(tx, clock, state.queue);
   const expiredLimit = Math.min(limit, await reclaimBudget(tx, state, clock));

@@ -15,6 +15,7 @@ import { loadTask, toTasks } from "../core/task-row";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
 import { WORKERS } from "../core/standing";
 import { lockReservationsOf, reservationFilter } from "../reservations/held";
+import { overMonthlyCap } from "../budgets/cap";
 
 /**
  * A targeted claim waits at most this long for a row another transaction holds, then
@@ -45,7 +46,7 @@ export const claim = defineOperation({
                                    WHERE queues.name = tasks.queue
                                      AND (breaker_tripped_at IS NOT NULL
                                           OR tasks.lease_until + make_interval(secs => queues.lock_delay_seconds) > ${clock.now()}))))
-          ${readyForClaim(clock)} ${reserved}
+          ${readyForClaim(clock)} ${reserved} AND NOT ${overMonthlyCap(actor.id, clock.now())}
         FOR UPDATE OF tasks`;
       return (await claimRows(tx, clock, candidates, { actor, instance }))[0];
     };

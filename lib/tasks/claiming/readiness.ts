@@ -11,6 +11,7 @@ import { parseTimestamp } from "../core/task-row";
 import { ok, type ActorRef, type EngineError, type Result, type Task } from "../core/types";
 import { EVERYONE } from "../core/standing";
 import { conflictingHoldings } from "../reservations/held";
+import { readMonthlyCap } from "../budgets/cap";
 
 // "Why is this task not being picked up?" — answered once, here, for the API's readiness
 // route, MCP's task_readiness and the task page; the targeted claim explains its refusals
@@ -112,6 +113,12 @@ export async function readTaskReadiness(db: Executor, clock: Clock, taskId: stri
       add("reserved", `#${c.taskId} "${c.title}"${c.owner ? ` (${c.owner})` : ""} holds ${c.resource}, which this task's reservations conflict with`);
     }
   }
+  if (facts.status === "queued" || (held && facts.lapsed)) {
+    const cap = await readMonthlyCap(db, clock, caller.id);
+    if (cap && cap.spent >= cap.limit) {
+      add("agent_budget", `You spent ${cap.spent} of your monthly cap of ${cap.limit} ${cap.unit} this month: claims hand you nothing until a supervisor raises the cap or the month turns`);
+    }
+  }
   if (facts.needs_check && facts.status !== "done" && facts.status !== "cancelled") {
     add("needs_check", "An earlier attempt began a side effect: a claim works, but starting needs confirmCheck");
   }
@@ -141,7 +148,7 @@ export async function explainUnready(db: Executor, clock: Clock, task: Task, cal
   if (!readiness) return null;
   const paused = readiness.reasons.find((r) => r.code === "queue_paused");
   if (paused) return { code: "queue_paused", message: `Task ${task.id} cannot be claimed: ${paused.message}`, task };
-  const graph = readiness.reasons.filter((r) => r.code === "blocked" || r.code === "not_before" || r.code === "lock_delay" || r.code === "reserved");
+  const graph = readiness.reasons.filter((r) => r.code === "blocked" || r.code === "not_before" || r.code === "lock_delay" || r.code === "reserved" || r.code === "agent_budget");
   if (graph.length === 0) return null;
   return { code: "not_ready", message: `Task ${task.id} is not ready: ${graph.map((r) => r.message).join("; ")}`, task };
 }

@@ -40,12 +40,26 @@ export interface CreatedPayload extends Moved {
   notBefore: string | null;
   idempotencyKey?: string;
   reserves?: Reservation[];
+  budget?: BudgetPayload;
 }
 export interface ClaimedPayload extends Moved { leaseUntil?: string; leaseSeconds: number | null }
 export interface ClaimRejectedPayload { version: number; expectedVersion: number; ownerId: string | null; status: TaskStatus }
 export type StartedPayload = Moved;
 export type CheckConfirmedPayload = Moved;
-export interface HeartbeatPayload extends Moved { leaseUntil?: string; progress?: unknown; presence?: true }
+export interface HeartbeatPayload extends Moved { leaseUntil?: string; progress?: unknown; presence?: true; spend?: number; spent?: number }
+/** A budget's limit and unit (docs/budgets.md). */
+export interface BudgetPayload { limit: number; unit: string }
+/** budget_warning, budget_reached, budget_raised: the task's spent and budget after the move. */
+export interface BudgetMovePayload extends Moved {
+  spent: number;
+  budget: BudgetPayload;
+  /** budget_reached: the budget question the supervisors answer by raising the limit. */
+  questionId?: string;
+  /** budget_raised: by how much; and the owner's fresh lease when the task was parked on its budget. */
+  add?: number;
+  leaseUntil?: string;
+  leaseSeconds?: number;
+}
 export interface SideEffectPayload extends Moved { description: string }
 export interface ReleasedPayload extends Moved {
   needsCheck: boolean;
@@ -80,14 +94,14 @@ export interface EscalatedPayload extends Moved {
 }
 /** A supervisor's decision (requeue, resolve, cancel), with their note when they gave one. */
 export interface DecisionPayload extends Moved { reason?: string }
-export interface CompletedPayload extends Moved { result?: unknown }
+export interface CompletedPayload extends Moved { result?: unknown; spend?: number; spent?: number }
 export interface AttemptLimitPayload extends Moved { ceiling: string; maxAttemptSeconds: number }
 export interface DependencyAddedPayload extends Moved { added: string[]; dependsOn: string[]; blockedBy: string[] }
 export interface DependencyRemovedPayload extends Moved { removed: string; dependsOn: string[]; blockedBy: string[] }
 export interface UnblockedPayload extends Moved { dependencies: string[] }
 /** One field's change; `from` of a large payload is left out. */
 export interface FieldChange { from?: unknown; to: unknown; fromOmitted?: true }
-export interface EditedPayload extends Moved { changes: Partial<Record<"title" | "description" | "priority" | "payload" | "queue" | "notBefore" | "reserves", FieldChange>> }
+export interface EditedPayload extends Moved { changes: Partial<Record<"title" | "description" | "priority" | "payload" | "queue" | "notBefore" | "reserves" | "budget", FieldChange>> }
 /** No version: a comment changes nothing of the task. `pending` marks the page's own placeholder. */
 export interface CommentedPayload { body: string; pending?: true }
 export interface EventsArchivedPayload {
@@ -132,7 +146,7 @@ export interface SubmissionPayload {
   at: string;
 }
 /** A completion that waits for review: the submission in full, so the fold replays it. */
-export interface SubmittedPayload extends Moved { submission: SubmissionPayload }
+export interface SubmittedPayload extends Moved { submission: SubmissionPayload; spend?: number; spent?: number }
 /** A reviewer's decision: the digest it bound to, and the note (a reject's note is the hand-off). */
 export interface ReviewedPayload extends Moved {
   digest: string;
@@ -224,6 +238,9 @@ export interface EventPayloads {
   question_asked: QuestionPayload;
   question_answered: QuestionPayload;
   question_expired: QuestionPayload;
+  budget_warning: BudgetMovePayload;
+  budget_reached: BudgetMovePayload;
+  budget_raised: BudgetMovePayload;
 }
 
 export type EventType = keyof EventPayloads;

@@ -68,6 +68,11 @@ export const EVENTS: Record<EventType, EventFacts> = {
   question_asked: { of: "task", version: "adds", label: "asked a person a question; the lease is parked" },
   question_answered: { of: "task", version: "adds", label: "answered the question; back to work with a fresh lease" },
   question_expired: { of: "task", version: "none", label: "noted the question went unanswered past its deadline" },
+  // Budgets (docs/budgets.md): a warning is a fact of no version; reaching the limit parks the task
+  // (a transition of its own, written with the heartbeat that spent it), a raise resumes it.
+  budget_warning: { of: "task", version: "none", label: "spent 80 % of the budget" },
+  budget_reached: { of: "task", version: "adds", label: "reached the budget: the lease is parked until a supervisor raises it" },
+  budget_raised: { of: "task", version: "adds", label: "raised the budget" },
 };
 
 /** Whether `type` completes the transition of a `previous` event (machine-events' companionOf). */

@@ -103,9 +103,12 @@ export const MOVES = {
     verb: "start", who: "owner", from: ["claimed"], to: "started", lease: "keeps", requiresLease: true, version: true,
     clearsCheck: true, events: ["check_confirmed", "started"],
   },
+  // A heartbeat's spend that reaches the task's budget parks it instead (docs/budgets.md): a
+  // transition then, with its own version, in the same UPDATE.
   renew: {
-    verb: "renew the lease of", who: "owner", from: HELD, to: "same", lease: "renews", requiresLease: true, version: false,
-    events: ["heartbeat"], refusedWith: ["attempt_limit_reached"],
+    verb: "renew the lease of", who: "owner", from: HELD, to: "same", or: { to: "awaiting_input", when: "its spend reaches the budget" },
+    lease: "renews", requiresLease: true, version: false,
+    events: ["heartbeat", "budget_warning", "budget_reached"], refusedWith: ["attempt_limit_reached"],
   },
   sideEffect: {
     verb: "record a side effect on", who: "owner", from: HELD, to: "same", lease: "keeps", requiresLease: true, version: false,
@@ -114,7 +117,7 @@ export const MOVES = {
   release: { verb: "release", who: "owner", from: HELD, to: "queued", lease: "ends", version: true, events: ["released"] },
   complete: {
     verb: "complete", who: "owner", from: ["started"], to: "done", or: { to: "in_review", when: "the queue's review asks for it" },
-    lease: "finishes", version: true, events: ["completed", "submitted"],
+    lease: "finishes", version: true, events: ["completed", "submitted", "budget_warning"],
   },
   fail: {
     verb: "fail", who: "owner", from: HELD, to: "queued", or: { to: "escalated", when: "last strike" },
@@ -158,6 +161,11 @@ export const MOVES = {
   expireQuestion: {
     verb: "escalate", who: "system", from: ["awaiting_input"], to: "escalated", lease: "ends", version: true, events: ["question_expired", "escalated"],
   },
+  // Budgets (docs/budgets.md): a supervisor raises the limit of a task parked on its budget, and
+  // its owner gets a fresh lease, the attempt (and so the fence) the same.
+  raiseBudget: {
+    verb: "raise the budget of", who: "supervisor", from: ["awaiting_input"], to: "started", lease: "resumes", version: true, events: ["budget_raised"],
+  },
   comment: { verb: "comment on", who: "anyone", from: STATUSES, to: "same", lease: "none", version: false, events: ["commented"] },
 } as const satisfies Record<string, MoveRow>;
 
@@ -172,7 +180,7 @@ export const doneBy = (row: MoveRow): EventType[] => (row.version ? [...row.even
 
 /** Every status the move can reach. */
 export const reaches = (row: MoveRow): TaskStatus[] =>
-  row.to === "same" ? [...row.from, ...(row.fromLapsed ?? [])] : [row.to, ...(row.or ? [row.or.to] : [])];
+  [...(row.to === "same" ? [...row.from, ...(row.fromLapsed ?? [])] : [row.to]), ...(row.or ? [row.or.to] : [])];
 
 /** Every status the move can leave. */
 export const leaves = (row: MoveRow): TaskStatus[] => [...new Set([...row.from, ...(row.fromLapsed ?? [])])];

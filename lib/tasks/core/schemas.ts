@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { reserves } from "../reservations/schemas";
+import { budget, raiseBudgetBody, spend } from "../budgets/schemas";
+export { raiseBudgetBody };
 import { LIMITS } from "@/lib/limits";
 
 // One schema per input, shared by the engine, the server actions and the API routes
@@ -101,6 +103,8 @@ export const createTaskInput = z.strictObject({
   idempotencyKey: idempotencyKey.optional(),
   /** Taken while the task is held (API.md "Reservations"). */
   reserves: reserves.optional(),
+  /** A limit on what holders may spend on it (API.md "Budgets"). */
+  budget: budget.optional(),
 });
 
 export const claimNextInput = z.strictObject({
@@ -124,19 +128,21 @@ export const handoffInput = z.strictObject({
 
 export const claimBody = z.strictObject({ version });
 export const startBody = z.strictObject({ version, confirmCheck: z.boolean().optional() });
-export const heartbeatBody = z.strictObject({ version, progress: jsonValue.optional() });
+export const heartbeatBody = z.strictObject({ version, progress: jsonValue.optional(), spend: spend.optional() });
 export const sideEffectBody = z.strictObject({ version, description: text(LIMITS.reason, 1) });
 export const releaseBody = z.strictObject({ version, handoff: handoffInput.optional() });
 export const completeBody = z.strictObject({
   version,
   result: jsonValue.optional(),
+  /** What the attempt spent since its last heartbeat (added to the task's `spent`). */
+  spend: spend.optional(),
   /** Claim (and start) the next task in the same transaction. */
   next: claimNextInput.optional(),
 });
 /** POST /completions: each item its own guarded write, all in one transaction. */
 export const completionsInput = z.strictObject({
   tasks: z
-    .array(z.strictObject({ id: taskId, version, result: jsonValue.optional() }))
+    .array(z.strictObject({ id: taskId, version, result: jsonValue.optional(), spend: spend.optional() }))
     .min(1, "must list at least one task")
     .max(LIMITS.batch, `must list at most ${LIMITS.batch} tasks`)
     .superRefine((items, ctx) => {
@@ -169,8 +175,10 @@ const editFields = {
   notBefore: notBefore.nullable().optional(),
   /** Replaces what the task reserves; [] reserves nothing. */
   reserves: reserves.optional(),
+  /** Sets the budget; null removes it. */
+  budget: budget.nullable().optional(),
 };
-export const EDITABLE_FIELDS = ["title", "description", "priority", "payload", "queue", "notBefore", "reserves"] as const;
+export const EDITABLE_FIELDS = ["title", "description", "priority", "payload", "queue", "notBefore", "reserves", "budget"] as const;
 const namesAField = (body: Partial<Record<(typeof EDITABLE_FIELDS)[number], unknown>>) => EDITABLE_FIELDS.some((f) => body[f] !== undefined);
 const NAMES_A_FIELD = { message: `must name at least one of ${EDITABLE_FIELDS.join(", ")}` };
 /** An edit must change something it names: a refinement, added after any `.extend`. */
@@ -203,6 +211,7 @@ export const removeDependencyInput = withTaskId(removeDependencyBody).extend({ d
 export const readinessInput = z.strictObject({ taskId });
 export const editTaskInput = requireAnEdit(withTaskId(editTaskFields));
 export const commentInput = withTaskId(commentBody);
+export const raiseBudgetInput = withTaskId(raiseBudgetBody);
 export const queuePausedInput = z.strictObject({ queue: queueName, paused: z.boolean() });
 
 export const sweepInput = z.strictObject({ queue: queueName.optional() });

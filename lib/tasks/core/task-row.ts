@@ -54,6 +54,9 @@ export function rawToTaskRow(raw: Record<string, unknown>): TaskRow {
     handoffAt: nullableTimestamp((raw.handoff_at as string | null) ?? null),
     reserves: (raw.reserves as TaskRow["reserves"]) ?? null,
     submission: raw.submission ?? null,
+    budgetLimit: raw.budget_limit === null || raw.budget_limit === undefined ? null : Number(raw.budget_limit),
+    budgetUnit: (raw.budget_unit as string | null) ?? null,
+    spent: Number(raw.spent ?? 0),
     createdAt: parseTimestamp(raw.created_at as string),
     updatedAt: parseTimestamp(raw.updated_at as string),
   };
@@ -85,6 +88,8 @@ export function toTask(row: TaskRow, owner: ActorRef | null): Task {
     openEffects: [],
     reserves: row.reserves ?? [],
     submission: toSubmission(row.submission),
+    budget: row.budgetLimit !== null && row.budgetUnit !== null ? { limit: Number(row.budgetLimit), unit: row.budgetUnit } : null,
+    spent: Number(row.spent),
   };
 }
 

@@ -66,6 +66,10 @@ export interface Task {
   reserves: Reservation[];
   /** The completion waiting for review (in_review), or the one approved; null otherwise. */
   submission: Submission | null;
+  /** A limit on what holders may spend on it, in the team's unit (docs/budgets.md); null without one. */
+  budget: { limit: number; unit: string } | null;
+  /** What holders reported spending on it over every attempt. */
+  spent: number;
 }
 
 export const conflictCodes = [

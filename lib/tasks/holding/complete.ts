@@ -19,6 +19,8 @@ import { effectsAppliedByCompletion } from "../effects/ledger";
 import { effectsUnresolved } from "../effects/unresolved";
 import type { SubmissionPayload } from "../core/event-payloads";
 import { actorOf, needsReview, submissionDigest } from "../review/submission";
+import { recordSpend, warningOf } from "../budgets/spend";
+import type { TaskRow } from "@/db/schema";
 
 const move = ownerTransition("complete");
 
@@ -26,6 +28,8 @@ export interface Completion {
   taskId: string;
   version: number;
   result?: unknown;
+  /** What the attempt spent since its last heartbeat (docs/budgets.md). */
+  spend?: number;
 }
 
 /** An item's answer; `replayed` when it had already been completed by this caller (a retry). */
@@ -57,6 +61,10 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
         })))}::jsonb)
           AS i(id bigint, version int, result jsonb, digest text)`;
   const review = needsReview(actor);
+  // Spend only where some item reports it, so the loop's plain completion keeps its statement.
+  const spending = items.some((i) => i.spend !== undefined);
+  const spendItem = items.length === 1 ? sql`${items[0]!.spend ?? 0}::numeric` : sql`(${JSON.stringify(Object.fromEntries(items.map((i) => [i.taskId, i.spend ?? 0])))}::jsonb ->> item.id::text)::numeric`;
+  const spent = spending ? sql`spent = t.spent + ${spendItem},` : sql``;
   const updating = executePrepared<Record<string, unknown>>(tx, sql`
     WITH item AS (${item}), locked AS MATERIALIZED (
       SELECT t.id, t.side_effect_recorded FROM tasks t JOIN item ON item.id = t.id
@@ -67,7 +75,7 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
                        submission = CASE WHEN ${review} THEN jsonb_build_object(
                          'result', item.result, 'digest', item.digest, 'by', ${JSON.stringify(actorOf(actor))}::jsonb,
                          'attempt', t.attempt, 'at', to_char(${now}::timestamptz AT TIME ZONE 'UTC', ${ISO_MS})
-                       ) ELSE t.submission END,
+                       ) ELSE t.submission END, ${spent}
                        lease_until = NULL, lease_seconds = NULL, side_effect_recorded = false,
                        intended_effects = 0, version = t.version + 1, updated_at = ${now}
     FROM locked l, item, queues q
@@ -84,6 +92,9 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
   const withEffects = raws.filter((raw) => raw.had_effects === true).map((raw) => done.get(String(raw.id))!);
   const applied = withEffects.length > 0 ? await effectsAppliedByCompletion(tx, clock, actor, withEffects) : [];
   const doneTasks = new Map((await toTasks(tx, [...done.values()], actor)).map((task) => [task.id, task]));
+  const spends = spending ? items.filter((i) => (i.spend ?? 0) > 0 && done.has(i.taskId)) : [];
+  for (const i of spends) await recordSpend(tx, clock, actor.id, done.get(i.taskId)!, i.spend!);
+  const spentOf = (item: Completion, row: TaskRow) => (item.spend !== undefined ? { spend: item.spend, spent: Number(row.spent) } : {});
 
   await appendEvents(tx, clock, [...applied, ...items.flatMap((item): NewEvent[] => {
     const row = done.get(item.taskId);
@@ -91,13 +102,13 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
     if (row.status === "in_review") {
       return [{
         taskId: row.id, queue: row.queue, type: "submitted" as const, actorId: actor.id,
-        payload: { version: row.version, status: row.status, submission: row.submission as SubmissionPayload, ...instanceOf(instance) },
-      }];
+        payload: { version: row.version, status: row.status, submission: row.submission as SubmissionPayload, ...spentOf(item, row), ...instanceOf(instance) },
+      }, ...warningOf(row, item.spend ?? 0, actor.id)];
     }
     return [{
       taskId: row.id, queue: row.queue, type: "completed" as const, actorId: actor.id,
-      payload: { version: row.version, status: row.status, ...(item.result !== undefined ? { result: item.result } : {}), ...instanceOf(instance) },
-    }];
+      payload: { version: row.version, status: row.status, ...(item.result !== undefined ? { result: item.result } : {}), ...spentOf(item, row), ...instanceOf(instance) },
+    }, ...warningOf(row, item.spend ?? 0, actor.id)];
   })]);
   await appendEvents(tx, clock, await unblocking);
 
@@ -149,7 +160,7 @@ export const completeAndClaimNext = defineOperation({
     return oneEventWrite(tx, clock, async () => {
       // The next queue's settings do not depend on the completion: asked for now, the read
       // travels in one round trip with the completion's UPDATE.
-      const queueState = next ? readQueueState(tx, next.queue ?? DEFAULT_QUEUE, clock) : undefined;
+      const queueState = next ? readQueueState(tx, next.queue ?? DEFAULT_QUEUE, clock, actor.id) : undefined;
       queueState?.catch(() => {}); // a refused completion returns without it; its error is the transaction's
       const [completed] = await completeTasks(tx, clock, actor, [item], instance);
       if (!completed!.ok) return completed!;

@@ -9,6 +9,8 @@ import { toTasks } from "../core/task-row";
 import { ownerTransition, transition } from "../core/transition";
 import { ok } from "../core/types";
 import { WORKERS } from "../core/standing";
+import { parkOnBudget, recordSpend, renewWithSpend, warningOf } from "../budgets/spend";
+import type { NewEvent } from "../core/events";
 
 const move = ownerTransition("renew");
 
@@ -16,7 +18,9 @@ const move = ownerTransition("renew");
  * Heartbeat: the owner pushes lease_until forward by the claim's lease length. Only while
  * the lease is still valid — a lapsed lease may already be someone else's — and within
  * the queue's attempt ceiling. Not a transition: the version stays. Progress, when sent,
- * becomes the task's `progress` for this attempt.
+ * becomes the task's `progress` for this attempt. Spend, when sent, is added to the task's
+ * `spent`; a heartbeat whose spend reaches the budget parks the task instead of renewing it
+ * (the machine's renew `or`, lib/tasks/budgets/spend.ts), and answers with it awaiting_input.
  */
 export const renew = defineOperation({
   name: "renew",
@@ -27,28 +31,34 @@ export const renew = defineOperation({
     const progress = input.progress !== undefined
       ? sql`, progress = ${JSON.stringify(input.progress)}::jsonb, progress_at = ${now}`
       : sql``;
-    const changed = await transition(
-      tx,
-      input.taskId,
-      sql`lease_until = ${now} + make_interval(secs => t.lease_seconds), updated_at = ${now} ${progress}`,
-      move.guard(actor, input.version, now, withinCeiling(now)),
-    );
+    // Without spend the statement stays the loop's plain renewal (the bench replays it).
+    const set = input.spend !== undefined
+      ? renewWithSpend(input.spend, now, progress)
+      : sql`lease_until = ${now} + make_interval(secs => t.lease_seconds), updated_at = ${now} ${progress}`;
+    const changed = await transition(tx, input.taskId, set, move.guard(actor, input.version, now, withinCeiling(now)));
     if (!changed) {
       const atCeiling = await refuseAtCeiling(tx, clock, input, actor, instance);
       if (atCeiling) return atCeiling;
       return explainMiss(tx, clock, move.expected(input, actor));
     }
     const { row } = changed;
+    const parked = row.status === "awaiting_input";
+    const spend = input.spend ?? 0;
+    const budget: NewEvent[] = input.spend !== undefined ? warningOf(row, spend, actor.id) : [];
+    if (parked) budget.push(...(await parkOnBudget(tx, clock, row)));
+    if (spend > 0) await recordSpend(tx, clock, actor.id, row, spend);
     await appendEvents(tx, clock, [{
       taskId: row.id, queue: row.queue, type: "heartbeat", actorId: actor.id,
       payload: {
-        version: row.version,
-        status: row.status,
+        // A heartbeat that parked the task: its own version is the one before the park's.
+        version: parked ? row.version - 1 : row.version,
+        status: parked ? changed.previous.status : row.status,
         leaseUntil: row.leaseUntil?.toISOString(),
         ...(input.progress !== undefined ? { progress: input.progress } : {}),
+        ...(input.spend !== undefined ? { spend: input.spend, spent: Number(row.spent) } : {}),
         ...instanceOf(instance),
       },
-    }]);
+    }, ...budget]);
     return ok((await toTasks(tx, [row], actor))[0]!);
   },
 });

@@ -11,7 +11,8 @@ import { ANSWERERS } from "./rules";
 // whose claimants admit people (anyone or people), the queues a person works in. Past-deadline
 // ones are expired first, lazily, so the list never offers a question that can no longer be answered.
 
-export type OpenQuestion = Question & { title: string; queue: string };
+/** An open question with its task's title, queue and version (a budget raise names the version). */
+export type OpenQuestion = Question & { title: string; queue: string; taskVersion: number };
 
 export const listOpenQuestions = defineOperation({
   name: "listOpenQuestions",

@@ -91,6 +91,9 @@ export const answerQuestion = defineOperation({
       return fail({ code: "invalid_request", message: `choice must be ${offered}`, field: "choice" });
     }
     const before = await loadTask(tx, input.taskId);
+    if (found.kind === "budget" && !found.answer && !found.expiredAt) {
+      return fail({ code: "invalid_transition", message: `Question ${found.id} asks for a bigger budget: a supervisor raises it (POST /tasks/${input.taskId}/budget), which answers it`, ...(before ? { task: before } : {}) });
+    }
     if (found.askedBy.id === actor.id || before?.owner?.id === actor.id) {
       return fail({ code: "self_review", message: `You asked question ${found.id}: someone else must answer it`, ...(before ? { task: before } : {}) });
     }

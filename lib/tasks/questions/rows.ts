@@ -71,11 +71,14 @@ export async function taskQuestionRows(db: Executor, taskId: string): Promise<Qu
  * Open questions (unanswered, not expired), soonest deadline first, of the queues `queues` names
  * (null: every queue), with their task's title and queue: the inbox's Questions section.
  */
-export async function openQuestionRows(db: Executor, queues: string[] | null, limit = 200): Promise<(Question & { title: string; queue: string })[]> {
+export async function openQuestionRows(
+  db: Executor, queues: string[] | null, limit = 200,
+): Promise<(Question & { title: string; queue: string; taskVersion: number })[]> {
+  // Staff (a queue list) are not asked budget questions: only a supervisor raises a budget.
   const rows = await db.execute<Record<string, unknown>>(sql`
-    SELECT ${COLUMNS}, t.title, t.queue FROM task_questions x ${JOINS} JOIN tasks t ON t.id = x.task_id
+    SELECT ${COLUMNS}, t.title, t.queue, t.version AS task_version FROM task_questions x ${JOINS} JOIN tasks t ON t.id = x.task_id
     WHERE x.answered_at IS NULL AND x.expired_at IS NULL AND t.status = 'awaiting_input'
-      ${queues ? sql`AND t.queue = ANY(${`{${queues.map((q) => `"${q}"`).join(",")}}`}::text[])` : sql``}
+      ${queues ? sql`AND x.kind = 'agent' AND t.queue = ANY(${`{${queues.map((q) => `"${q}"`).join(",")}}`}::text[])` : sql``}
     ORDER BY x.deadline, x.id LIMIT ${limit}`);
-  return rows.map((raw) => ({ ...publicQuestion(toQuestion(raw)), title: String(raw.title), queue: String(raw.queue) }));
+  return rows.map((raw) => ({ ...publicQuestion(toQuestion(raw)), title: String(raw.title), queue: String(raw.queue), taskVersion: Number(raw.task_version) }));
 }

@@ -63,6 +63,9 @@ export function foldEvents(rows: FoldEvent[]): FoldedTask {
     handoffAt: null,
     reserves: p.reserves ?? null,
     submission: null,
+    budgetLimit: p.budget?.limit ?? null,
+    budgetUnit: p.budget?.unit ?? null,
+    spent: 0,
     createdAt: first.createdAt,
     updatedAt: first.createdAt,
   };
@@ -87,6 +90,9 @@ function fromCheckpoint(value: unknown): FoldedTask {
   for (const key of DATES) state[key] = state[key] == null ? null : new Date(state[key] as string);
   state.dependsOn = ((state.dependsOn as string[] | undefined) ?? []).map((id) => BigInt(id));
   state.reserves ??= null; // a fact archived before reservations existed
+  state.budgetLimit ??= null; // …or before budgets
+  state.budgetUnit ??= null;
+  state.spent ??= 0;
   return state as unknown as FoldedTask;
 }
 
@@ -160,6 +166,20 @@ function replay(
           task.progress = event.payload.progress;
           task.progressAt = event.createdAt;
         }
+        if (event.payload.spent !== undefined) task.spent = event.payload.spent;
+        break;
+      // Budgets (docs/budgets.md): a warning changes nothing; reaching the limit parks the lease; a raise resumes it.
+      case "budget_warning":
+        break;
+      case "budget_reached":
+        task.status = "awaiting_input";
+        task.leaseUntil = null;
+        break;
+      case "budget_raised":
+        task.budgetLimit = event.payload.budget.limit;
+        task.status = "started";
+        task.leaseUntil = dateOf(event.payload.leaseUntil);
+        task.leaseSeconds = event.payload.leaseSeconds ?? task.leaseSeconds;
         break;
       case "attempt_limit_reached":
         task.attemptLimited = true;
@@ -207,6 +227,7 @@ function replay(
         task.status = "done";
         break;
       case "completed":
+        if (event.payload.spent !== undefined) task.spent = event.payload.spent;
         task.status = "done";
         task.leaseUntil = null;
         task.leaseSeconds = null;
@@ -214,6 +235,7 @@ function replay(
         task.intendedEffects = 0;
         break;
       case "submitted":
+        if (event.payload.spent !== undefined) task.spent = event.payload.spent;
         task.status = "in_review";
         task.leaseUntil = null;
         task.leaseSeconds = null;
@@ -242,6 +264,11 @@ function replay(
         if (changes.payload) task.payload = changes.payload.to;
         if (changes.queue) task.queue = changes.queue.to as string;
         if (changes.notBefore) task.notBefore = changes.notBefore.to ? new Date(changes.notBefore.to as string) : null;
+        if (changes.budget) {
+          const to = changes.budget.to as { limit: number; unit: string } | null;
+          task.budgetLimit = to?.limit ?? null;
+          task.budgetUnit = to?.unit ?? null;
+        }
         if (changes.reserves) task.reserves = (changes.reserves.to as Reservation[]).length > 0 ? (changes.reserves.to as Reservation[]) : null;
         break;
       }

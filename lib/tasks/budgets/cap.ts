@@ -1,0 +1,46 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import type { Clock } from "../core/clock";
+
+// Agents' monthly caps (API.md "Budgets", docs/budgets.md): an agent token may carry a limit a
+// calendar month (UTC) in a unit; what the agent spent that month (actor_spend, in that unit
+// or on tasks without a budget) at or over it, claim-next hands it nothing and readiness says
+// agent_budget. Checked in the claim's own statements, never by a read of its own.
+
+/** The calendar month (UTC) of `now`, as the date actor_spend keys its rows by. */
+export const monthOf = (now: SQL) => sql`date_trunc('month', ${now} AT TIME ZONE 'UTC')::date`;
+
+/** True when `actorId` is an agent whose monthly cap this month's spend has reached. */
+export const overMonthlyCap = (actorId: string, now: SQL) => sql<boolean>`EXISTS (
+  SELECT 1 FROM agent_tokens cap
+  WHERE cap.actor_id = ${actorId}::uuid AND cap.monthly_budget_limit IS NOT NULL
+    AND (SELECT coalesce(sum(s.spent), 0) FROM actor_spend s
+         WHERE s.actor_id = cap.actor_id AND s.month = ${monthOf(now)} AND s.unit IN (cap.monthly_budget_unit, ''))
+        >= cap.monthly_budget_limit)`;
+
+export interface MonthlyCap {
+  limit: number;
+  unit: string;
+  spent: number;
+}
+
+/** The agent's cap and what it spent this month in its unit; null for an actor without a cap. */
+export async function readMonthlyCap(db: Executor, clock: Clock, actorId: string): Promise<MonthlyCap | null> {
+  const [row] = await db.execute<{ limit: string; unit: string; spent: string }>(sql`
+    SELECT cap.monthly_budget_limit AS limit, cap.monthly_budget_unit AS unit,
+           (SELECT coalesce(sum(s.spent), 0) FROM actor_spend s
+            WHERE s.actor_id = cap.actor_id AND s.month = ${monthOf(clock.now())} AND s.unit IN (cap.monthly_budget_unit, '')) AS spent
+    FROM agent_tokens cap
+    WHERE cap.actor_id = ${actorId}::uuid AND cap.monthly_budget_limit IS NOT NULL
+    LIMIT 1`);
+  return row ? { limit: Number(row.limit), unit: row.unit, spent: Number(row.spent) } : null;
+}
+
+/** Adds a report of spend to the actor's month (in the task's unit, '' without a budget). */
+export async function addActorSpend(tx: Executor, clock: Clock, actorId: string, unit: string | null, amount: number): Promise<void> {
+  if (amount <= 0) return;
+  await tx.execute(sql`
+    INSERT INTO actor_spend (actor_id, month, unit, spent)
+    VALUES (${actorId}::uuid, ${monthOf(clock.now())}, ${unit ?? ""}, ${amount})
+    ON CONFLICT (actor_id, month, unit) DO UPDATE SET spent = actor_spend.spent + excluded.spent`);
+}
