@@ -150,8 +150,24 @@ export default async function InsightsPage({ searchParams }: { searchParams: Sea
             <h2 id="claimants-heading" className="mb-2 font-semibold">People and agents</h2>
             <ClaimantBars claimants={selected.claimants} />
           </section>
+          <section aria-labelledby="spend-heading" className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" data-testid="queue-spend">
+            <h2 id="spend-heading" className="mb-2 font-semibold">Spend per done task</h2>
+            {selected.spend.length === 0 ? (
+              <p className="text-sm text-slate-600">No task done in this window reported spend (agents report it with each heartbeat: docs/budgets.md).</p>
+            ) : (
+              <ul className="space-y-1 text-sm">
+                {selected.spend.map((s) => (
+                  <li key={s.unit}>
+                    <span className="font-medium">{formatAmount(s.perDone)} {s.unit || "(no unit)"}</span> a done task — {formatAmount(s.spent)} over {s.doneTasks} {s.doneTasks === 1 ? "task" : "tasks"}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
         </>
       )}
     </main>
   );
 }
+
+const formatAmount = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));

@@ -14,6 +14,7 @@ import { SelectField, TextField } from "@/components/ui/field";
 import { LocalTime } from "@/components/ui/local-time";
 import { useToast } from "@/components/ui/toaster";
 import { Fleet, type FleetView } from "./fleet";
+import { MonthlyBudgetButton, monthText } from "./monthly-budget";
 import { supervisorKeys } from "./keys";
 import type { AgentTokenView } from "./types";
 import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
@@ -198,6 +199,7 @@ export function AgentTokens({ initial, fleet }: { initial: AgentTokenView[]; fle
                 <th scope="col" className="px-3 py-2">Made by</th>
                 <th scope="col" className="px-3 py-2">Expires</th>
                 <th scope="col" className="px-3 py-2">Last used</th>
+                <th scope="col" className="px-3 py-2">This month</th>
                 <th scope="col" className="px-3 py-2">Status</th>
                 <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
               </tr>
@@ -219,6 +221,7 @@ export function AgentTokens({ initial, fleet }: { initial: AgentTokenView[]; fle
                   <td className="px-3 py-2">{token.createdBy?.name ?? "—"}</td>
                   <td className="px-3 py-2 whitespace-nowrap">{token.expiresAt ? <LocalTime iso={token.expiresAt} withDate /> : "never"}</td>
                   <td className="px-3 py-2 whitespace-nowrap">{token.lastUsedAt ? <LocalTime iso={token.lastUsedAt} withDate /> : "never"}</td>
+                  <td className="px-3 py-2 whitespace-nowrap" data-testid="token-month">{monthText(token)}</td>
                   <td className="px-3 py-2 whitespace-nowrap">
                     {token.revokedAt ? (
                       <Badge tone="red">revoked <LocalTime iso={token.revokedAt} withDate /></Badge>
@@ -228,9 +231,12 @@ export function AgentTokens({ initial, fleet }: { initial: AgentTokenView[]; fle
                   </td>
                   <td className="px-3 py-2">
                     {token.revokedAt ? null : (
-                      <Button size="sm" tone="danger" aria-label={`Revoke ${token.name}`} onClick={() => setRevoking(token.name)}>
-                        Revoke
-                      </Button>
+                      <div className="flex gap-1">
+                        {token.role === "agent" ? <MonthlyBudgetButton token={token} /> : null}
+                        <Button size="sm" tone="danger" aria-label={`Revoke ${token.name}`} onClick={() => setRevoking(token.name)}>
+                          Revoke
+                        </Button>
+                      </div>
                     )}
                   </td>
                 </tr>

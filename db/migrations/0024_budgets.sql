@@ -15,6 +15,7 @@ ALTER TABLE "tasks" ADD COLUMN "budget_unit" text;--> statement-breakpoint
 ALTER TABLE "tasks" ADD COLUMN "spent" numeric DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "agent_tokens" ADD COLUMN "monthly_budget_limit" numeric;--> statement-breakpoint
 ALTER TABLE "agent_tokens" ADD COLUMN "monthly_budget_unit" text;--> statement-breakpoint
+CREATE INDEX "tasks_spent_done" ON "tasks" USING btree ("queue","updated_at") WHERE "tasks"."status" = 'done' AND "tasks"."spent" > 0;--> statement-breakpoint
 CREATE INDEX "agent_tokens_capped" ON "agent_tokens" USING btree ("actor_id") WHERE "agent_tokens"."monthly_budget_limit" IS NOT NULL;--> statement-breakpoint
 ALTER TABLE "tasks" ADD CONSTRAINT "tasks_budget" CHECK (("tasks"."budget_limit" IS NULL) = ("tasks"."budget_unit" IS NULL) AND ("tasks"."budget_limit" IS NULL OR "tasks"."budget_limit" > 0) AND "tasks"."spent" >= 0);--> statement-breakpoint
 ALTER TABLE "agent_tokens" ADD CONSTRAINT "agent_tokens_monthly_budget" CHECK (("agent_tokens"."monthly_budget_limit" IS NULL) = ("agent_tokens"."monthly_budget_unit" IS NULL) AND ("agent_tokens"."monthly_budget_limit" IS NULL OR "agent_tokens"."monthly_budget_limit" > 0));

@@ -170,6 +170,8 @@ export const tasks = pgTable(
     index("tasks_status_order").on(t.status, t.priority.desc().nullsFirst(), t.createdAt, t.id),
     // Only tasks that reserve are in it: what is held, and whether a queue has such tasks at all.
     index("tasks_reserving").on(t.status, t.queue).where(sql`${t.reserves} IS NOT NULL`),
+    // Insights' spend per done task (lib/insights/spend.ts): only done tasks that reported spend are in it.
+    index("tasks_spent_done").on(t.queue, t.updatedAt).where(sql`${t.status} = 'done' AND ${t.spent} > 0`),
     index("tasks_owner").on(t.ownerId).where(sql`${t.ownerId} IS NOT NULL`),
     index("tasks_queue_status").on(t.queue, t.status, t.id),
     // The few attempts that met their ceiling: a claim strikes their lapse before walking the queue.

@@ -1,5 +1,5 @@
 import "server-only";
-import { desc, eq } from "drizzle-orm";
+import { desc, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db/client";
 import { actors, agentTokens, oauthClients, oauthConnections, type TokenRole } from "@/db/schema";
@@ -19,6 +19,10 @@ export interface AgentTokenRow {
   expiresAt: Date | null;
   /** Who made it (null for tokens older than this record, or made by seeds). */
   createdBy: { id: string; name: string } | null;
+  /** The agent's cap a calendar month (docs/budgets.md); null: none. */
+  monthlyBudget: { limit: number; unit: string } | null;
+  /** What the agent reported spending this month (UTC), by unit ('' for tasks without a budget). */
+  spentThisMonth: Record<string, number>;
 }
 
 const maker = alias(actors, "maker");
@@ -40,6 +44,10 @@ export async function listAgentTokens(db: Executor): Promise<AgentTokenRow[]> {
       makerName: maker.name,
       client: oauthClients.name,
       owner: actors.name,
+      capLimit: agentTokens.monthlyBudgetLimit,
+      capUnit: agentTokens.monthlyBudgetUnit,
+      spent: sql<Record<string, string> | null>`(SELECT jsonb_object_agg(s.unit, s.spent) FROM actor_spend s
+        WHERE s.actor_id = ${agentTokens.actorId} AND s.month = date_trunc('month', now() AT TIME ZONE 'UTC')::date)`,
     })
     .from(agentTokens)
     .leftJoin(maker, eq(maker.id, agentTokens.createdBy))
@@ -49,8 +57,10 @@ export async function listAgentTokens(db: Executor): Promise<AgentTokenRow[]> {
     .orderBy(desc(agentTokens.createdAt), desc(agentTokens.id))
     .limit(1000)
     .then((rows) =>
-      rows.map(({ makerId, makerName, client, owner, ...row }) => ({
+      rows.map(({ makerId, makerName, client, owner, capLimit, capUnit, spent, ...row }) => ({
         ...row,
+        monthlyBudget: capLimit !== null && capUnit !== null ? { limit: Number(capLimit), unit: capUnit } : null,
+        spentThisMonth: Object.fromEntries(Object.entries(spent ?? {}).map(([unit, amount]) => [unit, Number(amount)])),
         createdBy: makerId && makerName ? { id: makerId, name: makerName } : null,
         connection: client !== null && owner !== null ? { client, owner } : null,
       })),

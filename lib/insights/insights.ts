@@ -14,6 +14,7 @@ import { withReadSettings } from "./read-settings";
 import { planOf, type Plan } from "./rollup";
 import { recommendLease, type Evidence, type Recommendation } from "./recommend";
 import { readClaimants, readQueueFacts, readSeries, type Bucket, type Claimant, type QueueFact } from "./series";
+import { readQueueSpend, type QueueSpend } from "./spend";
 import { at, DEFAULT_WINDOW, spanOf, windowName, type Span, type WindowName } from "./window";
 import { SUPERVISORS } from "@/lib/tasks/core/standing";
 
@@ -45,6 +46,8 @@ export interface QueueInsights extends QueueOverview {
   /** The breaker's last trip or reset before the window: the state the charts start in. */
   factBefore: QueueFact | null;
   claimants: Claimant[];
+  /** What the queue's tasks done in the window spent, per done task, by unit (docs/budgets.md). */
+  spend: QueueSpend[];
 }
 
 export interface Insights {
@@ -185,12 +188,13 @@ export async function readInsights(
     const chosen = overview.find((o) => o.queue.name === options.queue) ?? (options.queue ? undefined : mostInNeed(overview));
     if (!chosen) return { window, span, overview, selected: null };
     const name = chosen.queue.name;
-    const [series, facts, claimants] = await Promise.all([
+    const [series, facts, claimants, spend] = await Promise.all([
       readSeries(tx, name, plan),
       readQueueFacts(tx, name, span),
       readClaimants(tx, name, plan),
+      readQueueSpend(tx, name, span),
     ]);
-    return { window, span, overview, selected: { ...chosen, series, facts: facts.facts, factBefore: facts.before, claimants } };
+    return { window, span, overview, selected: { ...chosen, series, facts: facts.facts, factBefore: facts.before, claimants, spend } };
   });
 }
 

@@ -81,11 +81,12 @@ export const tools: Tool[] = [
     name: RENEW.mcpTool, title: `Report progress (${RENEW.http})`, endpoint: "heartbeat", leaseEffect: "sets",
     effect: { destructive: false, idempotent: false },
     description: describeTool(
-      `Tell the board how far you are (progress: any JSON, e.g. {"percent": 40, "step": "parsing"}) and renew the lease. Call it at each meaningful step of long work, and again whenever ${RENEW_CADENCE_TEXT} has passed; the version stays the same. Should your lease lapse, your last progress becomes the hand-off note for whoever takes the task over.`,
+      `Tell the board how far you are (progress: any JSON, e.g. {"percent": 40, "step": "parsing"}) and renew the lease. Call it at each meaningful step of long work, and again whenever ${RENEW_CADENCE_TEXT} has passed; the version stays the same. Should your lease lapse, your last progress becomes the hand-off note for whoever takes the task over. Report what you spent since the last call as spend (in the task's budget unit, e.g. usd_cents or tokens): at the task's budget the answer is the task awaiting_input — stop and wait until a supervisor raises it (get_task shows status started again).`,
       [...OWNER, "attempt_limit", "forbidden"],
     ),
     input: input.heartbeat, output: output.task,
-    call: (client, { progress, ...args }) => wrap(client.heartbeat(ref(args), progress === undefined ? {} : { progress })),
+    call: (client, { progress, spend, ...args }) =>
+      wrap(client.heartbeat(ref(args), { ...(progress === undefined ? {} : { progress }), ...(spend === undefined ? {} : { spend }) })),
   }),
   tool({
     name: "record_side_effect", title: "Record a side effect before acting", endpoint: "recordSideEffect", leaseEffect: "none",
@@ -108,8 +109,8 @@ export const tools: Tool[] = [
     ),
     input: input.complete, output: output.completed,
     hints: { next: "Claim the next task in the same step: {queue?, leaseSeconds?, start?} as for claim_next_task. Omit it to complete only." },
-    call: async (client, { result, next, ...args }) => {
-      const options = result === undefined ? {} : { result };
+    call: async (client, { result, next, spend, ...args }) => {
+      const options = { ...(result === undefined ? {} : { result }), ...(spend === undefined ? {} : { spend }) };
       return next ? client.completeAndClaimNext(ref(args), next, options) : wrap(client.complete(ref(args), options));
     },
   }),

@@ -6,7 +6,7 @@ import { makeQueue } from "@/test/queues";
 import { makeCallers, freshQueue, Scenes, type Caller } from "./callers";
 import { sourceActions } from "./discover";
 import { attackFixture, callAction, manifestActions, stateDigest, type AttackFixture } from "./helpers";
-import { approval, aQuestion, aSchedule, aSubmission, aWebhook } from "./v12-scenes";
+import { approval, aParkedBudget, aQuestion, aSchedule, aSubmission, aToken, aWebhook } from "./v12-scenes";
 
 // The authorisation matrix of the server actions: every action in the build's manifest,
 // cross-checked against every export of every "use server" file, × nine callers. The
@@ -60,6 +60,8 @@ const SCENES: Record<string, Scene> = {
   editTaskAction: async (s, c, q) => ({ ...ref(await s.queued(q, c.actor)), title: "matrix, edited" }),
   addCommentAction: async (s, _c, q) => ({ taskId: (await s.queued(q)).id, body: "matrix" }),
   createTokenAction: async (_s, _c, q) => ({ name: `tok-${q}` }),
+  raiseBudgetAction: async (_s, _c, q) => ({ ...ref(await aParkedBudget(fixture.database.db, q)), add: 5 }),
+  setMonthlyBudgetAction: async (_s, _c, q) => ({ name: await aToken(fixture.database.db, q), monthlyBudget: { limit: 100, unit: "tokens" } }),
   revokeTokenAction: async (_s, _c, q) => (await createAgentToken(fixture.database.db, { name: `rev-${q}` }), { name: `rev-${q}` }),
   auditAction: async () => ({ subject: "person" }),
   bulkSuperviseAction: async (s, _c, q) => ({ action: "requeue", tasks: [ref(await s.escalated(q))] }),

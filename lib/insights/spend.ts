@@ -1,0 +1,24 @@
+import { sql } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import type { Span } from "./window";
+
+// Spend per done task (issue 24, docs/budgets.md): what the queue's tasks finished in the window
+// cost, by unit. Read from the task rows (spent is kept there), through tasks_spent_done, which
+// holds only done tasks that reported spend, so a queue of a million unmetered tasks reads nothing.
+
+export interface QueueSpend {
+  /** The tasks' budget unit, or '' for spend reported on tasks without a budget. */
+  unit: string;
+  doneTasks: number;
+  spent: number;
+  perDone: number;
+}
+
+export async function readQueueSpend(db: Executor, queue: string, span: Span): Promise<QueueSpend[]> {
+  const rows = await db.execute<{ unit: string; done: number; spent: string }>(sql`
+    SELECT coalesce(budget_unit, '') AS unit, count(*)::int AS done, sum(spent)::text AS spent FROM tasks
+    WHERE queue = ${queue} AND status = 'done' AND spent > 0
+      AND updated_at >= ${span.from.toISOString()}::timestamptz AND updated_at < ${span.to.toISOString()}::timestamptz
+    GROUP BY 1 ORDER BY 1`);
+  return rows.map((r) => ({ unit: r.unit, doneTasks: r.done, spent: Number(r.spent), perDone: Number(r.spent) / r.done }));
+}
