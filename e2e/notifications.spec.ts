@@ -1,14 +1,14 @@
 import { eq, sql } from "drizzle-orm";
 import type { Page } from "@playwright/test";
 import { queues } from "../db/schema";
-import { claim, complete, createActor, perform, start } from "../lib/tasks";
+import { askQuestion, claim, complete, createActor, perform, start } from "../lib/tasks";
 import { AMAL, SARA } from "./people";
 import { expect, live, signIn, test } from "./fixtures";
 import { makeTask, must } from "./seed";
 
 // Issue 23 item 4: a person opts in to browser notifications on the board; with the board open
-// in two tabs, each fact (a review waiting for them, their task taken over) is shown exactly
-// once, and reloading does not show it again. window.Notification is wrapped by an init script
+// in two tabs, each fact (a review waiting for them, their task taken over, a question in a
+// queue they work) is shown exactly once, and reloading does not show it again. window.Notification is wrapped by an init script
 // that records every notification made in localStorage (shared by the context's tabs).
 
 const RECORD = () => {
@@ -64,15 +64,23 @@ test.describe("browser notifications", () => {
     await expect.poll(() => shown(page)).toHaveLength(2);
     expect((await shown(second))[1]).toMatchObject({ title: "Your task was taken over", body: expect.stringContaining("Rotate the keys") });
 
-    // Both tabs heard both events; still one notification each. A reload shows nothing again.
+    // A question in a queue Amal works (she claimed a task of it above): the agent asks a person.
+    let asking = await makeTask(db, await actorOf(SARA), { title: `Pick the refund ${queue}`, queue });
+    asking = must(await perform(claim, { taskId: asking.id, version: asking.version }, { db, actor: agent }));
+    asking = must(await perform(start, { taskId: asking.id, version: asking.version }, { db, actor: agent }));
+    must(await perform(askQuestion, { taskId: asking.id, version: asking.version, question: "Full or partial?", choices: ["Full", "Partial"] }, { db, actor: agent }));
+    await expect.poll(() => shown(page)).toHaveLength(3);
+    expect((await shown(second))[2]).toMatchObject({ title: `A question in ${queue}`, body: expect.stringContaining("Pick the refund") });
+
+    // Both tabs heard every event; still one notification each. A reload shows nothing again.
     await page.waitForTimeout(1500);
-    expect(await shown(second)).toHaveLength(2);
+    expect(await shown(second)).toHaveLength(3);
     await page.reload();
     await live(page);
     await second.reload();
     await live(second);
     await page.waitForTimeout(1500);
-    expect(await shown(page)).toHaveLength(2);
-    expect(new Set((await shown(page)).map((n) => n.tag)).size).toBe(2);
+    expect(await shown(page)).toHaveLength(3);
+    expect(new Set((await shown(page)).map((n) => n.tag)).size).toBe(3);
   });
 });

@@ -6,6 +6,7 @@ import { listAudit } from "@/lib/auth/audit";
 import { createToken, revokeToken, setMonthlyBudget } from "@/lib/auth/token-admin";
 import { cancel, forceRelease, raiseBudget, requeue, requeueTo, resetBreaker, resolve, setQueuePaused, setQueueSettings, superviseMany, sweepExpiredLeases, type SuperviseDecision } from "@/lib/tasks";
 import { superviseManyInput } from "@/lib/tasks/supervise/supervise-many";
+import { reviewMany, reviewManyInput } from "@/lib/tasks/review/review-many";
 import { ok } from "@/lib/tasks/core/types";
 
 // Supervisors only: the escalation inbox, force-release, queues, the breaker, agent tokens.
@@ -55,6 +56,30 @@ export const bulkSuperviseAction = guardedAction("supervisor", superviseManyInpu
     } else {
       outcome.conflicts.push({ taskId: result.taskId, code: result.error.code, message: result.error.message });
     }
+  }
+  return ok(outcome);
+});
+
+export interface BulkReviewOutcome {
+  decision: "approve" | "reject";
+  /** Ids of the tasks decided. */
+  done: string[];
+  /** Tasks the engine refused, each with its sentence (self_review: the supervisor worked on it). */
+  refused: { taskId: string; code: string; message: string }[];
+}
+
+/**
+ * The inbox's bulk Approve / Reject over selected in_review tasks: one engine call
+ * (lib/tasks/review/review-many.ts), each task the single review with its reviewer rule, so
+ * a task this supervisor submitted or held is refused in its own line and the rest decided.
+ */
+export const bulkReviewAction = guardedAction("supervisor", reviewManyInput, async (input, { run }) => {
+  const results = await run(reviewMany, input);
+  if (!results.ok) return results;
+  const outcome: BulkReviewOutcome = { decision: input.decision, done: [], refused: [] };
+  for (const result of results.value) {
+    if (result.ok) outcome.done.push(result.taskId);
+    else outcome.refused.push({ taskId: result.taskId, code: result.error.code, message: result.error.message });
   }
   return ok(outcome);
 });

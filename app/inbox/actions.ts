@@ -6,6 +6,7 @@ import { queueName } from "@/lib/tasks/core/schemas";
 import { ok } from "@/lib/tasks/core/types";
 import { countEscalated, readInbox } from "@/lib/tasks/supervise/inbox";
 import { readLapsed } from "@/lib/tasks/supervise/lapsed";
+import { readInReview } from "@/lib/tasks/review/waiting";
 
 // The inbox's read, behind the same guard as its writes, for the browser to refetch on events.
 export const inboxAction = guardedAction("supervisor", z.strictObject({ queue: queueName.nullable() }), async (input, { db, user }) =>
@@ -17,3 +18,8 @@ export const inboxCountAction = guardedAction("supervisor", z.strictObject({}), 
 
 // Lapsed holdings nobody has taken over: a read (lease_until < now()), expiry stays lazy.
 export const lapsedAction = guardedAction("supervisor", z.strictObject({}), async (_input, { db }) => ok(await readLapsed(db)));
+
+// In_review tasks for the inbox's bulk Approve / Reject (components/supervisor/in-review.tsx).
+export const inReviewAction = guardedAction("supervisor", z.strictObject({ queue: queueName.nullable() }), async (input, { db, user }) =>
+  ok(await readInReview(db, input.queue, user.actor)),
+);

@@ -14,6 +14,8 @@ import { LapsedHoldings } from "@/components/supervisor/lapsed";
 import { OpenQuestions } from "@/components/questions/open-questions";
 import { perform } from "@/lib/tasks/core/engine";
 import { listOpenQuestions } from "@/lib/tasks";
+import { readInReview } from "@/lib/tasks/review/waiting";
+import { InReviewTasks } from "@/components/supervisor/in-review";
 
 export const metadata: Metadata = { title: "Inbox · Claimboard" };
 
@@ -30,8 +32,8 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   const { db } = getDatabase();
   // Open questions first: a past-deadline one is expired (escalated) before the inbox is read.
   const questions = await perform(listOpenQuestions, {}, { db, actor: user.actor, standing: "supervisor" });
-  const [inbox, queues, lapsed, disabledHooks] = await Promise.all([
-    readInbox(db, queue, user.actor), listQueueNames(db), readLapsed(db), listDisabledWebhooks(db),
+  const [inbox, queues, lapsed, disabledHooks, inReview] = await Promise.all([
+    readInbox(db, queue, user.actor), listQueueNames(db), readLapsed(db), listDisabledWebhooks(db), readInReview(db, queue, user.actor),
   ]);
   return (
     // overflow-wrap anywhere: a long URL in a title or a failure reason breaks instead of widening the page.
@@ -42,6 +44,9 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
         <OpenQuestions initial={toWire(questions.ok ? questions.value : [])} />
       </div>
       <Inbox initial={toWire(inbox)} queues={queues} initialSearch={search} initialSort={sort} />
+      <div className="mt-6">
+        <InReviewTasks initial={toWire(inReview)} />
+      </div>
       <div className="mt-6">
         <LapsedHoldings initial={toWire(lapsed)} />
       </div>

@@ -15,6 +15,7 @@ export { complete, completeAndClaimNext } from "./holding/complete";
 export { completeMany, type CompletionResult } from "./holding/completions";
 export { failTask } from "./holding/fail";
 export { review } from "./review/review";
+export { reviewMany, REVIEW_MANY_LIMIT, type ReviewManyResult } from "./review/review-many";
 export { requeue, resolve, cancel } from "./supervise/supervise";
 export { requeueTo } from "./supervise/requeue-to";
 export { superviseMany, SUPERVISE_MANY_LIMIT, type SuperviseDecision, type SuperviseManyResult } from "./supervise/supervise-many";

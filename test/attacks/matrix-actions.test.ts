@@ -65,6 +65,10 @@ const SCENES: Record<string, Scene> = {
   revokeTokenAction: async (_s, _c, q) => (await createAgentToken(fixture.database.db, { name: `rev-${q}` }), { name: `rev-${q}` }),
   auditAction: async () => ({ subject: "person" }),
   bulkSuperviseAction: async (s, _c, q) => ({ action: "requeue", tasks: [ref(await s.escalated(q))] }),
+  bulkReviewAction: async (_s, _c, q) => {
+    const task = await aSubmission(fixture.database.db, q);
+    return { decision: "approve", tasks: [{ taskId: task.id, version: task.version, digest: task.submission!.digest }] };
+  },
   listQueuesAction: async () => ({}),
   queueRulesAction: async () => ({}),
   heldLeasesAction: async (s, c, q) => (await s.started(q, c.actor), { renew: true }),
@@ -82,6 +86,7 @@ const SCENES: Record<string, Scene> = {
   inboxAction: async () => ({ queue: null }),
   inboxCountAction: async (s, _c, q) => (await s.escalated(q), {}),
   lapsedAction: async () => ({}),
+  inReviewAction: async (_s, _c, q) => (await aSubmission(fixture.database.db, q), { queue: null }),
   lapsedCountAction: async () => ({}),
   queueSettingsListAction: async () => ({}),
   createWebhookAction: async (_s, _c, q) => ({ url: `https://198.51.100.7/${q}`, events: ["breaker_tripped"], queues: [q] }),

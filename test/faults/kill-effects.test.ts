@@ -17,10 +17,10 @@ import { rig, sleep, type Rig } from "./harness";
 // the ledger says applied exactly for the keys downstream applied, and each task's call was
 // applied once.
 
-// 1,000 in the issue. On the shared 2-core machine (load average 16–19 from other suites)
-// 1,000 did not finish within 240 s (700 done, 13 kills), while 300 finished in 109 s; the
-// default is 300 (docs/reliability.md). KILL_EFFECTS_TASKS=1000 runs the issue's size.
-const TASKS = Number(process.env.KILL_EFFECTS_TASKS ?? 300);
+// 1,000, as the issue says. Run alone after `next build` (load average 5) 1,000 finished in
+// 74 s with 37 kills; an earlier run under load 16–19 from other suites did not finish 1,000
+// within the 240 s bound (docs/reliability.md). KILL_EFFECTS_TASKS=300 runs a smaller size.
+const TASKS = Number(process.env.KILL_EFFECTS_TASKS ?? 1000);
 const SLOTS = 6;
 const WORK_MS = 40;
 const LEASE_SECONDS = 10;

@@ -10,11 +10,13 @@ let f: HttpFixture;
 let amal: string;
 let bilal: string;
 let watcher: string;
+let boss: string;
 beforeAll(async () => {
   f = await httpFixture();
   amal = await f.token("amal");
   bilal = await f.token("bilal");
   watcher = await f.token("watcher", "observer");
+  boss = await f.token("boss", "supervisor");
 });
 afterAll(async () => {
   await f?.close();
@@ -71,6 +73,38 @@ describe("fences on owner responses", () => {
   });
 });
 
+describe("attempts over HTTP", () => {
+  test("release, lapse, force-release and a requeue after escalation: each new holding a new attempt, never one twice; every older fence superseded", async () => {
+    await f.queueSettings("numbered", { maxFailures: 1 });
+    const task = await create("numbered");
+    const held: { attempt: number; fence: string }[] = [];
+    const take = <T extends { attempt: number; fence: string | null }>(t: T) => (held.push({ attempt: t.attempt, fence: t.fence! }), t);
+    // 1: claimed and released.
+    let t = take(expectTaskResponse(await f.api.post(`/tasks/${task.id}/claim`, amal, { version: task.version })));
+    t = expectTaskResponse(await f.api.post(`/tasks/${task.id}/release`, amal, { version: t.version }));
+    // 2: claimed next; its lease lapses. 3: taken over by the next claim.
+    t = take(expectTaskResponse(await f.api.post("/claims", amal, { queue: "numbered" })));
+    await f.lapseLease(task.id);
+    t = take(expectTaskResponse(await f.api.post("/claims", bilal, { queue: "numbered" })));
+    // 3 force-released by a supervisor; 4: claimed again.
+    t = expectTaskResponse(await f.api.post(`/tasks/${task.id}/force-release`, boss, { version: t.version, reason: "stuck" }));
+    t = take(expectTaskResponse(await f.api.post(`/tasks/${task.id}/claim`, amal, { version: t.version })));
+    // 4 fails on the queue's last strike (escalated); a supervisor requeues; 5: claimed again.
+    t = expectTaskResponse(await f.api.post(`/tasks/${task.id}/fail`, amal, { version: t.version, reason: "broken" }));
+    expect(t.status).toBe("escalated");
+    t = expectTaskResponse(await f.api.post(`/tasks/${task.id}/requeue`, boss, { version: t.version }));
+    expect(t.attempt).toBe(4); // a requeue starts no holding
+    take(expectTaskResponse(await f.api.post(`/tasks/${task.id}/claim`, bilal, { version: t.version })));
+
+    expect(held.map((h) => h.attempt)).toEqual([1, 2, 3, 4, 5]);
+    expect(new Set(held.map((h) => h.fence)).size).toBe(5);
+    for (const old of held.slice(0, -1)) {
+      expect((await f.api.post("/fences/verify", watcher, { fence: old.fence })).body).toMatchObject({ current: false, reason: "superseded", currentAttempt: 5 });
+    }
+    expect((await f.api.post("/fences/verify", watcher, { fence: held.at(-1)!.fence })).body).toMatchObject({ current: true, attempt: 5 });
+  });
+});
+
 describe("POST /fences/verify", () => {
   test("any token verifies; superseded after a lapse and a takeover; forged or truncated: 400 naming fence, nothing written", async () => {
     const task = await create("verify");
@@ -103,10 +137,16 @@ describe("POST /fences/verify", () => {
     const body = readiness.body as { claimable: boolean; reasons: { code: string }[]; claimableAt: string };
     expect(body.claimable).toBe(false);
     expect(body.reasons.map((r) => r.code)).toEqual(["lock_delay"]);
-    expect(Date.parse(body.claimableAt) - Date.now()).toBeGreaterThan(590_000);
+    const [row] = await f.database.client<{ ms: string }[]>`SELECT floor(extract(epoch FROM lease_until) * 1000)::text AS ms FROM tasks WHERE id = ${task.id}::bigint`;
+    expect(Date.parse(body.claimableAt) - Number(row!.ms)).toBe(600_000); // exactly the delay after the lapse
     const refused = await f.api.post(`/tasks/${task.id}/claim`, bilal, { version: a.version });
     expect(refused).toMatchObject({ status: 409, body: { error: { code: "not_ready", message: expect.stringMatching(/lock delay/) } } });
     expect((await f.api.post("/claims", bilal, { queue: "delayed" })).status).toBe(204);
+    // The database clock is the server's: a lapse 595 s ago is still held back, 600 s ago it is not.
+    await f.database.client`UPDATE tasks SET lease_until = now() - interval '595 seconds' WHERE id = ${task.id}::bigint`;
+    expect((await f.api.post("/claims", bilal, { queue: "delayed" })).status).toBe(204);
+    await f.database.client`UPDATE tasks SET lease_until = now() - interval '600 seconds' WHERE id = ${task.id}::bigint`;
+    expect(expectTaskResponse(await f.api.post("/claims", bilal, { queue: "delayed" }))).toMatchObject({ id: task.id, attempt: 2, owner: { name: "bilal" } });
   });
 });
 

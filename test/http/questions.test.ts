@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { perform, sweepExpiredLeases } from "@/lib/tasks";
+import { createActor } from "@/lib/tasks/core/actors";
 import { expectError, expectTask, expectTaskResponse, httpFixture, type HttpFixture, type HttpResult, type WireTask } from "./helpers";
 
 // Issue 23's "Asking a person" over real HTTP (API.md v1.2, docs/questions.md): an agent asks,
@@ -40,6 +42,20 @@ async function startedTask(queue: string, title = "A task", token = amal): Promi
   return expectTaskResponse(await f.api.post(`/tasks/${task.id}/start`, token, { version: claimed.version }));
 }
 
+/**
+ * The HTTP suite's stand-in for the injected clock: `seconds` pass for one task — its own
+ * times and its questions' move back by that much, as if the database clock had moved on.
+ */
+async function passTime(taskId: string, seconds: number) {
+  await f.database.client`
+    UPDATE tasks SET updated_at = updated_at - make_interval(secs => ${seconds}), claimed_at = claimed_at - make_interval(secs => ${seconds}),
+           lease_until = lease_until - make_interval(secs => ${seconds}), progress_at = progress_at - make_interval(secs => ${seconds})
+    WHERE id = ${taskId}::bigint`;
+  await f.database.client`
+    UPDATE task_questions SET asked_at = asked_at - make_interval(secs => ${seconds}), deadline = deadline - make_interval(secs => ${seconds})
+    WHERE task_id = ${taskId}::bigint`;
+}
+
 describe("an agent asks, a person answers", () => {
   test("ask parks the task (201, fence kept); the long-poll answers as soon as a supervisor answers; the task is started again with a fresh lease", async () => {
     const task = await startedTask("q-http", "Refund order 9");
@@ -64,6 +80,30 @@ describe("an agent asks, a person answers", () => {
     const mine = expectTaskResponse(await f.api.get(`/tasks/${task.id}`, amal));
     expect(Date.parse(mine.leaseUntil!)).toBeGreaterThan(Date.parse(answered.question.answer!.at));
     expectTaskResponse(await f.api.post(`/tasks/${task.id}/heartbeat`, amal, { version: answered.task.version }));
+  });
+
+  test("a question outlives three lease lengths without a lapse: no claim, sweep or fence sees one; the answer starts a fresh lease", async () => {
+    await f.queueSettings("q-parked", { leaseSeconds: 30 });
+    const task = await startedTask("q-parked", "Wire the refund");
+    const asked = questionResponse(await f.api.post(`/tasks/${task.id}/questions`, amal, { version: task.version, question: "Which account?" }), 201);
+    // The server's clock is the database's: three lease lengths and a second pass for this task
+    // by moving everything it wrote back (a lease left behind by the ask would now be past).
+    await passTime(task.id, 3 * 30 + 1);
+    expectTaskResponse(await f.api.get(`/tasks/${task.id}`, watcher)); // a read: lazy expiry had its chance
+    expect((await f.api.post("/claims", bilal, { queue: "q-parked" })).status).toBe(204);
+    expectError(await f.api.post(`/tasks/${task.id}/claim`, bilal, { version: asked.task.version }), 409, "invalid_transition");
+    const swept = await perform(sweepExpiredLeases, { queue: "q-parked" }, { db: f.database.db, actor: await createActor(f.database.db, "user", "sweeper") });
+    expect(swept.ok && swept.value.expired).toBe(0);
+    expect((await f.api.post("/fences/verify", watcher, { fence: task.fence })).body).toMatchObject({ current: true, status: "awaiting_input" });
+    const parked = expectTaskResponse(await f.api.get(`/tasks/${task.id}`, watcher));
+    expect(parked).toMatchObject({ status: "awaiting_input", owner: { name: "amal" }, leaseUntil: null, attempt: 1, version: asked.task.version });
+    const types = ((await f.api.get(`/tasks/${task.id}/events`, watcher)).body as { events: { type: string }[] }).events.map((e) => e.type);
+    expect(types).not.toContain("lease_expired");
+
+    const answered = questionResponse(await f.api.post(`/tasks/${task.id}/questions/${asked.question.id}/answer`, boss, { text: "The EUR one" }), 200);
+    expect(answered.task).toMatchObject({ status: "started", owner: { name: "amal" }, attempt: 1 });
+    const fresh = Date.parse(answered.task.leaseUntil!) - Date.parse(answered.question.answer!.at);
+    expect(fresh).toBe(30_000); // the queue's lease length from the answer, not what was left when it asked
   });
 
   test("an unanswered wait ends with the question still open; wait=0 answers at once", async () => {

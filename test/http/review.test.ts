@@ -11,7 +11,7 @@ import { expectError, expectTaskResponse, type WireTask } from "./helpers";
 
 // Review before done (issue 23 item 2) over real HTTP: the self-review refusal, decided once
 // in the engine, answered the same on every surface — HTTP, the typed client, MCP, the task
-// page's server action, the CLI — with nothing written; a reject's note in the next
+// page's server action, the CLI, the inbox's bulk review — with nothing written; a reject's note in the next
 // claimant's hand-off; the third reject escalates; an approval unblocks a dependent; a stale
 // digest is 409 submission_changed.
 
@@ -22,6 +22,8 @@ let helper: string;
 let mcp: McpSession;
 let person: { email: string; password: string; actorId: string };
 let cookie: string;
+let boss: { email: string; password: string; actorId: string };
+let bossCookie: string;
 let cli: ActorRef;
 const QUEUE = "reviewed";
 
@@ -33,6 +35,8 @@ beforeAll(async () => {
   await f.queueSettings(QUEUE, { review: "everyone" });
   person = await f.person("pat@example.com", "staff");
   cookie = await mustSignIn(f, person.email, person.password);
+  boss = await f.person("sue@example.com", "supervisor");
+  bossCookie = await mustSignIn(f, boss.email, boss.password);
   mcp = await connect(f, "http", maker);
   cli = await cliActor(f.database.db);
 });
@@ -63,10 +67,11 @@ async function submitted(result: unknown = { answer: 42 }, holders: ActorRef[] =
 const approve = (task: WireTask) => ({ version: task.version, decision: "approve", digest: task.submission!.digest });
 
 describe("self review is refused on every surface, with nothing written", () => {
-  test("HTTP, the typed client, MCP, the task page's server action and the CLI each answer self_review", async () => {
+  test("HTTP, the typed client, MCP, the task page's server action, the CLI and the inbox's bulk review each answer self_review", async () => {
     const personActor = (await findActor(f.database.db, person.actorId))!;
-    const task = await submitted({ b: 1, a: [1, 2] }, [personActor, cli]);
-    expect(task.submission).toMatchObject({ result: { a: [1, 2], b: 1 }, by: { name: "maker" }, attempt: 3 });
+    const bossActor = (await findActor(f.database.db, boss.actorId))!;
+    const task = await submitted({ b: 1, a: [1, 2] }, [personActor, cli, bossActor]);
+    expect(task.submission).toMatchObject({ result: { a: [1, 2], b: 1 }, by: { name: "maker" }, attempt: 4 });
     const before = await stateDigest(f);
     const messages: string[] = [];
 
@@ -93,6 +98,15 @@ describe("self review is refused on every surface, with nothing written", () => 
     const ran = await runCli(["task", "review", task.id, "--version", String(task.version), "--decision", "reject", "--digest", task.submission!.digest], f.database.url);
     expect(ran.code).not.toBe(0);
     expect(ran.stderr).toContain("You held an attempt of task");
+    // The inbox's bulk Approve (supervisors): a supervisor who held an attempt. The batch
+    // answers ok, and this task's own line carries the refusal.
+    const bulkAction = manifestActions().find((a) => a.exportedName === "bulkReviewAction")!;
+    expect(bulkAction, "bulkReviewAction is in the build").toBeDefined();
+    const bulk = await callAction(f.server.url, bulkAction, [{ decision: "approve", tasks: [{ taskId: task.id, version: task.version, digest: task.submission!.digest }] }], { cookie: bossCookie });
+    expect(bulk.result, bulk.text).toMatchObject({ ok: true, value: { done: [], refused: [{ taskId: task.id, code: "self_review" }] } });
+    const bulkMessage = (bulk.result as { value: { refused: { message: string }[] } }).value.refused[0]!.message;
+    expect(bulkMessage).toMatch(/^You held an attempt of task/);
+    expect(bulkMessage).toBe(answer.result!.error!.message); // the task page's action and the bulk one say the engine's one sentence
 
     expect(messages[0]).toBe(messages[1]); // HTTP and MCP say the engine's one sentence
     expect(answer.result!.error!.message).toMatch(/You held an attempt of task/);

@@ -1,5 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
+import { listTasks } from "../reads/queries";
+import type { ActorRef, Task } from "../core/types";
 
 /**
  * "Reviews waiting for me" (the board's count for people): in_review tasks this actor may
@@ -16,4 +18,24 @@ export async function reviewsWaitingFor(db: Executor, actorId: string, cap = 100
       LIMIT ${cap + 1}
     ) waiting`);
   return Number(row?.n ?? 0);
+}
+
+/** The most in_review tasks the inbox lists (the oldest first; its bulk review acts on these). */
+export const IN_REVIEW_LISTED = 100;
+
+export interface InReview {
+  queue: string | null;
+  /** Oldest first: the longest waiting is decided first. */
+  tasks: Task[];
+  /** More wait than are listed. */
+  truncated: boolean;
+}
+
+/**
+ * The inbox's "Waiting for review" list: in_review tasks of every reviewer, including ones the
+ * reader worked on — who may decide which is the engine's (a bulk review reports each refusal).
+ */
+export async function readInReview(db: Executor, queue: string | null, caller: ActorRef): Promise<InReview> {
+  const page = await listTasks(db, { status: "in_review", order: "id", limit: IN_REVIEW_LISTED, ...(queue ? { queue } : {}) }, caller);
+  return { queue, tasks: page.items, truncated: page.nextCursor !== null };
 }

@@ -12,6 +12,15 @@ export const SUPERVISE_MANY_LIMIT = 500;
 const decisions = { requeue, resolve, cancel } as const;
 export type SuperviseDecision = keyof typeof decisions;
 
+/** A bulk decision names each task once: a repeat is refused with the path of the second. */
+export function distinctTasks(items: { taskId: string }[], ctx: z.RefinementCtx) {
+  const seen = new Set<string>();
+  items.forEach((item, index) => {
+    if (seen.has(item.taskId)) ctx.addIssue({ code: "custom", path: [index, "taskId"], message: `repeats task ${item.taskId}` });
+    seen.add(item.taskId);
+  });
+}
+
 export const superviseManyInput = z.strictObject({
   action: z.enum(["requeue", "resolve", "cancel"], "must be requeue, resolve or cancel"),
   /** One note for every task of the batch, written in each task's event. */
@@ -20,13 +29,7 @@ export const superviseManyInput = z.strictObject({
     .array(z.strictObject({ taskId, version }))
     .min(1, "must list at least one task")
     .max(SUPERVISE_MANY_LIMIT, `must list at most ${SUPERVISE_MANY_LIMIT} tasks`)
-    .superRefine((items, ctx) => {
-      const seen = new Set<string>();
-      items.forEach((item, index) => {
-        if (seen.has(item.taskId)) ctx.addIssue({ code: "custom", path: [index, "taskId"], message: `repeats task ${item.taskId}` });
-        seen.add(item.taskId);
-      });
-    }),
+    .superRefine(distinctTasks),
 });
 
 export type SuperviseManyResult = { taskId: string; ok: true; task: Task } | { taskId: string; ok: false; error: EngineError };
