@@ -61,7 +61,7 @@ describe("ClaimboardClient against a real server", () => {
     const agent = await createAgentToken(database.db, { name: "client-test" });
     const watcher = await createAgentToken(database.db, { name: "watcher", role: "observer" });
     // The queues the tests work in, made as a supervisor would (queues exist only on purpose).
-    for (const queue of ["client", "client-one", "client-loop", "client-elsewhere", "client-edit", "graph", "errors", "nothing-here"]) await makeQueue(database.db, queue);
+    for (const queue of ["client", "client-one", "client-loop", "client-elsewhere", "client-edit", "graph", "errors", "nothing-here", "client-budget"]) await makeQueue(database.db, queue);
     server = await startServer(database.url);
     const recording: typeof fetch = (input, init) => {
       requests.push(`${init?.method ?? "GET"} ${new URL(input instanceof Request ? input.url : input).pathname}`);
@@ -200,8 +200,8 @@ describe("ClaimboardClient against a real server", () => {
   });
 
   test("budgets: a heartbeat's spend parks the task at its budget, raiseBudget resumes it; setTokenBudget caps the agent", async () => {
-    await client.createTask({ title: "metered", queue: "client-one", budget: { limit: 10, unit: "tokens" } });
-    const held = (await client.claimNext({ queue: "client-one", start: true }))!;
+    await client.createTask({ title: "metered", queue: "client-budget", budget: { limit: 10, unit: "tokens" } });
+    const held = (await client.claimNext({ queue: "client-budget", start: true }))!;
     expect(held).toMatchObject({ budget: { limit: 10, unit: "tokens" }, spent: 0 });
     const parked = await client.heartbeat(held, { spend: 10 });
     expect(parked).toMatchObject({ status: "awaiting_input", spent: 10, version: held.version + 1 });

@@ -4,7 +4,8 @@ import path from "node:path";
 import type { z } from "zod";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { createAgentToken, type CreatedToken } from "@/lib/auth/tokens";
-import { answerQuestion, claimNext, createActor, createTask, forceRelease, perform, recordEffect, recordSideEffect, release, setQueueSettings, type ActorRef, type Operation } from "@/lib/tasks";
+import { answerQuestion, claimNext, createActor, createTask, forceRelease, perform, raiseBudget, recordEffect, recordSideEffect, release, setQueueSettings, type ActorRef, type Operation } from "@/lib/tasks";
+import { loadTask } from "@/lib/tasks/core/task-row";
 import { startAgent, type RunningAgent } from "@/test/cli";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { makeQueue } from "@/test/queues";
@@ -213,6 +214,22 @@ describe("the reference agent", () => {
     expect(worker.output()).toMatch(new RegExp(`^answer on ${id} from test: yes, in full$`, "m"));
     expect((await task(id)).status).toBe("done");
     expect((await history(id)).filter((h) => h.startsWith("question_"))).toEqual(["question_asked asking-agent", "question_answered test"]);
+  });
+
+  test("--spend: reports spend with each heartbeat; parked at the budget it waits for a supervisor's raise, then completes", async () => {
+    const queue = await makeQueue(database.db, "spending", { leaseSeconds: 6 });
+    const { id } = await as(createTask, { title: "metered work", queue, budget: { limit: 3, unit: "usd_cents" } });
+    const worker = agent(await createAgentToken(database.db, { name: "spending-agent" }), ["--queue", queue, "--spend", "1", "--work-ms", "9000", "--once"]);
+    await worker.waitFor(new RegExp(`^parked ${id} at its budget: spent 3 of 3 usd_cents`, "m"), 60_000);
+    const parked = (await loadTask(database.db, id))!;
+    expect(parked).toMatchObject({ status: "awaiting_input", spent: 3, owner: { name: "spending-agent" } });
+    await perform(raiseBudget, { taskId: id, version: parked.version, add: 10 }, { db: database.db, actor: creator, standing: "supervisor" });
+    expect(await worker.exited, worker.output()).toBe(0);
+    expect(worker.output()).toMatch(new RegExp(`^resumed ${id}: the budget is 13 usd_cents$`, "m"));
+    const done = (await loadTask(database.db, id))!;
+    expect(done).toMatchObject({ status: "done", budget: { limit: 13, unit: "usd_cents" } });
+    expect(done.spent).toBeGreaterThanOrEqual(4); // 3 to the park, the completion's 1, and any heartbeat after the raise
+    expect((await history(id)).filter((h) => h.startsWith("budget_"))).toEqual(["budget_warning spending-agent", "budget_reached system", "budget_raised test"]);
   });
 
   test("--effects --downstream FILE: an unknown effect not applied downstream is resolved failed and the call made under a key of the new attempt", async () => {

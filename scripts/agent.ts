@@ -22,6 +22,8 @@ const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [option
   --fail-rate R        fraction of tasks to fail instead of complete, 0..1 (default 0)
   --effects            record the simulated call in the effect ledger (intent before, applied after)
   --ask "QUESTION"     ask a person before working each task, wait for the answer and print it
+  --spend N            report N spent (in the task's budget unit) with every heartbeat and the
+                       completion; at the task's budget it waits, parked, until a supervisor raises it
   --downstream FILE    with --effects: the simulated call applies its idempotency key to FILE (one a
                        line, once per key), and an unknown effect is resolved by looking its key up there
   --scoped             after each claim, mint a claim token (cbc_) for the task and do the work with a
@@ -54,6 +56,7 @@ function options(argv: string[]) {
       "fail-rate": { type: "string", default: "0" },
       effects: { type: "boolean", default: false },
       ask: { type: "string" },
+      spend: { type: "string" },
       scoped: { type: "boolean", default: false },
       downstream: { type: "string" },
       once: { type: "boolean", default: false },
@@ -84,6 +87,7 @@ function options(argv: string[]) {
     confirmChecks: values["confirm-checks"] || values.effects,
     effects: values.effects,
     ask: values.ask,
+    spend: number("spend", values.spend, 0, 1e12, false),
     scoped: values.scoped,
     downstream: new Downstream(values.downstream),
     leaseSeconds: number("lease-seconds", values["lease-seconds"], 5, 3600),
@@ -121,6 +125,8 @@ class Agent {
   private readonly shutdown = new AbortController();
   private backoffMs = MIN_BACKOFF_MS;
   private fatalError: unknown = null;
+  /** Tasks parked at their budget right now (--spend): their work waits for the raise. */
+  private readonly parked = new Set<string>();
   finished = 0;
 
   constructor(private readonly opts: Options) {
@@ -239,6 +245,8 @@ class Agent {
     const lost = new AbortController();
     const heartbeats = this.heartbeat(task, lost);
     await sleep(ms, AbortSignal.any([lost.signal, this.shutdown.signal]));
+    // Parked at its budget (--spend): the work waits for the raise before it may finish.
+    while (this.parked.has(task.id) && !lost.signal.aborted && !this.stopping) await sleep(250, this.shutdown.signal);
     const stillOurs = !lost.signal.aborted;
     lost.abort(); // ends the heartbeats; an answer in flight is awaited, so none lands after the outcome
     const latest = await heartbeats;
@@ -249,6 +257,11 @@ class Agent {
       return null;
     }
     return latest;
+  }
+
+  /** The completion's report of spend (--spend): the last stretch of work. */
+  private get spendOf() {
+    return this.opts.spend === undefined ? {} : { spend: this.opts.spend };
   }
 
   private get failsThisOne() {
@@ -282,13 +295,13 @@ class Agent {
     const result = { workMs: this.opts.workMs };
     // A claim token may not claim the next task (wrong_task): --scoped completes, then claims with the agent token.
     if (this.opts.once || !this.wantsMore() || this.opts.scoped) {
-      const done = await this.ownerCall(latest, "complete", () => this.client.complete(latest, { result }));
+      const done = await this.ownerCall(latest, "complete", () => this.client.complete(latest, { result, ...this.spendOf }));
       if (done) log(`completed ${done.id} v${done.version}`);
       return null;
     }
     let next: Task | null = null;
     const done = await this.ownerCall(latest, "complete", async () => {
-      const answer = await this.client.completeAndClaimNext(latest, this.claimOptions, { result });
+      const answer = await this.client.completeAndClaimNext(latest, this.claimOptions, { result, ...this.spendOf });
       next = answer.next;
       return answer.task;
     });
@@ -348,9 +361,17 @@ class Agent {
       await sleep(Math.max(waitMs, 200), lost.signal);
       if (lost.signal.aborted) return latest;
       try {
-        latest = await this.client.heartbeat(latest);
+        latest = await this.client.heartbeat(latest, this.opts.spend === undefined ? {} : { spend: this.opts.spend });
+        if (latest.status === "awaiting_input") {
+          const resumed = await this.whileParked(latest, lost.signal);
+          if (!resumed) {
+            lost.abort();
+            return latest;
+          }
+          latest = resumed;
+        }
         waitMs = renewAfterMs(leaseLeftMs(latest));
-        log(`heartbeat ${latest.id} lease until ${latest.leaseUntil}`);
+        log(`heartbeat ${latest.id} lease until ${latest.leaseUntil}${this.opts.spend === undefined ? "" : ` (spent ${latest.spent})`}`);
       } catch (error) {
         if (lost.signal.aborted) return latest; // the work ended meanwhile; its outcome decides
         if (!transient(error)) {
@@ -362,6 +383,32 @@ class Agent {
         waitMs = 1000 * ((error as ClaimboardApiError).retryAfter ?? 1);
         log(`heartbeat ${task.id} failed (${describe(error)}); retrying in ${waitMs / 1000}s`);
       }
+    }
+  }
+
+  /**
+   * A heartbeat's spend reached the task's budget (docs/budgets.md): the lease is parked, so
+   * there is nothing to renew; read the task every 2 s until a supervisor's raise returns it to
+   * us (started), or it is no longer ours (its question's deadline escalated it): null then.
+   */
+  private async whileParked(task: Task, signal: AbortSignal): Promise<Task | null> {
+    log(`parked ${task.id} at its budget: spent ${task.spent} of ${task.budget?.limit} ${task.budget?.unit}; waiting for a supervisor to raise it`);
+    this.parked.add(task.id);
+    try {
+      for (;;) {
+        await sleep(2000, AbortSignal.any([signal, this.shutdown.signal]));
+        if (this.stopping) return null;
+        const now = await this.client.getTask(task.id).catch((error: unknown) => (transient(error) ? task : Promise.reject(error)));
+        if (now.status === "awaiting_input") continue;
+        if (now.status === "started" && now.owner?.id === task.owner?.id) {
+          log(`resumed ${now.id}: the budget is ${now.budget?.limit} ${now.budget?.unit}`);
+          return now;
+        }
+        log(`abandoned ${task.id}: it is ${now.status} now`);
+        return null;
+      }
+    } finally {
+      this.parked.delete(task.id);
     }
   }
 

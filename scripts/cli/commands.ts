@@ -77,6 +77,29 @@ const commands: Record<string, Command> = {
     },
   },
 
+  "token budget": {
+    usage: "token budget --name N (--limit L --unit U | --lift)",
+    options: { name: str, limit: str, unit: str, lift: { type: "boolean" } },
+    async prepare(values) {
+      const { tokenName } = await import("@/lib/auth/tokens");
+      const { budget } = await import("@/lib/tasks/budgets/schemas");
+      const { decimal } = await import("./flags");
+      const lift = values.lift === true;
+      if (lift && (values.limit !== undefined || values.unit !== undefined)) throw usageError("--lift takes no --limit or --unit");
+      if (!lift && (values.limit === undefined || values.unit === undefined)) throw usageError("give --limit and --unit, or --lift");
+      const input = {
+        name: parse(z.object({ name: tokenName }), { name: required(values, "name") }).name,
+        monthlyBudget: lift ? null : parse(budget, { limit: decimal(values, "limit"), unit: required(values, "unit") }),
+      };
+      return async (db) => {
+        const { setMonthlyBudget } = await import("@/lib/auth/token-admin");
+        const { performAsCli } = await import("./database");
+        await performAsCli(db, setMonthlyBudget, input, (text) => (/^No live token/.test(text) ? `no live token named ${input.name}` : text));
+        return [input.monthlyBudget ? `token ${input.name} may spend ${input.monthlyBudget.limit} ${input.monthlyBudget.unit} a month` : `token ${input.name} has no monthly cap`];
+      };
+    },
+  },
+
   "task create": {
     usage: "task create --title T [--queue Q] [--priority P] [--payload JSON] [--depends-on 4,7] [--not-before ISO-TIME] [--key K]",
     options: { title: str, queue: str, priority: str, payload: str, "depends-on": str, "not-before": str, key: str },

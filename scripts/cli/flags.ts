@@ -47,6 +47,15 @@ export function integer(values: Values, name: string): number | undefined {
   return Number(value);
 }
 
+/** A number flag (amounts may have decimals); zod then says what range it must be in. */
+export function decimal(values: Values, name: string): number | undefined {
+  const value = optional(values, name);
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n)) throw new CliError(`--${name} must be a number, not ${JSON.stringify(value)}`);
+  return n;
+}
+
 export function json(values: Values, name: string): unknown {
   const value = optional(values, name);
   if (value === undefined) return undefined;

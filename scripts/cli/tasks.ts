@@ -1,5 +1,5 @@
 import { usageError } from "./errors";
-import { integer, json, optional, parse, required, str, type Command } from "./flags";
+import { decimal, integer, json, optional, parse, required, str, type Command } from "./flags";
 
 // Tasks from a shell beyond create: find them (the board's search), fix a typo in one, leave
 // a note on one — as the one `cli` actor, through the same engine calls as the API. The CLI
@@ -98,6 +98,23 @@ export const taskCommands: Record<string, Command> = {
         // The engine decides who may review (not the submitter, not a holder): the CLI says its refusal as is.
         const task = await performAsCli(db, review, input);
         return [`task ${task.id} is ${task.status} at version ${task.version}`];
+      };
+    },
+  },
+
+  "task raise-budget": {
+    usage: "task raise-budget ID --version V --add AMOUNT",
+    options: { version: str, add: str },
+    positionals: true,
+    async prepare(values, positionals) {
+      const { raiseBudgetInput } = await import("@/lib/tasks/core/schemas");
+      if (values.version === undefined) throw usageError("missing --version (the version you last saw: task list, or the board)");
+      const input = parse(raiseBudgetInput, { taskId: one(positionals, "task raise-budget"), version: integer(values, "version"), add: decimal(values, "add") }, { taskId: "ID" });
+      return async (db) => {
+        const { raiseBudget } = await import("@/lib/tasks");
+        const { performAsCli } = await import("./database");
+        const task = await performAsCli(db, raiseBudget, input);
+        return [`task ${task.id} is ${task.status} at version ${task.version}: budget ${task.budget?.limit} ${task.budget?.unit}, ${task.spent} spent`];
       };
     },
   },

@@ -241,6 +241,8 @@ const TASK_KEYS = [
   "reserves",
   // contract v1.2, review before done
   "submission",
+  // contract v1.2, budgets
+  "budget", "spent",
 ].sort();
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled", "in_review", "awaiting_input"];
@@ -278,6 +280,8 @@ export function expectTask(value: unknown): WireTask {
   expect(Number.isInteger(task.attempt) && (task.attempt as number) >= 0).toBe(true);
   expect(Array.isArray(task.openEffects)).toBe(true);
   expect(Array.isArray(task.reserves) && (task.reserves as { resource: unknown; mode: unknown }[]).every((r) => typeof r.resource === "string" && (r.mode === "exclusive" || r.mode === "shared"))).toBe(true);
+  expect(typeof task.spent === "number" && (task.spent as number) >= 0).toBe(true);
+  if (task.budget !== null) expect(Object.keys(task.budget as object).sort()).toEqual(["limit", "unit"]);
   if (task.fence !== null) expect(task.fence).toMatch(/^cbf_[1-9]\d*_\d+_[A-Za-z0-9_-]{43}$/);
   for (const ids of [task.dependsOn, task.blockedBy]) {
     expect(Array.isArray(ids) && ids.every((id) => typeof id === "string" && /^[1-9][0-9]*$/.test(id))).toBe(true);
