@@ -39,6 +39,8 @@ export function TaskQuestions({ task }: { task: TaskView }) {
               <p className="mt-1" data-testid="question-answer">
                 Answer: <span className="font-medium">{q.answer.text}</span> — <ActorName actor={q.answer.by} />, <LocalTime iso={q.answer.at} withDate />
               </p>
+            ) : q.expiredAt && task.status === "cancelled" && new Date(q.expiredAt) < new Date(q.deadline) ? (
+              <p className="mt-1 text-slate-700">Closed unanswered: the task was cancelled.</p>
             ) : q.expiredAt ? (
               <p className="mt-1 text-red-800">Unanswered past its deadline (<LocalTime iso={q.deadline} withDate />): the task went to the supervisors&apos; inbox.</p>
             ) : q.kind === "budget" ? (

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { sql } from "drizzle-orm";
 import {
-  answerQuestion, askQuestion, claim, claimNext, complete, createTask, editTask, foldEvents, raiseBudget, readTaskReadiness, renew, start,
+  answerQuestion, askQuestion, cancel, claim, claimNext, complete, createTask, editTask, foldEvents, raiseBudget, readTaskReadiness, renew, start,
   taskHistory, type ActorRef, type Task,
 } from "@/lib/tasks";
 import { createAgentToken } from "@/lib/auth/tokens";
@@ -84,6 +84,20 @@ describe("a task's budget", () => {
     const later = await f.must(renew, { ...at(resumed), spend: 5 }, agent);
     expect(later).toMatchObject({ status: "started", spent: 115, attempt });
     expect(await eventTypes(f.db, task.id)).toEqual(expect.arrayContaining(["budget_warning", "budget_reached", "budget_raised"]));
+    await folds(task.id);
+  });
+
+  test("a supervisor may cancel a task parked on its budget: the attempt ends, the question is closed", async () => {
+    const task = await startedWithBudget(5);
+    const parked = await f.must(renew, { ...at(task), spend: 5 }, agent);
+    expect(parked.status).toBe("awaiting_input");
+    const cancelled = await f.must(withStanding(cancel, "supervisor"), at(parked), boss);
+    expect(cancelled).toMatchObject({ status: "cancelled", owner: null, leaseUntil: null });
+    const [question] = await f.must(listTaskQuestions, { taskId: task.id }, boss);
+    expect(question!.answer).toBeNull();
+    expect(question!.expiredAt).not.toBeNull();
+    // Nothing of it waits: no open question, and the old owner's heartbeat is refused.
+    failure(await f.run(renew, at(cancelled), agent), "invalid_transition");
     await folds(task.id);
   });
 

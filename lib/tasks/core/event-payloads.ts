@@ -93,7 +93,11 @@ export interface EscalatedPayload extends Moved {
   dependency?: string;
 }
 /** A supervisor's decision (requeue, resolve, cancel), with their note when they gave one. */
-export interface DecisionPayload extends Moved { reason?: string }
+export interface DecisionPayload extends Moved {
+  reason?: string;
+  /** cancelled: the task was parked on a question (or its budget), and that attempt ended with the cancel. */
+  previousOwnerId?: string | null;
+}
 export interface CompletedPayload extends Moved { result?: unknown; spend?: number; spent?: number }
 export interface AttemptLimitPayload extends Moved { ceiling: string; maxAttemptSeconds: number }
 export interface DependencyAddedPayload extends Moved { added: string[]; dependsOn: string[]; blockedBy: string[] }

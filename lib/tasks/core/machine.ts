@@ -135,7 +135,8 @@ export const MOVES = {
     events: ["requeued"],
   },
   resolve: { verb: "resolve", who: "supervisor", from: ["escalated"], to: "done", lease: "none", version: true, events: ["resolved"] },
-  cancel: { verb: "cancel", who: "supervisor", from: ["escalated", "queued"], to: "cancelled", lease: "none", version: true, events: ["cancelled"] },
+  // A parked task's attempt ends with the cancel (docs/budgets.md): "ends" clears an owner where there is one.
+  cancel: { verb: "cancel", who: "supervisor", from: ["escalated", "queued", "awaiting_input"], to: "cancelled", lease: "ends", version: true, events: ["cancelled"] },
   edit: { verb: "edit", who: "editor", from: EDITABLE, to: "same", lease: "none", version: true, events: ["edited"] },
   addDependencies: {
     verb: "add dependencies to", who: "editor", from: ["queued"], to: "same", lease: "none", version: true, events: ["dependency_added"],

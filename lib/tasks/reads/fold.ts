@@ -254,6 +254,7 @@ function replay(
         task.submission = null;
         break;
       case "cancelled":
+        endAttempt(); // clears what a parked attempt held (nothing for a queued or escalated task)
         task.status = "cancelled";
         break;
       case "edited": {

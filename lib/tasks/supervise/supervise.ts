@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import type { Clock } from "../core/clock";
-import { escalateDependents, unblockDependents } from "../authoring/graph";
+import { unblockDependents } from "../authoring/graph";
 import { explainMiss } from "../core/conflicts";
 import { defineOperation } from "../core/engine";
 import { appendEvents } from "../core/events";
@@ -18,7 +18,7 @@ import { SUPERVISORS } from "../core/standing";
 type Consequence = (tx: Tx, clock: Clock, actor: ActorRef, taskId: bigint) => Promise<void>;
 
 /** A supervisor's decision: the guard, the expectation and the event come from its row of the machine. */
-function supervisorTransition(name: Exclude<SupervisorMove, "forceRelease" | "raiseBudget">, also: SQL | null, then?: Consequence) {
+function supervisorTransition(name: Exclude<SupervisorMove, "forceRelease" | "raiseBudget" | "cancel">, also: SQL | null, then?: Consequence) {
   const move = supervisorGuard(name);
   const type = MOVES[name].events[0];
   const set = sql`${sql.raw(`status = '${MOVES[name].to}'`)}${also ? sql`, ${also}` : sql``}`;
@@ -52,5 +52,5 @@ export const requeue = supervisorTransition("requeue", sql`failure_count = 0, no
 /** A supervisor settled it by hand: done, so its dependents stop waiting for it. */
 export const resolve = supervisorTransition("resolve", null, (tx, clock, actor, id) => unblockDependents(tx, clock, actor, [id]));
 
-/** Dropped for good; also possible before anyone claimed it. What waits for it goes to the inbox. */
-export const cancel = supervisorTransition("cancel", null, escalateDependents);
+/** Dropped for good: lib/tasks/supervise/cancel.ts (it may end a parked attempt). */
+export { cancel } from "./cancel";
