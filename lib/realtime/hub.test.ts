@@ -55,6 +55,22 @@ test("a subscriber without a cursor gets no history replay, only what the hub re
   fresh.subscriber.close();
 });
 
+test("subscribers that start at the hub's position read nothing of their own: 200 opened together go live without a replay", async () => {
+  await createTasks(database.db, actor, 2, { title: "before" });
+  const replays = hub.replays.runs;
+  const live = Array.from({ length: 200 }, () => collect(hub));
+  await createTasks(database.db, actor, 3, { title: "after" });
+  const last = await lastTableCursor(database);
+  await until(() => live.every((c) => c.last() === last), "all 200 to see the 3 new events");
+  // Each start is the hub's cursor, so the hub's next batch begins exactly there: a replay
+  // read per stream (1,000 browsers reconnecting at once) would only queue at the gate.
+  expect(hub.replays.runs).toBe(replays);
+  const behind = collect(hub, (await tableCursors(database)).at(-4)!);
+  await until(() => behind.last() === last, "a subscriber behind the hub to catch up");
+  expect(hub.replays.runs).toBeGreaterThan(replays);
+  for (const c of [...live, behind]) c.subscriber.close();
+});
+
 test("an event held in an open transaction while 400 transitions commit is delivered once, to a live and to a resumed subscriber", async () => {
   const from = await position();
   const live = collect(hub, from);
