@@ -8,10 +8,13 @@ export class Gate {
   private readonly waiting: (() => void)[] = [];
   /** Most calls that ran at once (metrics, tests). */
   peak = 0;
+  /** Calls run so far (tests). */
+  runs = 0;
 
   constructor(readonly limit: number) {}
 
   async run<T>(fn: () => Promise<T>): Promise<T> {
+    this.runs++;
     if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
     else this.running++;
     this.peak = Math.max(this.peak, this.running);

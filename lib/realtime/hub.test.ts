@@ -55,6 +55,60 @@ test("a subscriber without a cursor gets no history replay, only what the hub re
   fresh.subscriber.close();
 });
 
+test("subscribers that start at the hub's position read nothing of their own: 200 opened together go live without a replay", async () => {
+  await createTasks(database.db, actor, 2, { title: "before" });
+  const replays = hub.replays.runs;
+  const live = Array.from({ length: 200 }, () => collect(hub));
+  await createTasks(database.db, actor, 3, { title: "after" });
+  const last = await lastTableCursor(database);
+  await until(() => live.every((c) => c.last() === last), "all 200 to see the 3 new events");
+  // Each start is the hub's cursor, so the hub's next batch begins exactly there: a replay
+  // read per stream (1,000 browsers reconnecting at once) would only queue at the gate.
+  expect(hub.replays.runs).toBe(replays);
+  const behind = collect(hub, (await tableCursors(database)).at(-4)!);
+  await until(() => behind.last() === last, "a subscriber behind the hub to catch up");
+  expect(hub.replays.runs).toBeGreaterThan(replays);
+  for (const c of [...live, behind]) c.subscriber.close();
+});
+
+test("streams that open at the hub's position while a transaction holds the horizon read nothing of their own, and get every held event once when it ends", async () => {
+  const warm = collect(hub);
+  await createTasks(database.db, actor, 2, { title: "warm-up" });
+  const warmLast = await lastTableCursor(database);
+  await until(() => warm.last() === warmLast, "the warm-up batch");
+  warm.subscriber.close();
+
+  await makeQueue(database.db, "held-open");
+  const held = await openTransaction(database);
+  try {
+    const heldTask = await held.run(createTask, { title: "held", queue: "held-open" }, actor);
+    await createTasks(database.db, actor, 3, { title: "committed behind the held one" });
+    // The hub's position is still the warm-up's last event (its batch went out before these
+    // streams existed), with committed events waiting past the horizon. Fresh streams and
+    // ones resuming at that position start there, and none reads for itself.
+    const replays = hub.replays.runs;
+    const fresh = Array.from({ length: 50 }, () => collect(hub));
+    expect(new Set(fresh.map((c) => formatCursor(c.subscriber.position)))).toEqual(new Set([warmLast]));
+    const resumed = Array.from({ length: 10 }, () => collect(hub, warmLast));
+    await createTasks(database.db, actor, 1, { title: "sentinel before commit" });
+    expect([...fresh, ...resumed].every((c) => c.events.length === 0)).toBe(true);
+
+    await held.commit();
+    const last = await lastTableCursor(database);
+    await until(() => [...fresh, ...resumed].every((c) => c.last() === last), "every stream to reach the newest event");
+    const table = await tableCursors(database, { after: warmLast });
+    expect(table).toHaveLength(1 + 3 + 1);
+    for (const c of [...fresh, ...resumed]) {
+      expect(c.cursors()).toEqual(table);
+      expect(c.events.filter((e) => e.taskId === heldTask.id)).toHaveLength(1);
+    }
+    expect(hub.replays.runs).toBe(replays);
+    for (const c of [...fresh, ...resumed]) c.subscriber.close();
+  } finally {
+    await held.rollback().catch(() => {});
+  }
+});
+
 test("an event held in an open transaction while 400 transitions commit is delivered once, to a live and to a resumed subscriber", async () => {
   const from = await position();
   const live = collect(hub, from);

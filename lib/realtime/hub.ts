@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import { withinDeadline } from "@/lib/deadline";
 import { GRANTS_CHANNEL } from "@/lib/auth/audit";
 import { NOTIFY_CHANNEL } from "@/lib/tasks/core/events";
-import type { Cursor } from "./cursor";
+import { compareCursors, type Cursor } from "./cursor";
 import { currentPosition, readFeed, type FeedEvent } from "./feed";
 import { Gate } from "./gate";
 import { Subscriber, type SubscriberOptions } from "./subscriber";
@@ -99,8 +99,13 @@ export class Hub {
     await this.listener?.end({ timeout: 1 });
   }
 
-  subscribe(options: Omit<SubscriberOptions, "hub" | "start">, after: Cursor | null): Subscriber {
-    const subscriber = new Subscriber({ ...options, hub: this, start: after ?? this.cursor! });
+  subscribe(options: Omit<SubscriberOptions, "hub" | "start" | "replay">, after: Cursor | null): Subscriber {
+    // A start at or past the hub's cursor needs no read of its own: the hub's next batch
+    // begins at its cursor. Only a subscriber behind it replays (through the gate), so a
+    // thousand streams opening at once cost no reads and wait behind none.
+    const start = after ?? this.cursor!;
+    const replay = this.cursor === null || compareCursors(start, this.cursor) < 0;
+    const subscriber = new Subscriber({ ...options, hub: this, start, replay });
     this.subscribers.add(subscriber);
     this.stats.subscribers = this.subscribers.size;
     if (this.stopped) subscriber.close(); // shutting down: the client resumes elsewhere by cursor

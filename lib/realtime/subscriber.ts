@@ -11,6 +11,8 @@ export interface SubscriberOptions {
   hub: Hub;
   filter: StreamFilter;
   start: Cursor;
+  /** Read from `start` before taking the hub's batches (a start behind the hub's cursor). */
+  replay: boolean;
   /** Hands matching events to the client; false when the client's buffer is full. */
   send(events: FeedEvent[]): boolean;
   /** Most events a subscriber may have queued before it is dropped (it resumes by cursor). */
@@ -40,7 +42,7 @@ export class Subscriber {
 
   constructor(private readonly options: SubscriberOptions) {
     this.cursor = options.start;
-    this.enqueue(() => this.catchUp());
+    if (options.replay) this.enqueue(() => this.catchUp());
   }
 
   /** How far this subscriber has got: its start until an event has been read past it. */
