@@ -26,7 +26,10 @@ test.describe("editing and discussing a task", () => {
     await expect(field(amal, "Title")).toBeFocused();
     await field(amal, "Payload (JSON object)").fill("{site: 7");
     await amal.getByRole("button", { name: "Save changes" }).click();
-    await expect(amal.getByTestId("edit-problem")).toContainText("The payload isn't valid JSON");
+    // Said on the field, in the app's words (no browser bubble), with the form's summary.
+    await expect(field(amal, "Payload (JSON object)")).toHaveAccessibleDescription(/The payload isn't valid JSON/);
+    await expect(field(amal, "Payload (JSON object)")).toHaveAttribute("aria-invalid", "true");
+    await expect(amal.getByTestId("edit-problems")).toHaveText("One field needs fixing: see the field marked above.");
 
     await field(amal, "Title").fill(`Inspections ${queue}`);
     await field(amal, "Priority").fill("5");
@@ -42,7 +45,8 @@ test.describe("editing and discussing a task", () => {
 
     await field(amal, "Comment").fill("x".repeat(4001));
     await amal.getByRole("button", { name: "Post comment" }).click();
-    await expect(amal.getByTestId("comment-problem")).toContainText("That's 4,001 characters; a comment holds at most 4,000");
+    await expect(field(amal, "Comment")).toHaveAccessibleDescription(/That's 4,001 characters; a comment holds at most 4,000/);
+    await expect(amal.getByRole("form", { name: "Add a comment" }).getByTestId("char-count")).toContainText("4,001 / 4,000: 1 too many");
     await field(amal, "Comment").fill("Gate 2 is locked; ask the caretaker.");
     await amal.getByRole("button", { name: "Post comment" }).click();
     await expect(amal.getByTestId("comment-body")).toHaveText("Gate 2 is locked; ask the caretaker.");

@@ -62,6 +62,9 @@ test.describe("the effect ledger on the task page", () => {
 
     await signIn(page, SARA, `/inbox?queue=${queue}`);
     const card = page.getByRole("article", { name: title });
+    // The row says an effect is open; its ledger is under Details.
+    await expect(card).toContainText("1 open effect");
+    await card.getByRole("button", { name: `Details of ${title}` }).click();
     const ledger = card.getByRole("region", { name: "Effects outside the board" });
     const item = ledger.getByRole("listitem", { name: "Refund the card: unknown" });
     await expect(item).toContainText(effect.idempotencyKey);

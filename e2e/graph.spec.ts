@@ -33,16 +33,18 @@ test.describe("the work graph", () => {
   test("a supervisor pauses a queue on /queues; the board says so and by whom; resuming clears it", async ({ page, browser, queue, db, actorOf }) => {
     await makeTask(db, await actorOf(SARA), { title: `Waiting ${queue}`, queue });
     await signIn(page, SARA, "/queues");
-    const form = page.getByRole("form", { name: `Settings of ${queue}` });
-    await form.getByRole("button", { name: `Pause ${queue}` }).click();
-    await expect(form.getByTestId("paused-note")).toContainText(`Paused by ${SARA.name}`);
+    const row = page.getByTestId(`queue-row-${queue}`);
+    await row.getByRole("switch", { name: `Pause ${queue}` }).click();
+    await row.getByRole("button", { name: `Open the settings of ${queue}` }).click();
+    const drawer = page.getByRole("dialog", { name: `Queue ${queue}` });
+    await expect(drawer.getByTestId("paused-note")).toContainText(`Paused by ${SARA.name}`);
 
     const amal = await browser.newPage();
     await signIn(amal, AMAL, `/?queue=${queue}`);
     await expect(amal.getByTestId("paused-queues")).toContainText(`Queue ${queue} is paused by ${SARA.name}`);
 
-    await form.getByRole("button", { name: `Resume ${queue}` }).click();
-    await expect(form.getByTestId("paused-note")).toBeHidden();
+    await drawer.getByRole("button", { name: `Resume ${queue}` }).click();
+    await expect(drawer.getByTestId("paused-note")).toBeHidden();
     await amal.reload();
     await expect(amal.getByText(`Queue ${queue} is paused`)).toBeHidden();
     await amal.close();

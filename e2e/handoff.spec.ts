@@ -17,7 +17,9 @@ test.describe("hand-offs and feedback", () => {
     const release = amal.getByRole("dialog", { name: `Release “${title}”` });
     await release.getByLabel("Next step").fill("Book the inspector");
     await release.getByRole("button", { name: "Release" }).click();
-    await expect(release.getByRole("alert")).toHaveText("Write what you did in the hand-off summary, or leave the whole hand-off empty.");
+    await expect(release.getByRole("alert")).toHaveText("One field needs fixing: see the field marked above.");
+    await expect(release.getByLabel("What you did")).toHaveAccessibleDescription(/Write what you did in the hand-off summary, or leave the whole hand-off empty\./);
+    await expect(release.getByLabel("What you did")).toBeFocused();
     await release.getByLabel("What you did").fill("Found last year's certificate");
     await release.getByLabel("Links (one per line)").fill("https://files.test/lift-2025.pdf");
     await release.getByRole("button", { name: "Release" }).click();

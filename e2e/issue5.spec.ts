@@ -152,6 +152,8 @@ test.describe("agents over the API, seen live", () => {
 
     const card = sara.getByRole("article", { name: title });
     await expect(card).toBeVisible();
+    await expect(card.getByTestId("last-reason")).toHaveText(reasons.at(-1)!);
+    await card.getByRole("button", { name: `Details of ${title}` }).click();
     const failures = card.getByRole("list", { name: `Failure reasons of ${title}` }).getByRole("listitem");
     await expect(failures).toHaveCount(3);
     for (const [i, reason] of reasons.entries()) {

@@ -1,6 +1,6 @@
 import type { Page } from "@playwright/test";
 import { AMAL, SARA } from "./people";
-import { expect, live, test } from "./fixtures";
+import { expect, live, signIn, test } from "./fixtures";
 import { makeTask } from "./seed";
 
 // The keyboard alone: signing in, claiming, and a dialog that opens with focus inside,
@@ -60,4 +60,43 @@ test("sign in, claim, and a dialog — by keyboard alone", async ({ page, db, qu
   await tabTo(page, "Report failure", 10);
   await page.keyboard.press("Enter");
   await expect(page.getByTestId("task-status")).toHaveAttribute("data-status", "queued");
+});
+
+// Issue 27 item 9: the task page has keys too, by the board's mechanism and help list:
+// each presses a button the page offers, never while typing, never under a dialog.
+test("the task page's keys: ? lists them, e edits, c claims, s starts, r writes a comment, b goes back", async ({ page, db, queue, actorOf }) => {
+  const task = await makeTask(db, await actorOf(AMAL), { title: `Keys on the page ${queue}`, queue });
+  await signIn(page, AMAL, `/tasks/${task.id}`);
+
+  await page.keyboard.press("?");
+  const help = page.getByRole("dialog", { name: "Keyboard shortcuts" });
+  await expect(help.getByTestId("keys")).toContainText("Edit the task");
+  await expect(help.getByTestId("keys")).toContainText("Write a comment");
+  await page.keyboard.press("c"); // no key under a dialog
+  await page.keyboard.press("Escape");
+  await expect(help).toBeHidden();
+  await expect(page.getByTestId("task-status")).toHaveAttribute("data-status", "queued");
+
+  await page.keyboard.press("e");
+  const title = page.getByRole("textbox", { name: "Title", exact: true });
+  await expect(title).toBeFocused();
+  await page.keyboard.type("c"); // typing in a field is typing, not a key
+  await expect(page.getByTestId("task-status")).toHaveAttribute("data-status", "queued");
+  await page.getByRole("button", { name: "Cancel" }).click();
+
+  await page.keyboard.press("c");
+  await expect(page.getByTestId("task-status")).toHaveAttribute("data-status", "claimed");
+  // A key presses only a button that is there: Start, once the claim has its answer.
+  await expect(page.getByRole("button", { name: "Start" })).toBeEnabled();
+  await page.keyboard.press("s");
+  await expect(page.getByTestId("task-status")).toHaveAttribute("data-status", "started");
+  await page.keyboard.press("r");
+  await expect(page.getByRole("textbox", { name: "Comment", exact: true })).toBeFocused();
+  await page.keyboard.type("Started by keyboard");
+  await page.getByRole("button", { name: "Post comment" }).click();
+  await expect(page.getByTestId("comment-body")).toHaveText("Started by keyboard");
+
+  await page.keyboard.press("b"); // focus is on the button now, out of the box
+
+  await expect(page).toHaveURL(/\/$/);
 });

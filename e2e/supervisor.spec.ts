@@ -18,6 +18,11 @@ test.describe("the supervisors' inbox", () => {
     await signIn(page, SARA, `/inbox?queue=${queue}`);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Escalation inbox");
     const card = page.getByRole("article", { name: title });
+    // One row: the count and the last reason; Details opens every reason.
+    await expect(card.getByTestId("failure-count")).toHaveText("3 failures");
+    await expect(card.getByTestId("last-reason")).toHaveText("Upstream returned 503");
+    await card.getByRole("button", { name: `Details of ${title}` }).click();
+    await expect(card.getByRole("button", { name: `Details of ${title}` })).toHaveAttribute("aria-expanded", "true");
     const failures = card.getByRole("list", { name: `Failure reasons of ${title}` }).getByRole("listitem");
     await expect(failures).toHaveCount(3);
     for (const [i, reason] of reasons.entries()) await expect(failures.nth(i)).toContainText(reason);
@@ -117,8 +122,11 @@ test.describe("queue settings", () => {
   test("a supervisor changes a queue's lease length; an out-of-range value is refused in words", async ({ page, db, queue, actorOf }) => {
     await makeTask(db, await actorOf(SARA), { title: `Make the queue ${queue}`, queue });
     await signIn(page, SARA, "/queues");
-    const form = page.getByRole("form", { name: `Settings of ${queue}` });
-    await expect(form).toContainText("healthy"); // issue 27: not "breaker closed"
+    const queueRow = page.getByTestId(`queue-row-${queue}`);
+    await expect(queueRow).toContainText("healthy"); // issue 27: not "breaker closed"
+    const open = () => queueRow.getByRole("button", { name: `Open the settings of ${queue}` }).click();
+    await open();
+    const form = page.getByRole("dialog", { name: `Queue ${queue}` }).getByRole("form", { name: `Settings of ${queue}` });
     const lease = form.getByLabel("Lease length (seconds)");
     await expect(lease).toHaveValue("120");
 
@@ -130,13 +138,19 @@ test.describe("queue settings", () => {
     const [row] = await db.execute<{ lease_seconds: number }>(sql`SELECT lease_seconds FROM queues WHERE name = ${queue}`);
     expect(row!.lease_seconds).toBe(240);
     await page.reload();
-    await expect(page.getByRole("form", { name: `Settings of ${queue}` }).getByLabel("Lease length (seconds)")).toHaveValue("240");
+    await expect(queueRow.getByTestId("lease")).toHaveText("4 min");
+    await open();
+    await expect(form.getByLabel("Lease length (seconds)")).toHaveValue("240");
 
-    const again = page.getByRole("form", { name: `Settings of ${queue}` });
-    await again.getByLabel("Lease length (seconds)").fill("4");
-    await again.getByRole("button", { name: "Save" }).click();
-    await expect(again.getByRole("alert")).toHaveText("Lease length must be a whole number from 5 to 3,600 seconds.");
-    await expect(again.getByLabel("Lease length (seconds)")).toHaveAttribute("aria-invalid", "true");
+    // Two values out of range: both said on their fields at once, in words; nothing is sent.
+    await form.getByLabel("Lease length (seconds)").fill("4");
+    await form.getByLabel("Max failures").fill("101");
+    await form.getByRole("button", { name: "Save" }).click();
+    await expect(form.getByRole("alert")).toHaveText("2 settings need fixing: see the fields marked above.");
+    await expect(form.getByLabel("Lease length (seconds)")).toHaveAttribute("aria-invalid", "true");
+    await expect(form.getByLabel("Lease length (seconds)")).toHaveAccessibleDescription(/Lease length must be a whole number from 5 to 3,600 seconds\./);
+    await expect(form.getByLabel("Max failures")).toHaveAccessibleDescription(/Max failures must be a whole number from 1 to 100 failures\./);
+    await expect(form.getByLabel("Lease length (seconds)")).toBeFocused();
     const [after] = await db.execute<{ lease_seconds: number }>(sql`SELECT lease_seconds FROM queues WHERE name = ${queue}`);
     expect(after!.lease_seconds).toBe(240);
   });

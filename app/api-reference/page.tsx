@@ -1,8 +1,11 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import Link from "next/link";
+import { issuerOf } from "@/lib/oauth/config";
 import { buildOpenApiDocument } from "@/lib/http/openapi";
 import { EndpointCard, FieldTable, Scroll, tableClass, tdClass, thClass } from "./endpoint";
 import { fieldsOf, type Schema } from "./schema-text";
+import { McpSection } from "./mcp";
 import { limitLines, roleLines, TOKEN_LIFE } from "./security";
 
 export const metadata: Metadata = {
@@ -10,7 +13,7 @@ export const metadata: Metadata = {
   description: "The Claimboard agent API: endpoints, errors, auth and limits",
 };
 
-const CURL_EXAMPLE = `BASE=http://localhost:3000/api/v1
+const curlExample = (base: string) => `BASE=${base}/api/v1
 AUTH="Authorization: Bearer $CLAIMBOARD_TOKEN"   # cb_…
 JSON="Content-Type: application/json"
 
@@ -47,12 +50,16 @@ const CONTENTS = [
   ["limits", "Limits and retries"],
   ["errors", "Errors"],
   ["example", "Example: claim to complete"],
+  ["mcp", "MCP: tools for AI agents"],
   ["objects", "Objects"],
 ] as const;
 
 const code = "rounded bg-slate-100 px-1 font-mono text-[0.9em]";
 
-export default function ApiReferencePage() {
+export default async function ApiReferencePage() {
+  // The server's own address, as the reader reached it (NEXTAUTH_URL when configured), so
+  // every example can be pasted as it is.
+  const base = issuerOf(await headers());
   const doc = buildOpenApiDocument();
   const schemas = doc.components.schemas as Readonly<Record<string, Schema>>;
   const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
@@ -69,7 +76,7 @@ export default function ApiReferencePage() {
       </p>
       <h1 className="mt-2 text-2xl font-semibold">{doc.info.title} reference</h1>
       <p className="mt-2 text-slate-700">
-        Version {doc.info.version}, under <code className={code}>{doc.servers[0]?.url}</code>. JSON in and out. The API only
+        Version {doc.info.version}, at <code className={`${code} break-all`} data-testid="base-url">{base}{doc.servers[0]?.url}</code>. JSON in and out. The API only
         grows: nothing here is removed or changes meaning. The machine-readable form is the OpenAPI 3.1 document at{" "}
         <a className="text-blue-700 underline" href="/api/v1/openapi.json">
           /api/v1/openapi.json
@@ -81,7 +88,11 @@ export default function ApiReferencePage() {
         <h2 className="font-semibold">On this page</h2>
         <div className="mt-2 grid gap-4 sm:grid-cols-[auto_1fr] sm:gap-10">
           <ul className="space-y-1">
-            {CONTENTS.map(([id, label]) => (
+            {[
+              ...CONTENTS.filter(([id]) => id !== "objects"),
+              ...tags.map((tag) => [`tag-${tag.name.toLowerCase()}`, `${tag.name} endpoints`] as const),
+              ...CONTENTS.filter(([id]) => id === "objects"),
+            ].map(([id, label]) => (
               <li key={id}>
                 <a className="text-blue-700 underline" href={`#${id}-heading`}>
                   {label}
@@ -164,8 +175,12 @@ export default function ApiReferencePage() {
 
       <Section id="example" title="Example: claim, start, heartbeat, complete">
         <pre className="overflow-x-auto rounded-lg bg-slate-900 p-4 text-xs leading-relaxed text-slate-100" tabIndex={0}>
-          <code>{CURL_EXAMPLE}</code>
+          <code>{curlExample(base)}</code>
         </pre>
+      </Section>
+
+      <Section id="mcp" title="MCP: tools for AI agents">
+        <McpSection base={base} />
       </Section>
 
       {tags.map((tag) => (

@@ -5,6 +5,7 @@ import type { CountsView } from "@/components/task/api";
 import { boardColumns, isFiltered, listFilterOf, type BoardFilters, type BoardView } from "@/components/task/filters";
 import type { PageView, TaskStatus, TaskView } from "@/components/task/wire";
 import { Button } from "@/components/ui/button";
+import { EmptyState } from "@/components/ui/empty-state";
 import { ClaimNext } from "./claim-next";
 import { Column } from "./column";
 import { countText, useCounts } from "./counts";
@@ -76,6 +77,17 @@ export function Board({
       <LapsedCount />
       <ReviewsWaiting />
       <BrowserNotifications />
+      {total === 0 ? (
+        isFiltered(filters) || filters.status ? (
+          <EmptyState testId="board-empty" action={{ label: "Clear filters", href: filters.queue ? `/?queue=${encodeURIComponent(filters.queue)}` : "/" }}>
+            No task matches these filters{filters.queue ? ` in ${filters.queue}` : ""}. Clear them to see the whole {filters.queue ? "queue" : "board"}.
+          </EmptyState>
+        ) : (
+          <EmptyState testId="board-empty" action={{ label: "Create a task", onClick: () => setCreating(true) }}>
+            {filters.queue ? `Queue ${filters.queue} has no tasks yet.` : "The board is empty: nothing to claim yet."} Create the first task here, or let an agent add them through the API.
+          </EmptyState>
+        )
+      ) : null}
       <div id="new-task" hidden={!creating}>
         {creating ? <CreateTask defaultQueue={claimQueue} queues={queues} onCreated={() => setCreating(false)} /> : null}
       </div>

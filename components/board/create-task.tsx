@@ -1,16 +1,16 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useRef, useState, type FormEvent } from "react";
 import { createTaskAction } from "@/app/actions/tasks";
 import { useViewer } from "@/components/realtime/viewer";
 import { dropTask, putTask } from "@/components/task/cache";
 import { errorSentence, unwrap } from "@/components/task/mutations";
 import { toWire, type TaskView } from "@/components/task/wire";
 import { Button } from "@/components/ui/button";
-import { SelectField, TextArea, TextField } from "@/components/ui/field";
+import { focusFirstInvalid, SelectField, TextArea, TextField } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toaster";
-import { LIMITS } from "@/lib/limits";
+import { LIMITS, limitText } from "@/lib/limits";
 
 interface Draft {
   title: string;
@@ -50,12 +50,39 @@ function placeholder(draft: Draft): TaskView {
   };
 }
 
+type Problems = Partial<Record<"title" | "description" | "priority", string>>;
+
+/** Everything the form can judge before sending, all at once, in the app's words (the server still decides). */
+export function draftProblems(draft: Draft): Problems {
+  const problems: Problems = {};
+  const title = draft.title.trim();
+  if (!title) problems.title = "Write a title: it is what the board shows.";
+  else if (title.length > LIMITS.title) problems.title = `The title is ${limitText(title.length)} characters; at most ${limitText(LIMITS.title)} fit.`;
+  if (draft.description.length > LIMITS.description) {
+    problems.description = `The description is ${limitText(draft.description.length)} characters; at most ${limitText(LIMITS.description)} fit.`;
+  }
+  const { min, max } = LIMITS.priority;
+  if (!Number.isInteger(draft.priority) || draft.priority < min || draft.priority > max) {
+    problems.priority = `The priority must be a whole number from ${min} to ${max}.`;
+  }
+  return problems;
+}
+
+/**
+ * The New-task form: shown at once as a placeholder card, the real one when the server
+ * answers. "Create more" keeps the form open, on the same queue and priority, with the
+ * title empty and focused, for the next one.
+ */
 export function CreateTask({ defaultQueue, queues, onCreated }: { defaultQueue: string; queues: string[]; onCreated: () => void }) {
   const client = useQueryClient();
   const viewer = useViewer();
   const { notify } = useToast();
   // Existing, open queues only (supervisors make new ones on /queues): a typo cannot make a queue.
   const [draft, setDraft] = useState<Draft>({ title: "", description: "", queue: queues.includes(defaultQueue) ? defaultQueue : "default", priority: 0 });
+  const [priorityText, setPriorityText] = useState("0");
+  const [more, setMore] = useState(false);
+  const [problems, setProblems] = useState<Problems>({});
+  const titleRef = useRef<HTMLInputElement>(null);
   const mutation = useMutation({
     mutationFn: async (input: Draft) => toWire(await unwrap(createTaskAction(input))) as TaskView,
     onMutate: (input) => {
@@ -73,22 +100,31 @@ export function CreateTask({ defaultQueue, queues, onCreated }: { defaultQueue: 
       notify("info", `Created “${task.title}” (#${task.id}) in ${task.queue}.`);
     },
   });
-  const submit = (event: FormEvent) => {
+  const edit = (change: Partial<Draft>, field?: keyof Problems) => {
+    setDraft({ ...draft, ...change });
+    if (field && problems[field]) setProblems({ ...problems, [field]: undefined });
+  };
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    const found = draftProblems(draft);
+    setProblems(found);
+    if (Object.values(found).some(Boolean)) return focusFirstInvalid(event.currentTarget);
     mutation.mutate({ ...draft, title: draft.title.trim(), queue: draft.queue || "default" });
     setDraft({ ...draft, title: "", description: "" });
-    onCreated();
+    if (more) titleRef.current?.focus();
+    else onCreated();
   };
+  const count = Object.values(problems).filter(Boolean).length;
   return (
-    <form onSubmit={submit} aria-label="New task" className="grid gap-3 rounded-lg border border-slate-200 bg-white p-4 sm:grid-cols-2">
+    <form onSubmit={submit} noValidate aria-label="New task" className="grid gap-3 rounded-lg border border-slate-200 bg-white p-4 sm:grid-cols-2">
       <div className="sm:col-span-2">
         {/* The form mounts when "New task" opens it: focus goes straight to what is typed first. */}
-        <TextField label="Title" required autoFocus maxLength={LIMITS.title} value={draft.title} onChange={(e) => setDraft({ ...draft, title: e.target.value })} />
+        <TextField ref={titleRef} label="Title" required autoFocus limit={LIMITS.title} error={problems.title} value={draft.title} onChange={(e) => edit({ title: e.target.value }, "title")} />
       </div>
       <div className="sm:col-span-2">
-        <TextArea label="Description" maxLength={LIMITS.description} value={draft.description} onChange={(e) => setDraft({ ...draft, description: e.target.value })} />
+        <TextArea label="Description" hint="Markdown: links, lists, **bold**, `code`." limit={LIMITS.description} error={problems.description} value={draft.description} onChange={(e) => edit({ description: e.target.value }, "description")} />
       </div>
-      <SelectField label="Queue" value={draft.queue} onChange={(e) => setDraft({ ...draft, queue: e.target.value })}>
+      <SelectField label="Queue" value={draft.queue} onChange={(e) => edit({ queue: e.target.value })}>
         {queues.map((queue) => (
           <option key={queue} value={queue}>
             {queue}
@@ -97,16 +133,26 @@ export function CreateTask({ defaultQueue, queues, onCreated }: { defaultQueue: 
       </SelectField>
       <TextField
         label="Priority"
-        type="number"
-        min={LIMITS.priority.min}
-        max={LIMITS.priority.max}
-        step={1}
+        inputMode="numeric"
         hint="Higher is claimed first"
-        value={draft.priority}
-        onChange={(e) => setDraft({ ...draft, priority: Number(e.target.value) })}
+        error={problems.priority}
+        value={priorityText}
+        onChange={(e) => {
+          setPriorityText(e.target.value);
+          edit({ priority: e.target.value.trim() === "" ? NaN : Number(e.target.value) }, "priority");
+        }}
       />
-      <div className="flex justify-end gap-2 sm:col-span-2">
-        <Button type="submit" tone="primary" disabled={!draft.title.trim()}>
+      <div className="flex flex-wrap items-center justify-end gap-3 sm:col-span-2">
+        {count > 0 ? (
+          <p role="alert" className="mr-auto text-sm text-red-800">
+            {count === 1 ? "One field needs fixing: see the field marked above." : `${count} fields need fixing: see the fields marked above.`}
+          </p>
+        ) : null}
+        <label className="inline-flex items-center gap-2 text-sm text-slate-800">
+          <input type="checkbox" className="size-4 accent-blue-700" checked={more} onChange={(e) => setMore(e.target.checked)} />
+          Create more
+        </label>
+        <Button type="submit" tone="primary">
           Create task
         </Button>
       </div>

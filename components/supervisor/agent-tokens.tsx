@@ -1,5 +1,6 @@
 "use client";
 
+import { EmptyState } from "@/components/ui/empty-state";
 import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useHydrated } from "@/components/ui/local-time";
@@ -187,7 +188,13 @@ export function AgentTokens({ initial, fleet }: { initial: AgentTokenView[]; fle
         <h2 id="tokens-heading" className="mb-2 text-lg font-semibold">
           Tokens
         </h2>
-        {data.length === 0 ? <p className="text-sm text-slate-600">No tokens yet.</p> : null}
+        {data.length === 0 ? (
+          <div className="mb-2">
+            <EmptyState testId="tokens-empty" action={{ label: "Create a token", focus: 'form[aria-label="Create a token"] input' }}>
+              No tokens yet: an agent needs one to call the API or MCP. It is shown once, when you create it.
+            </EmptyState>
+          </div>
+        ) : null}
         <div role="region" aria-label="Tokens table" tabIndex={0} className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white focus-visible:outline-2 focus-visible:outline-blue-600">
           <table className="min-w-full text-left text-sm">
             <thead className="bg-slate-100 text-xs text-slate-700 uppercase">

@@ -47,13 +47,13 @@ export function claimRuleError(field: string | undefined): string | null {
   return null;
 }
 
-export function ClaimRuleFields({ queue, invalid, errorId, onChange }: {
+export function ClaimRuleFields({ queue, problems, onChange }: {
   queue: QueueSettingsView;
-  invalid: string | null;
-  errorId: string;
+  /** The form's sentences by field: each is said on its own field. */
+  problems: Record<string, string>;
   onChange: () => void;
 }) {
-  const describe = (field: string) => (invalid === field ? { "aria-invalid": true as const, "aria-describedby": errorId } : {});
+  const describe = (field: string) => ({ error: problems[field] });
   return (
     <>
       <SelectField name="claimants" label="Who may claim" defaultValue={queue.claimants} onChange={onChange}

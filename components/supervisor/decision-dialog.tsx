@@ -47,12 +47,12 @@ export function DecisionDialog({ pending, onClose, onConfirm }: { pending: Pendi
               {plural(count)} {pending.scope}. Tasks someone changes meanwhile are left alone and listed afterwards.
             </p>
           ) : null}
-          <TextArea label="Note (optional)" hint="Why: kept in each task's history." value={note} maxLength={LIMITS.reason} onChange={(e) => setNote(e.target.value)} />
+          <TextArea label="Note (optional)" hint="Why: kept in each task's history." value={note} limit={LIMITS.reason} onChange={(e) => setNote(e.target.value)} />
           <div className="flex flex-wrap justify-end gap-2">
             <Button type="button" onClick={close}>
               {count === 1 ? "Keep it" : "Keep them"}
             </Button>
-            <Button type="submit" tone={pending.decision === "cancel" ? "danger" : "primary"}>
+            <Button type="submit" tone={pending.decision === "cancel" ? "danger" : "primary"} disabled={note.trim().length > LIMITS.reason}>
               {verb.label} {plural(count)}
             </Button>
           </div>

@@ -1,5 +1,6 @@
 "use client";
 
+import { EmptyState } from "@/components/ui/empty-state";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { fleetAction } from "@/app/agents/actions";
@@ -116,7 +117,11 @@ export function Fleet({ initial, onRevoke }: { initial: FleetView; onRevoke: (na
       <p className="text-sm text-slate-700">
         Instances are the <code>Claimboard-Instance</code> header seen in the last 15 minutes, live while their last sign of life is within their queue&apos;s lease; counts cover the last 24 hours.
       </p>
-      {data.agents.length === 0 ? <p className="text-sm text-slate-700">No agent has a token or has worked yet.</p> : null}
+      {data.agents.length === 0 ? (
+        <EmptyState testId="fleet-empty" action={{ label: "Create a token", focus: 'form[aria-label="Create a token"] input' }}>
+          No agent has a token or has worked yet. Create a token, then start an agent with it: <code>CLAIMBOARD_TOKEN=cb_… npm run agent</code>, or connect an MCP client to <code>/api/mcp</code> (see the <a className="text-blue-700 underline" href="/api-reference#mcp-heading">API reference</a>).
+        </EmptyState>
+      ) : null}
       <ul className="space-y-3">
         {data.agents.map((agent) => (
           <AgentCard key={agent.actor.id} agent={agent} now={now} onRevoke={onRevoke} />

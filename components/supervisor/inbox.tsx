@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { bulkSuperviseAction } from "@/app/actions/supervise";
@@ -66,7 +67,16 @@ export function Inbox({ initial, queues, initialSearch = "", initialSort = "wait
   const single = useTaskMutation({
     onDone: (call) => {
       dropFromInbox([call.task.id]);
-      notify("info", `${decisions[call.action as InboxDecision].past} “${call.task.title}”.`);
+      // No Undo: none of the three has a reverse move in the machine (docs/board.md "Undo").
+      notify(
+        "info",
+        <>
+          {decisions[call.action as InboxDecision].past} “{call.task.title}”.{" "}
+          <Link href={`/tasks/${call.task.id}`} className="text-blue-700 underline">
+            Open #{call.task.id}
+          </Link>
+        </>,
+      );
       void client.invalidateQueries({ queryKey: supervisorKeys.all });
     },
   });
@@ -156,9 +166,18 @@ export function Inbox({ initial, queues, initialSearch = "", initialSort = "wait
           onSelect={(group) => setSelected(new Set(group.items.map(({ task }) => task.id)))}
           onDecide={(decision, group) => decide(decision, group.items, groupScope(group))}
         />
-        {data.escalated.length === 0 ? <p className="text-sm text-slate-700">Nothing is escalated{queue ? ` in ${queue}` : ""}.</p> : null}
+        {data.escalated.length === 0 ? (
+          <p className="text-sm text-slate-700" data-testid="inbox-empty">
+            Nothing is escalated{queue ? ` in ${queue}` : ""}. A task comes here when it fails its last try or waits on one that was cancelled;
+            until then there is nothing to decide. The work is on{" "}
+            <Link href={queue ? `/?queue=${encodeURIComponent(queue)}` : "/"} className="text-blue-700 underline">
+              the board
+            </Link>
+            .
+          </p>
+        ) : null}
         {data.escalated.length > 0 && shown.length === 0 ? <p className="text-sm text-slate-700">No escalated task matches “{search}”.</p> : null}
-        <ul className="space-y-3" aria-label="Escalated tasks">
+        <ul className="space-y-1.5" aria-label="Escalated tasks">
           {shown.map((item, index) => (
             <EscalatedTask
               key={item.task.id}

@@ -2,7 +2,7 @@ import { STATUSES } from "@/components/task/wire";
 import type { QueueSettingsView } from "./types";
 
 /** A count the server capped: cap + 1 reads "1,000+". */
-const shown = (n: number, cap: number) => (n > cap ? `${cap.toLocaleString("en-GB")}+` : n.toLocaleString("en-GB"));
+export const shown = (n: number, cap: number) => (n > cap ? `${cap.toLocaleString("en-GB")}+` : n.toLocaleString("en-GB"));
 
 /**
  * "3 queued · 1 claimed · 0 started · 2 escalated · 40 done · 1 cancelled" and the throughput:

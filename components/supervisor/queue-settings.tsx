@@ -1,175 +1,143 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
-import { setQueuePausedAction, setQueueSettingsAction } from "@/app/actions/supervise";
+import Link from "next/link";
+import { useState } from "react";
 import { queueSettingsListAction } from "@/app/queues/actions";
-import { ActionFailure, unwrap } from "@/components/task/mutations";
-import { toWire } from "@/components/task/wire";
+import { unwrap } from "@/components/task/mutations";
+import { HELD, toWire } from "@/components/task/wire";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
-import { TextArea, TextField } from "@/components/ui/field";
+import { Button, focusRing } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
 import { LocalTime } from "@/components/ui/local-time";
-import { useToast } from "@/components/ui/toaster";
 import { supervisorKeys } from "./keys";
-import { ClaimRuleFields, claimRuleError, claimRuleValues } from "./claim-rule-fields";
 import { NewQueue } from "./new-queue";
 import { ArchiveControl } from "./queue-archive";
-import { QueueCounts } from "./queue-counts";
+import { QueueCounts, shown } from "./queue-counts";
+import { QueueForm } from "./queue-form";
+import { usePauseQueue } from "./queue-pause";
 import type { QueueSettingsView } from "./types";
-import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
-import { LIMITS } from "@/lib/limits";
 
-type SettingField = "leaseSeconds" | "maxFailures" | "expiryThreshold" | "expiryWindowSeconds" | "retryDelaySeconds" | "lockDelaySeconds" | "questionTimeoutSeconds";
+/** "2 min", "90 s", "1 h": a lease as people say it (the exact seconds are in the drawer). */
+export function leaseWords(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}
 
-/** The documented bounds (lib/tasks/core/schemas.ts, the database's checks). */
-const FIELDS: { name: SettingField; label: string; min: number; max: number; unit: string }[] = [
-  { name: "leaseSeconds", label: "Lease length (seconds)", min: 5, max: 3600, unit: "seconds" },
-  { name: "maxFailures", label: "Max failures", min: 1, max: 100, unit: "failures" },
-  { name: "expiryThreshold", label: "Breaker threshold (expiries)", min: 1, max: 1_000_000, unit: "expiries" },
-  { name: "expiryWindowSeconds", label: "Breaker window (seconds)", min: 1, max: 86_400, unit: "seconds" },
-  { name: "retryDelaySeconds", label: "Retry delay (seconds)", min: 0, max: 86_400, unit: "seconds" },
-  { name: "lockDelaySeconds", label: "Lock delay after a lapse (seconds)", min: LIMITS.lockDelaySeconds.min, max: LIMITS.lockDelaySeconds.max, unit: "seconds" },
-  { name: "questionTimeoutSeconds", label: "Question deadline (seconds)", min: LIMITS.questionTimeoutSeconds.min, max: LIMITS.questionTimeoutSeconds.max, unit: "seconds" },
-];
-
-/** Pause (claims hand out nothing; owners finish) or resume a queue. */
-function PauseControl({ queue }: { queue: QueueSettingsView }) {
-  const toggle = useSupervisorCall(setQueuePausedAction, { verb: queue.paused ? "resume" : "pause" });
-  return (
-    <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
-      {queue.paused ? (
-        <p className="text-amber-900" data-testid="paused-note">
-          Paused{queue.pausedBy ? ` by ${queue.pausedBy}` : ""}
-          {queue.pausedAt ? <> since <LocalTime iso={queue.pausedAt} withDate /></> : null}: claims hand out nothing; owners finish what they hold.
-        </p>
-      ) : null}
-      <Button size="sm" disabled={toggle.isPending} onClick={() => toggle.mutate({ queue: queue.name, paused: !queue.paused })}>
-        {queue.paused ? `Resume ${queue.name}` : `Pause ${queue.name}`}
-      </Button>
-      <ArchiveControl queue={queue} />
-    </div>
+function StateBadges({ queue }: { queue: QueueSettingsView }) {
+  return queue.breakerTrippedAt ? (
+    <Badge tone="red" title={queue.breakerReason ?? undefined}>
+      breaker tripped
+    </Badge>
+  ) : (
+    <Badge tone="green" title="The breaker is closed: claims are handed out.">healthy</Badge>
   );
 }
 
-const fmt = (n: number) => n.toLocaleString("en-GB");
-
-/** A readable sentence for a refused setting, naming the field by its label and its bounds. */
-function settingError(error: unknown): { field: string | null; text: string } {
-  const rule = error instanceof ActionFailure ? claimRuleError(error.error.field) : null;
-  if (rule) return { field: (error as ActionFailure).error.field!, text: rule };
-  const field = error instanceof ActionFailure ? FIELDS.find((f) => f.name === error.error.field) : undefined;
-  if (field) return { field: field.name, text: `${field.label.replace(/ \(.*\)$/, "")} must be a whole number from ${fmt(field.min)} to ${fmt(field.max)} ${field.unit}.` };
-  return { field: null, text: supervisorErrorSentence(error, "change the settings of") };
-}
-
-type Sent = Partial<Record<SettingField, number>> & Pick<QueueSettingsView, "claimants" | "commenters" | "maxAttemptSeconds" | "description">;
-
-const RULE_WORDS: Record<string, string> = { anyone: "anyone", people: "people only", agents: "agents only" };
-
-/** What a save changed, in words: "lease length 60 → 90 s, who may claim anyone → agents only". */
-export function describeSaved(before: QueueSettingsView, sent: Sent): string[] {
-  const out: string[] = [];
-  for (const f of FIELDS) {
-    const to = sent[f.name];
-    if (to !== undefined && to !== before[f.name]) out.push(`${f.label.replace(/ \(.*\)$/, "").toLowerCase()} ${fmt(before[f.name])} → ${fmt(to)}${f.unit === "seconds" ? " s" : ""}`);
-  }
-  if (sent.claimants !== before.claimants) out.push(`who may claim ${RULE_WORDS[before.claimants] ?? before.claimants} → ${RULE_WORDS[sent.claimants] ?? sent.claimants}`);
-  if (sent.commenters !== undefined && sent.commenters !== before.commenters) out.push(`who may comment ${RULE_WORDS[before.commenters] ?? before.commenters} → ${RULE_WORDS[sent.commenters] ?? sent.commenters}`);
-  if (sent.maxAttemptSeconds !== before.maxAttemptSeconds) {
-    const say = (v: number | null) => (v === null ? "none" : `${fmt(v)} s`);
-    out.push(`attempt ceiling ${say(before.maxAttemptSeconds)} → ${say(sent.maxAttemptSeconds)}`);
-  }
-  if (sent.description !== before.description) out.push(sent.description ? "the description" : "the description removed");
-  return out;
-}
-
-function QueueForm({ queue }: { queue: QueueSettingsView }) {
-  const [saved, setSaved] = useState(false);
-  const toast = useToast();
-  const [problem, setProblem] = useState<{ field: string | null; text: string } | null>(null);
-  const save = useSupervisorCall(setQueueSettingsAction, {
-    verb: "change the settings of",
-    toastErrors: false,
-    onSuccess: () => setSaved(true),
-  });
-  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const values = Object.fromEntries(FIELDS.map((f) => [f.name, Number(String(form.get(f.name) ?? "").trim() || NaN)]));
-    setSaved(false);
-    setProblem(null);
-    const description = String(form.get("description") ?? "").trim();
-    const sent = { ...values, ...claimRuleValues(form), description };
-    const changes = describeSaved(queue, sent);
-    save.mutate(
-      { queue: queue.name, ...sent },
-      {
-        onError: (error) => setProblem(settingError(error)),
-        // The toast names the queue and the change: it outlives the form's "Saved." line.
-        onSuccess: () => toast.notify("info", changes.length > 0 ? `Saved ${queue.name}: ${changes.join(", ")}.` : `Saved ${queue.name}: nothing had changed.`),
-      },
-    );
-  };
-  const errorId = `queue-${queue.name}-error`;
+/** The paused toggle: a switch whose state is the queue's, flipped at once, with Undo on its toast. */
+function PauseSwitch({ queue, pause }: { queue: QueueSettingsView; pause: ReturnType<typeof usePauseQueue> }) {
+  const busy = pause.pendingFor(queue.name);
   return (
-    <form noValidate onSubmit={onSubmit} aria-label={`Settings of ${queue.name}`} className="rounded-lg border border-slate-200 bg-white p-3 shadow-sm">
-      <div className="flex flex-wrap items-center justify-between gap-2">
-        <h2 className="font-semibold">{queue.name}</h2>
-        <div className="flex flex-wrap gap-1">
-          {queue.paused ? <Badge tone="amber">paused</Badge> : null}
-          {queue.breakerTrippedAt ? (
-            <Badge tone="red" title={queue.breakerReason ?? undefined}>
-              breaker tripped
-            </Badge>
-          ) : (
-            <Badge tone="green" title="The breaker is closed: claims are handed out.">healthy</Badge>
-          )}
+    <button
+      type="button"
+      role="switch"
+      aria-checked={queue.paused}
+      aria-label={`Pause ${queue.name}`}
+      disabled={busy}
+      onClick={() => pause.toggle(queue)}
+      title={queue.paused ? `Paused${queue.pausedBy ? ` by ${queue.pausedBy}` : ""}: claims hand out nothing` : "Claims hand out its tasks"}
+      className={`inline-flex items-center gap-2 rounded-full text-xs font-medium ${focusRing}`}
+    >
+      <span aria-hidden className={`relative inline-block h-5 w-9 rounded-full transition-colors ${queue.paused ? "bg-amber-600" : "bg-slate-300"}`}>
+        <span className={`absolute top-0.5 size-4 rounded-full bg-white shadow transition-all ${queue.paused ? "left-4.5" : "left-0.5"}`} />
+      </span>
+      <span className={queue.paused ? "text-amber-900" : "text-slate-700"}>{queue.paused ? "paused" : "running"}</span>
+    </button>
+  );
+}
+
+const num = "px-3 py-2 text-right tabular-nums";
+
+/** One open queue, one row: what waits, what is held, what needs a decision, the pace, the switch, the lease. */
+function QueueRow({ queue, onOpen, pause }: { queue: QueueSettingsView; onOpen: () => void; pause: ReturnType<typeof usePauseQueue> }) {
+  const held = HELD.reduce((n, s) => n + queue.counts[s], 0);
+  const escalated = queue.counts.escalated;
+  return (
+    <tr className="border-t border-slate-100 align-middle" data-testid={`queue-row-${queue.name}`}>
+      <th scope="row" className="px-3 py-2 text-left font-normal">
+        <div className="flex flex-wrap items-center gap-2">
+          {/* The name opens the drawer too: on a phone the Settings column is off to the right. */}
+          <button type="button" onClick={onOpen} aria-haspopup="dialog" className={`rounded font-semibold whitespace-nowrap text-blue-800 hover:underline ${focusRing}`}>
+            {queue.name}
+          </button>
+          <StateBadges queue={queue} />
         </div>
-      </div>
-      {queue.description ? <p className="mt-1 text-sm text-slate-700" data-testid="queue-description">{queue.description}</p> : null}
-      <QueueCounts queue={queue} />
-      <PauseControl queue={queue} />
-      {queue.breakerTrippedAt ? (
-        <p className="mt-1 text-sm text-red-900">
-          {queue.breakerReason} (since <LocalTime iso={queue.breakerTrippedAt} withDate />). Reset it from the inbox.
-        </p>
-      ) : null}
-      {/* Keyed by the saved values: a change (here or elsewhere) resets the inputs to them. */}
-      <div key={[...FIELDS.map((f) => queue[f.name]), queue.claimants, queue.review, queue.maxAttemptSeconds, queue.description].join(":")} className="mt-3 grid grid-cols-1 gap-3 sm:grid-cols-2">
-        <div className="sm:col-span-2">
-          <TextArea name="description" label="Description" maxLength={LIMITS.queueDescription} defaultValue={queue.description} onChange={() => setSaved(false)}
-            aria-invalid={problem?.field === "description" ? true : undefined} aria-describedby={problem?.field === "description" ? errorId : undefined} />
-        </div>
-        {FIELDS.map((f) => (
-          <TextField
-            key={f.name}
-            name={f.name}
-            label={f.label}
-            hint={`${fmt(f.min)} to ${fmt(f.max)}`}
-            type="number"
-            inputMode="numeric"
-            step={1}
-            defaultValue={queue[f.name]}
-            aria-invalid={problem?.field === f.name ? true : undefined}
-            aria-describedby={problem?.field === f.name ? errorId : undefined}
-            onChange={() => setSaved(false)}
-          />
-        ))}
-        <ClaimRuleFields queue={queue} invalid={problem?.field ?? null} errorId={errorId} onChange={() => setSaved(false)} />
-      </div>
-      <div className="mt-3 flex flex-wrap items-center gap-3">
-        <Button type="submit" tone="primary" size="sm" disabled={save.isPending}>
-          {save.isPending ? "Saving…" : "Save"}
+        {queue.description ? <p className="max-w-72 truncate text-xs text-slate-600" title={queue.description}>{queue.description}</p> : null}
+      </th>
+      <td className={num} data-testid="queued">
+        <Link className={`rounded text-blue-800 hover:underline ${focusRing}`} href={`/?queue=${encodeURIComponent(queue.name)}&status=queued`} aria-label={`${shown(queue.counts.queued, 1000)} queued in ${queue.name}`}>
+          {shown(queue.counts.queued, 1000)}
+        </Link>
+      </td>
+      <td className={num} data-testid="held">{shown(held, 1000)}</td>
+      <td className={num} data-testid="escalated">
+        {escalated > 0 ? (
+          <Link className={`rounded font-semibold text-red-800 hover:underline ${focusRing}`} href={`/inbox?queue=${encodeURIComponent(queue.name)}`} aria-label={`${shown(escalated, 1000)} escalated in ${queue.name}: open the inbox`}>
+            {shown(escalated, 1000)}
+          </Link>
+        ) : (
+          "0"
+        )}
+      </td>
+      <td className={num} data-testid="done-per-hour">{queue.throughput.lastHour.toLocaleString("en-GB")}</td>
+      <td className="px-3 py-2">
+        <PauseSwitch queue={queue} pause={pause} />
+      </td>
+      <td className={num} data-testid="lease">
+        <span title={`${queue.leaseSeconds.toLocaleString("en-GB")} seconds`}>{leaseWords(queue.leaseSeconds)}</span>
+      </td>
+      <td className="px-3 py-2 text-right">
+        <Button size="sm" onClick={onOpen} aria-label={`Open the settings of ${queue.name}`} aria-haspopup="dialog">
+          Settings
         </Button>
-        {saved ? <span role="status" className="text-sm text-green-800">Saved.</span> : null}
-        {problem ? (
-          <p id={errorId} role="alert" className="text-sm text-red-800">
-            {problem.text}
+      </td>
+    </tr>
+  );
+}
+
+/** The drawer: everything about one queue — its state, every count, its settings, Archive. */
+function QueueDrawer({ queue, onClose, pause }: { queue: QueueSettingsView; onClose: () => void; pause: ReturnType<typeof usePauseQueue> }) {
+  return (
+    <Dialog open side onClose={onClose} title={`Queue ${queue.name}`}>
+      <div className="space-y-3">
+        <div className="flex flex-wrap items-center gap-2">
+          {queue.paused ? <Badge tone="amber">paused</Badge> : null}
+          <StateBadges queue={queue} />
+        </div>
+        {queue.description ? <p className="text-sm text-slate-700" data-testid="queue-description">{queue.description}</p> : null}
+        <QueueCounts queue={queue} />
+        {queue.paused ? (
+          <p className="text-sm text-amber-900" data-testid="paused-note">
+            Paused{queue.pausedBy ? ` by ${queue.pausedBy}` : ""}
+            {queue.pausedAt ? <> since <LocalTime iso={queue.pausedAt} withDate /></> : null}: claims hand out nothing; owners finish what they hold.
           </p>
         ) : null}
+        {queue.breakerTrippedAt ? (
+          <p className="text-sm text-red-900">
+            {queue.breakerReason} (since <LocalTime iso={queue.breakerTrippedAt} withDate />). Reset it from the inbox.
+          </p>
+        ) : null}
+        <div className="flex flex-wrap gap-2">
+          <Button size="sm" disabled={pause.pendingFor(queue.name)} onClick={() => pause.toggle(queue)}>
+            {queue.paused ? `Resume ${queue.name}` : `Pause ${queue.name}`}
+          </Button>
+          <ArchiveControl queue={queue} />
+        </div>
+        <h3 className="pt-2 font-semibold">Settings</h3>
+        <QueueForm queue={queue} />
       </div>
-    </form>
+    </Dialog>
   );
 }
 
@@ -193,10 +161,13 @@ function ArchivedQueue({ queue }: { queue: QueueSettingsView }) {
   );
 }
 
+const th = "px-3 py-2 font-semibold";
+
 /**
- * Every queue: a form to make one, each open queue's live counts, state and settings, and
- * the archived ones apart. Refetched whenever events arrive (every task that moves changes
- * a count), through the supervisors' query keys (components/realtime/invalidate.ts).
+ * Every queue (issue 27 item 7): one dense row each — queued, held, escalated, done in the
+ * last hour, the paused switch, the lease — with its settings in a drawer, and the archived
+ * ones apart. Refetched whenever events arrive (every task that moves changes a count),
+ * through the supervisors' query keys (components/realtime/invalidate.ts).
  */
 export function QueueSettings({ initial }: { initial: QueueSettingsView[] }) {
   const { data } = useQuery({
@@ -204,18 +175,48 @@ export function QueueSettings({ initial }: { initial: QueueSettingsView[] }) {
     queryFn: async () => toWire(await unwrap(queueSettingsListAction({}))),
     initialData: initial,
   });
+  const [openName, setOpenName] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+  const pause = usePauseQueue();
   const open = data.filter((q) => !q.archivedAt);
   const archived = data.filter((q) => q.archivedAt);
+  // By name, from the live list: the drawer follows changes, and closes when its queue is archived.
+  const drawn = open.find((q) => q.name === openName) ?? null;
   return (
     <div className="space-y-4">
-      <NewQueue />
-      <ul className="space-y-4" aria-label="Queues">
-        {open.map((queue) => (
-          <li key={queue.name}>
-            <QueueForm queue={queue} />
-          </li>
-        ))}
-      </ul>
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <p className="text-sm text-slate-700">
+          {open.length} open queue{open.length === 1 ? "" : "s"}. Counts move live; the switch pauses claiming at once.
+        </p>
+        <Button tone="primary" size="sm" onClick={() => setCreating(true)} aria-haspopup="dialog">
+          New queue
+        </Button>
+      </div>
+      <div role="region" aria-label="Queues table" tabIndex={0} className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm focus-visible:outline-2 focus-visible:outline-blue-600">
+        <table className="min-w-full text-sm" aria-label="Queues">
+          <thead className="bg-slate-100 text-xs text-slate-700 uppercase">
+            <tr>
+              <th scope="col" className={`${th} text-left`}>Queue</th>
+              <th scope="col" className={`${th} text-right`}>Queued</th>
+              <th scope="col" className={`${th} text-right`} title="Claimed or started: an owner works on it under a lease">Held</th>
+              <th scope="col" className={`${th} text-right`}>Escalated</th>
+              <th scope="col" className={`${th} text-right`} title="Completed, resolved or approved in the last hour">Done/h</th>
+              <th scope="col" className={`${th} text-left`}>Paused</th>
+              <th scope="col" className={`${th} text-right`}>Lease</th>
+              <th scope="col" className={th}><span className="sr-only">Settings</span></th>
+            </tr>
+          </thead>
+          <tbody>
+            {open.map((queue) => (
+              <QueueRow key={queue.name} queue={queue} pause={pause} onOpen={() => setOpenName(queue.name)} />
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {drawn ? <QueueDrawer queue={drawn} pause={pause} onClose={() => setOpenName(null)} /> : null}
+      <Dialog open={creating} side onClose={() => setCreating(false)} title="New queue">
+        <NewQueue onCreated={() => setCreating(false)} />
+      </Dialog>
       {archived.length > 0 ? (
         <div>
           <h2 className="mb-2 font-semibold text-slate-800">Archived queues</h2>

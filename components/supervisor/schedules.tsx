@@ -1,5 +1,6 @@
 "use client";
 
+import { EmptyState } from "@/components/ui/empty-state";
 import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { createScheduleAction, deleteScheduleAction, schedulesAction, updateScheduleAction } from "@/app/schedules/actions";
@@ -91,7 +92,11 @@ export function Schedules({ initial, queues }: { initial: ScheduleView[]; queues
       <CreateSchedule queues={queues} />
       <section aria-labelledby="schedules-heading">
         <h2 id="schedules-heading" className="mb-2 text-lg font-semibold">Schedules</h2>
-        {data.length === 0 ? <p className="text-sm text-slate-600">No schedules yet: create one above for routine work that recurs.</p> : null}
+        {data.length === 0 ? (
+          <EmptyState testId="schedules-empty" action={{ label: "Create a schedule", focus: 'form[aria-label="Create a schedule"] input' }}>
+            No schedules yet: a schedule creates a task for routine work that recurs (every weekday at 9, say).
+          </EmptyState>
+        ) : null}
         <ul className="space-y-2">
           {data.map((s) => (
             <li key={s.id} className="rounded-lg border border-slate-200 bg-white p-3" data-testid="schedule">

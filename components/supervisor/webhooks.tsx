@@ -1,5 +1,6 @@
 "use client";
 
+import { EmptyState } from "@/components/ui/empty-state";
 import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { createWebhookAction, deleteWebhookAction, deliveriesAction, webhooksAction } from "@/app/webhooks/actions";
@@ -142,7 +143,11 @@ export function Webhooks({ initial, queues }: { initial: WebhookView[]; queues: 
       <CreateWebhook queues={queues} onCreated={setMade} />
       <section aria-labelledby="webhooks-heading">
         <h2 id="webhooks-heading" className="mb-2 text-lg font-semibold">Webhooks</h2>
-        {data.length === 0 ? <p className="text-sm text-slate-600">No webhooks yet: register one above to hear of events without the board open.</p> : null}
+        {data.length === 0 ? (
+          <EmptyState testId="webhooks-empty" action={{ label: "Register a webhook", focus: 'form[aria-label="Register a webhook"] input' }}>
+            No webhooks yet: a webhook tells another system of events (a task done, escalated…) without the board open.
+          </EmptyState>
+        ) : null}
         <ul className="space-y-2">
           {data.map((hook) => (
             <li key={hook.id} className="rounded-lg border border-slate-200 bg-white p-3" data-testid="webhook">

@@ -64,26 +64,25 @@ export function CommentBox({ task }: { task: TaskView }) {
     setProblem(why);
     if (!why) mutation.mutate(body);
   };
-  const over = body.length > COMMENT_MAX;
   return (
     <form onSubmit={send} noValidate aria-label="Add a comment" className="space-y-2 rounded-lg border border-slate-200 bg-white p-3">
       <TextArea
         label="Comment"
         hint="Everyone watching this task sees it at once."
         value={body}
-        onChange={(e) => setBody(e.target.value)}
+        onChange={(e) => {
+          setBody(e.target.value);
+          if (problem && !commentProblem(e.target.value)) setProblem(null);
+        }}
         rows={2}
-        aria-describedby="comment-count"
+        limit={COMMENT_MAX}
+        error={problem}
       />
-      <div className="flex flex-wrap items-center justify-between gap-2">
-        <p id="comment-count" className={`text-xs tabular-nums ${over ? "font-medium text-red-800" : "text-slate-600"}`}>
-          {body.length.toLocaleString("en")} / {COMMENT_MAX.toLocaleString("en")}
-        </p>
+      <div className="flex justify-end">
         <Button type="submit" size="sm" tone="primary">
           Post comment
         </Button>
       </div>
-      {problem ? <p role="alert" data-testid="comment-problem" className="text-sm text-red-800">{problem}</p> : null}
     </form>
   );
 }

@@ -76,17 +76,17 @@ export function TextDialog({
   const [text, setText] = useState("");
   const send = (event: FormEvent) => {
     event.preventDefault();
-    if (!text.trim()) return;
+    if (!text.trim() || text.trim().length > LIMITS.reason) return;
     onSubmit(text.trim());
     setText("");
   };
   return (
     <Dialog open={open} onClose={onClose} title={title}>
-      <form onSubmit={send} className="space-y-4">
-        <TextArea label={label} hint={hint} value={text} onChange={(e) => setText(e.target.value)} required maxLength={LIMITS.reason} autoFocus />
+      <form onSubmit={send} noValidate className="space-y-4">
+        <TextArea label={label} hint={hint} value={text} onChange={(e) => setText(e.target.value)} required limit={LIMITS.reason} autoFocus />
         <div className="flex flex-wrap justify-end gap-2">
           <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" tone={tone} disabled={!text.trim()}>
+          <Button type="submit" tone={tone} disabled={!text.trim() || text.trim().length > LIMITS.reason}>
             {submit}
           </Button>
         </div>

@@ -8,7 +8,7 @@ import { editTaskAction } from "@/app/actions/tasks";
 import { useViewer } from "@/components/realtime/viewer";
 import { useToast } from "@/components/ui/toaster";
 import { Button } from "@/components/ui/button";
-import { SelectField, TextArea, TextField } from "@/components/ui/field";
+import { focusFirstInvalid, SelectField, TextArea, TextField } from "@/components/ui/field";
 import { fetchHistory, queueKeys, taskKeys } from "./api";
 import { putTask } from "./cache";
 import { conflictSentence, draftOf, fieldWords, lastChangedBy, mergeDraft, readEdit, type EditClash, type EditDraft, type EditField } from "./editing";
@@ -56,6 +56,8 @@ export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () =>
   const [draft, setDraft] = useState<EditDraft>(() => draftOf(task));
   // The task as the form last knew it: what the person changed is what differs from it.
   const [base, setBase] = useState<TaskView>(task);
+  // A sentence per field the form refuses (all at once), and one for a refusal of the server.
+  const [problems, setProblems] = useState<Partial<Record<EditField, string>>>({});
   const [problem, setProblem] = useState<string | null>(null);
   const [conflict, setConflict] = useState<string | null>(null);
   const [clashes, setClashes] = useState<EditClash[]>([]);
@@ -77,6 +79,7 @@ export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () =>
   );
   const set = (field: EditField) => (event: { target: { value: string } }) => {
     setDraft({ ...draft, [field]: event.target.value });
+    if (problems[field]) setProblems({ ...problems, [field]: undefined });
     // Writing in a field both changed is a decision about it too.
     setClashes(clashes.filter((c) => c.field !== field));
   };
@@ -90,7 +93,8 @@ export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () =>
     setProblem(null);
     setConflict(null);
     const read = readEdit(draft, base);
-    if ("problem" in read) return setProblem(read.problem);
+    setProblems("problems" in read ? read.problems : {});
+    if ("problems" in read) return focusFirstInvalid(event.currentTarget as HTMLFormElement);
     if (Object.keys(read.changes).length === 0) return onClose();
     const sent = draft;
     mutation.mutate({ base, changes: read.changes }, {
@@ -104,6 +108,9 @@ export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () =>
           setBase(current);
           return;
         }
+        // A refusal naming a field of the form is said on that field.
+        const named = error instanceof ActionFailure ? error.error.field : undefined;
+        if (named && named in draftOf(base)) return setProblems({ [named]: errorSentence(error, "edit", viewer) });
         setProblem(errorSentence(error, "edit", viewer));
       },
     });
@@ -113,9 +120,9 @@ export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () =>
     <section aria-labelledby="edit-heading" className="rounded-lg border border-blue-200 bg-white p-3" data-testid="edit-task">
       <h2 id="edit-heading" className="mb-2 text-sm font-semibold">Edit task</h2>
       <form onSubmit={save} noValidate className="space-y-3">
-        <TextField label="Title" value={draft.title} onChange={set("title")} maxLength={LIMITS.title} required autoFocus />
-        <TextArea label="Description" value={draft.description} onChange={set("description")} rows={4} />
-        <SelectField label="Queue" hint="Moving it sends it to the back of that queue's claim order by its priority." value={draft.queue} onChange={set("queue")}>
+        <TextField label="Title" value={draft.title} onChange={set("title")} limit={LIMITS.title} error={problems.title} required autoFocus />
+        <TextArea label="Description" value={draft.description} onChange={set("description")} limit={LIMITS.description} error={problems.description} rows={4} />
+        <SelectField label="Queue" hint="Moving it sends it to the back of that queue's claim order by its priority." value={draft.queue} onChange={set("queue")} error={problems.queue}>
           {[...new Set([base.queue, ...(queues.data ?? [])])].map((q) => (
             <option key={q} value={q}>{q}</option>
           ))}
@@ -125,11 +132,17 @@ export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () =>
           hint={`Higher is claimed first: ${LIMITS.priority.min} (last) to ${LIMITS.priority.max} (first); 0 is the default.`}
           value={draft.priority}
           onChange={set("priority")}
+          error={problems.priority}
           inputMode="numeric"
         />
         <div className="[&_textarea]:font-mono [&_textarea]:text-xs">
-          <TextArea label="Payload (JSON object)" value={draft.payload} onChange={set("payload")} rows={6} spellCheck={false} />
+          <TextArea label="Payload (JSON object)" value={draft.payload} onChange={set("payload")} error={problems.payload} rows={6} spellCheck={false} />
         </div>
+        {Object.values(problems).some(Boolean) ? (
+          <p role="alert" data-testid="edit-problems" className="text-sm text-red-800">
+            {Object.values(problems).filter(Boolean).length === 1 ? "One field needs fixing: see the field marked above." : `${Object.values(problems).filter(Boolean).length} fields need fixing: see the fields marked above.`}
+          </p>
+        ) : null}
         {problem ? <p role="alert" data-testid="edit-problem" className="text-sm text-red-800">{problem}</p> : null}
         {conflict ? (
           <p role="alert" data-testid="edit-conflict" className="rounded-md border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950">

@@ -1,13 +1,14 @@
 import type { TaskChanges } from "@/lib/client";
+import { LIMITS } from "@/lib/limits";
 import type { EventView, TaskView, Viewer } from "./wire";
 
 // The task page's edit form, in plain functions: who is offered it, what a filled-in form
 // asks the server to change, and the sentence a conflicting edit gets.
 
 /** The API's limits (lib/tasks/core/schemas.ts), checked here to say it in words first. */
-const TITLE_MAX = 200;
-const DESCRIPTION_MAX = 10_000;
-const PRIORITY_LIMIT = 1000;
+const TITLE_MAX = LIMITS.title;
+const DESCRIPTION_MAX = LIMITS.description;
+const PRIORITY_LIMIT = LIMITS.priority.max;
 
 /** Only a task nobody holds and nobody finished can be edited (docs/engine.md). */
 export const isEditable = (task: TaskView) => task.status === "queued" || task.status === "escalated";
@@ -48,33 +49,36 @@ const canonical = (value: unknown): string =>
       ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v);
 
-/** The changes the form asks for against `task`, or a sentence saying what to fix. */
-export function readEdit(draft: EditDraft, task: TaskView): { changes: TaskChanges } | { problem: string; field: keyof EditDraft } {
+/**
+ * The changes the form asks for against `task`, or a sentence for every field to fix, all
+ * at once (issue 27 item 10: a person fixes them in one pass, not one refusal at a time).
+ */
+export function readEdit(draft: EditDraft, task: TaskView): { changes: TaskChanges } | { problems: Partial<Record<keyof EditDraft, string>> } {
+  const problems: Partial<Record<keyof EditDraft, string>> = {};
   const title = draft.title.trim();
-  if (!title) return { problem: "The title can't be empty.", field: "title" };
-  if (title.length > TITLE_MAX) return { problem: `The title is ${title.length} characters; at most ${TITLE_MAX} fit.`, field: "title" };
+  if (!title) problems.title = "The title can't be empty.";
+  else if (title.length > TITLE_MAX) problems.title = `The title is ${title.length} characters; at most ${TITLE_MAX} fit.`;
   if (draft.description.length > DESCRIPTION_MAX) {
-    return { problem: `The description is ${draft.description.length.toLocaleString()} characters; at most ${DESCRIPTION_MAX.toLocaleString()} fit.`, field: "description" };
+    problems.description = `The description is ${draft.description.length.toLocaleString("en")} characters; at most ${DESCRIPTION_MAX.toLocaleString("en")} fit.`;
   }
   const priority = Number(draft.priority.trim());
   if (draft.priority.trim() === "" || !Number.isInteger(priority) || Math.abs(priority) > PRIORITY_LIMIT) {
-    return { problem: `The priority must be a whole number from -${PRIORITY_LIMIT} to ${PRIORITY_LIMIT}.`, field: "priority" };
+    problems.priority = `The priority must be a whole number from -${PRIORITY_LIMIT} to ${PRIORITY_LIMIT}.`;
   }
   let payload: unknown;
   try {
     payload = draft.payload.trim() === "" ? {} : JSON.parse(draft.payload);
+    if (!isJsonObject(payload)) problems.payload = `The payload must be a JSON object, in braces: {"site": 7}.`;
   } catch (error) {
     const why = error instanceof SyntaxError ? error.message : "it could not be read";
-    return { problem: `The payload isn't valid JSON (${why}). Write a JSON object such as {"site": 7}.`, field: "payload" };
+    problems.payload = `The payload isn't valid JSON (${why}). Write a JSON object such as {"site": 7}.`;
   }
-  if (!isJsonObject(payload)) {
-    return { problem: `The payload must be a JSON object, in braces: {"site": 7}.`, field: "payload" };
-  }
+  if (Object.keys(problems).length > 0) return { problems };
   const changes: TaskChanges = {};
   if (title !== task.title) changes.title = title;
   if (draft.description !== task.description) changes.description = draft.description;
   if (priority !== task.priority) changes.priority = priority;
-  if (canonical(payload) !== canonical(task.payload)) changes.payload = payload;
+  if (canonical(payload) !== canonical(task.payload)) changes.payload = payload as TaskChanges["payload"];
   if (draft.queue && draft.queue !== task.queue) changes.queue = draft.queue;
   return { changes };
 }

@@ -6,7 +6,8 @@ import { reviewAction } from "@/app/actions/tasks";
 import { useViewer } from "@/components/realtime/viewer";
 import { Button } from "@/components/ui/button";
 import { LocalTime } from "@/components/ui/local-time";
-import { LIMITS } from "@/lib/limits";
+import { TextArea } from "@/components/ui/field";
+import { LIMITS, limitText } from "@/lib/limits";
 import { taskKeys } from "./api";
 import { ActorName } from "./badges";
 import type { EventView, TaskView, Viewer } from "./wire";
@@ -35,6 +36,7 @@ export function ReviewPanel({ task, history }: { task: TaskView; history: EventV
   if (task.status !== "in_review" || !submission) return null;
   const may = mayReview(task, viewer, history);
   const decide = async (decision: "approve" | "reject") => {
+    if (note.trim().length > LIMITS.reviewNote) return setError(`The note is ${limitText(note.trim().length)} characters; at most ${limitText(LIMITS.reviewNote)} fit.`);
     setBusy(true);
     setError(null);
     const result = await reviewAction({
@@ -63,11 +65,7 @@ export function ReviewPanel({ task, history }: { task: TaskView; history: EventV
       </pre>
       {may ? (
         <div className="mt-3 flex flex-col gap-2">
-          <label htmlFor="review-note" className="flex flex-col text-xs text-slate-700">
-            Note (a reject&apos;s note is the next claimant&apos;s hand-off)
-            <textarea id="review-note" value={note} maxLength={LIMITS.reviewNote} rows={3} onChange={(e) => setNote(e.target.value)}
-              className="mt-0.5 rounded border border-slate-300 px-2 py-1 text-sm" />
-          </label>
+          <TextArea label="Note (a reject's note is the next claimant's hand-off)" value={note} limit={LIMITS.reviewNote} rows={3} onChange={(e) => setNote(e.target.value)} />
           <div className="flex flex-wrap gap-2">
             <Button size="sm" disabled={busy} onClick={() => void decide("approve")}>Approve</Button>
             <Button size="sm" disabled={busy} onClick={() => void decide("reject")}>Reject</Button>

@@ -15,6 +15,7 @@ import { ActorName, NeedsCheckBadge, PriorityBadge, StatusBadge } from "./badges
 import { LapsedBadge, LeaseCountdown } from "./lease";
 import { Markdown } from "./markdown-view";
 import { TaskActions } from "./task-actions";
+import { TaskKeys } from "./task-keys";
 import { HandoffCard, ProgressLine } from "./handoff";
 import { OpenEffects } from "./effects";
 import { ReviewPanel } from "./review";
@@ -46,11 +47,12 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
   return (
     <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
       <div className="space-y-4">
-        <p>
+        <div className="flex items-center justify-between gap-2">
           <Link href="/" className={`rounded text-sm text-blue-700 hover:underline ${focusRing}`}>
             ← Board
           </Link>
-        </p>
+          <TaskKeys />
+        </div>
         <div>
           <div className="flex flex-wrap items-start justify-between gap-2">
             <h1 className="min-w-0 text-xl font-semibold wrap-anywhere">{task.title}</h1>

@@ -3,14 +3,26 @@
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
 import { Button } from "./button";
 
+/**
+ * A button on a toast: Undo, say. Offer one only where it is a real move that takes the
+ * first one back (docs/board.md "Undo"): the toast never pretends.
+ */
+export interface ToastAction {
+  label: string;
+  /** The accessible name, when the label alone is not enough ("Undo: resume triage"). */
+  name?: string;
+  run: () => void;
+}
+
 export interface Toast {
   id: number;
   tone: "info" | "error";
   text: ReactNode;
+  action?: ToastAction;
 }
 
 interface ToastApi {
-  notify(tone: Toast["tone"], text: ReactNode): void;
+  notify(tone: Toast["tone"], text: ReactNode, action?: ToastAction): void;
 }
 
 const ToastContext = createContext<ToastApi>({ notify: () => {} });
@@ -19,6 +31,8 @@ export const useToast = () => useContext(ToastContext);
 
 const MAX_TOASTS = 4;
 const INFO_MS = 6000;
+/** A toast with a button stays longer: reading it and reaching the button takes a moment. */
+const ACTION_MS = 12_000;
 
 /**
  * Notices that outlive the component that raised them (a card that moved to another
@@ -28,10 +42,10 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<Toast[]>([]);
   const dismiss = useCallback((id: number) => setToasts((all) => all.filter((t) => t.id !== id)), []);
   const notify = useCallback(
-    (tone: Toast["tone"], text: ReactNode) => {
+    (tone: Toast["tone"], text: ReactNode, action?: ToastAction) => {
       const id = Date.now() + Math.random();
-      setToasts((all) => [...all, { id, tone, text }].slice(-MAX_TOASTS));
-      if (tone === "info") setTimeout(() => dismiss(id), INFO_MS);
+      setToasts((all) => [...all, { id, tone, text, ...(action ? { action } : {}) }].slice(-MAX_TOASTS));
+      if (tone === "info") setTimeout(() => dismiss(id), action ? ACTION_MS : INFO_MS);
     },
     [dismiss],
   );
@@ -49,6 +63,18 @@ export function ToastProvider({ children }: { children: ReactNode }) {
             }`}
           >
             <div className="flex-1">{toast.text}</div>
+            {toast.action ? (
+              <Button
+                size="sm"
+                aria-label={toast.action.name}
+                onClick={() => {
+                  dismiss(toast.id);
+                  toast.action!.run();
+                }}
+              >
+                {toast.action.label}
+              </Button>
+            ) : null}
             <Button size="sm" tone="ghost" onClick={() => dismiss(toast.id)} aria-label="Dismiss">
               ✕
             </Button>
