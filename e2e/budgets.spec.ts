@@ -55,3 +55,23 @@ test.describe("budgets", () => {
     await expect(bar).toHaveAttribute("aria-valuenow", "110");
   });
 });
+
+test.describe("an agent's monthly cap", () => {
+  test("a supervisor sets a token's monthly budget on /agents; a bad limit is said on the dialog; the month shows against the cap", async ({ page, db, queue }) => {
+    const name = `capped-${queue}`;
+    await createAgentToken(db, { name });
+    await signIn(page, SARA, "/agents");
+    const row = page.getByRole("row", { name: new RegExp(name) });
+    await expect(row.getByTestId("token-month")).toHaveText("nothing (no cap)");
+    await row.getByRole("button", { name: `Monthly budget of ${name}` }).click();
+    const dialog = page.getByRole("dialog", { name: `Monthly budget of ${name}` });
+    await dialog.getByLabel("Limit a month").fill("0");
+    await dialog.getByLabel("Unit").fill("usd_cents");
+    await dialog.getByRole("button", { name: "Set budget" }).click();
+    await expect(dialog.getByRole("alert")).toContainText("Limit: enter a number greater than 0.");
+    await dialog.getByLabel("Limit a month").fill("500");
+    await dialog.getByRole("button", { name: "Set budget" }).click();
+    await expect(dialog).toBeHidden();
+    await expect(row.getByTestId("token-month")).toHaveText("0 of 500 usd_cents");
+  });
+});
