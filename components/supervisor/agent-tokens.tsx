@@ -200,6 +200,7 @@ export function AgentTokens({ initial, fleet }: { initial: AgentTokenView[]; fle
             <thead className="bg-slate-100 text-xs text-slate-700 uppercase">
               <tr>
                 <th scope="col" className="px-3 py-2">Name</th>
+                <th scope="col" className="px-3 py-2">Prefix</th>
                 <th scope="col" className="px-3 py-2">Role</th>
                 <th scope="col" className="px-3 py-2">Created</th>
                 <th scope="col" className="px-3 py-2">Expires</th>
@@ -214,20 +215,20 @@ export function AgentTokens({ initial, fleet }: { initial: AgentTokenView[]; fle
                 <tr key={token.id} className="border-t border-slate-200">
                   <th scope="row" className="min-w-36 px-3 py-2 font-medium break-all">
                     {token.name}
-                    <span className="block font-mono text-xs font-normal text-slate-600" aria-label={`prefix ${token.prefix}`}>{token.prefix}…</span>
                     {token.connection ? (
                       <span className="block text-xs font-normal text-slate-600" data-testid="token-connection">
                         {token.connection.client} for {token.connection.owner} (signed in by OAuth)
                       </span>
                     ) : null}
                   </th>
+                  <td className="px-3 py-2 font-mono text-xs">{token.prefix}…</td>
                   <td className="px-3 py-2">{token.role}</td>
-                  <td className="px-3 py-2 whitespace-nowrap">
+                  <td className="px-3 py-2">
                     <LocalTime iso={token.createdAt} withDate />
                     {token.createdBy ? <span className="block text-xs text-slate-600">by {token.createdBy.name}</span> : null}
                   </td>
-                  <td className="px-3 py-2 whitespace-nowrap">{token.expiresAt ? <LocalTime iso={token.expiresAt} withDate /> : "never"}</td>
-                  <td className="px-3 py-2 whitespace-nowrap">{token.lastUsedAt ? <LocalTime iso={token.lastUsedAt} withDate /> : "never"}</td>
+                  <td className="px-3 py-2">{token.expiresAt ? <LocalTime iso={token.expiresAt} withDate /> : "never"}</td>
+                  <td className="px-3 py-2">{token.lastUsedAt ? <LocalTime iso={token.lastUsedAt} withDate /> : "never"}</td>
                   <td className="px-3 py-2" data-testid="token-month">{monthText(token)}</td>
                   <td className="px-3 py-2 whitespace-nowrap">
                     {token.revokedAt ? (
