@@ -13,6 +13,7 @@ import { marksOf, SeriesChart } from "@/components/insights/series-chart";
 import { Badge } from "@/components/ui/badge";
 import { focusRing } from "@/components/ui/button";
 import { requireSupervisor, streamPosition } from "../_lib/session";
+import { formatAmount } from "@/lib/tasks/budgets/amount";
 
 export const metadata: Metadata = { title: "Insights · Claimboard" };
 
@@ -169,5 +170,3 @@ export default async function InsightsPage({ searchParams }: { searchParams: Sea
     </main>
   );
 }
-
-const formatAmount = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));

@@ -1,10 +1,10 @@
 import type { TaskView } from "@/components/task/wire";
+import { formatAmount as amount } from "@/lib/tasks/budgets/amount";
 
 // A task's spend against its budget (docs/budgets.md): spent / limit as a bar, amber from the
 // 80 % warning, red at the limit. The numbers are the engine's (the task object's `budget` and
 // `spent`), so the bar moves with every heartbeat that reports spend.
 
-const amount = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 
 export function BudgetBar({ task, compact = false }: { task: Pick<TaskView, "budget" | "spent">; compact?: boolean }) {
   if (!task.budget) return null;

@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { TextField } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toaster";
+import { formatAmount as amount } from "@/lib/tasks/budgets/amount";
 import type { AgentTokenView } from "./types";
 import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
 
@@ -14,7 +15,6 @@ import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
 // (UTC) against its cap, and a dialog to set or lift the cap. At or over the cap, claim-next
 // hands the agent nothing (the engine's rule, lib/tasks/budgets/cap.ts).
 
-const amount = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 
 /** "12 of 20 usd_cents" with a cap (its unit plus spend on tasks without a budget); else every unit spent. */
 export function monthText(token: Pick<AgentTokenView, "monthlyBudget" | "spentThisMonth">): string {

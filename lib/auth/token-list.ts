@@ -3,6 +3,7 @@ import { desc, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db/client";
 import { actors, agentTokens, oauthClients, oauthConnections, type TokenRole } from "@/db/schema";
+import { monthOf } from "@/lib/tasks/budgets/cap";
 
 export interface AgentTokenRow {
   id: string;
@@ -47,7 +48,7 @@ export async function listAgentTokens(db: Executor): Promise<AgentTokenRow[]> {
       capLimit: agentTokens.monthlyBudgetLimit,
       capUnit: agentTokens.monthlyBudgetUnit,
       spent: sql<Record<string, string> | null>`(SELECT jsonb_object_agg(s.unit, s.spent) FROM actor_spend s
-        WHERE s.actor_id = ${agentTokens.actorId} AND s.month = date_trunc('month', now() AT TIME ZONE 'UTC')::date)`,
+        WHERE s.actor_id = ${agentTokens.actorId} AND s.month = ${monthOf(sql`now()`)})`,
     })
     .from(agentTokens)
     .leftJoin(maker, eq(maker.id, agentTokens.createdBy))

@@ -10,13 +10,15 @@ import type { Clock } from "../core/clock";
 /** The calendar month (UTC) of `now`, as the date actor_spend keys its rows by. */
 export const monthOf = (now: SQL) => sql`date_trunc('month', ${now} AT TIME ZONE 'UTC')::date`;
 
+/** What the capped token `cap` (an agent_tokens row) spent this month: its cap's unit, and spend on tasks without a budget. */
+const spentAgainstCap = (now: SQL) => sql`(SELECT coalesce(sum(s.spent), 0) FROM actor_spend s
+  WHERE s.actor_id = cap.actor_id AND s.month = ${monthOf(now)} AND s.unit IN (cap.monthly_budget_unit, ''))`;
+
 /** True when `actorId` is an agent whose monthly cap this month's spend has reached. */
 export const overMonthlyCap = (actorId: string, now: SQL) => sql<boolean>`EXISTS (
   SELECT 1 FROM agent_tokens cap
   WHERE cap.actor_id = ${actorId}::uuid AND cap.monthly_budget_limit IS NOT NULL
-    AND (SELECT coalesce(sum(s.spent), 0) FROM actor_spend s
-         WHERE s.actor_id = cap.actor_id AND s.month = ${monthOf(now)} AND s.unit IN (cap.monthly_budget_unit, ''))
-        >= cap.monthly_budget_limit)`;
+    AND ${spentAgainstCap(now)} >= cap.monthly_budget_limit)`;
 
 export interface MonthlyCap {
   limit: number;
@@ -27,9 +29,7 @@ export interface MonthlyCap {
 /** The agent's cap and what it spent this month in its unit; null for an actor without a cap. */
 export async function readMonthlyCap(db: Executor, clock: Clock, actorId: string): Promise<MonthlyCap | null> {
   const [row] = await db.execute<{ limit: string; unit: string; spent: string }>(sql`
-    SELECT cap.monthly_budget_limit AS limit, cap.monthly_budget_unit AS unit,
-           (SELECT coalesce(sum(s.spent), 0) FROM actor_spend s
-            WHERE s.actor_id = cap.actor_id AND s.month = ${monthOf(clock.now())} AND s.unit IN (cap.monthly_budget_unit, '')) AS spent
+    SELECT cap.monthly_budget_limit AS limit, cap.monthly_budget_unit AS unit, ${spentAgainstCap(clock.now())} AS spent
     FROM agent_tokens cap
     WHERE cap.actor_id = ${actorId}::uuid AND cap.monthly_budget_limit IS NOT NULL
     LIMIT 1`);

@@ -4,6 +4,7 @@ import type { TaskRow } from "@/db/schema";
 import type { Clock } from "../core/clock";
 import type { NewEvent } from "../core/events";
 import { SYSTEM_ACTOR_ID } from "../core/events";
+import { formatAmount } from "./amount";
 import { addActorSpend } from "./cap";
 
 // Spend reported while the work runs (API.md "Budgets", docs/budgets.md): a heartbeat's or a
@@ -46,7 +47,7 @@ export function warningOf(row: TaskRow, spend: number, actorId: string): NewEven
   }];
 }
 
-const amount = (n: number, unit: string) => `${Number.isInteger(n) ? n : n.toFixed(2)} ${unit}`;
+const amount = (n: number, unit: string) => `${formatAmount(n)} ${unit}`;
 
 /** The budget question's words: what was spent of what, and what a supervisor may do. */
 export const budgetQuestion = (row: TaskRow) =>
