@@ -1,10 +1,10 @@
-import { sql, type SQL } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import {
-  type AnyPgColumn,
   bigint,
   uniqueIndex,
   boolean,
   check,
+  customType,
   index,
   integer,
   jsonb,
@@ -16,13 +16,27 @@ import {
 } from "drizzle-orm/pg-core";
 import { actorKind, claimants, commenters, reviewPolicy, taskStatus } from "./enums";
 
+const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+
 /**
- * The words a task is found by. The query side (lib/tasks/reads/search.ts) must use this same
- * expression for the planner to use tasks_search; 'simple': no stemming, so codes, ids and
- * names in payloads match as written, and prefix queries serve search-as-you-type.
+ * The board's search (GET /tasks?q=, lib/tasks/reads/search.ts): a task's words in a row of
+ * their own. On the task row, as an expression index, every claim, start, heartbeat and
+ * completion (none of them HOT: other indexes name status and lease) recomputed the document
+ * and inserted it into the GIN index again — the largest part of the loop's WAL with real
+ * content (docs/performance.md "Search off the loop's row"). Here the document is the SQL
+ * function task_search_document(title, description, payload) ('simple': no stemming, so
+ * codes, ids and names in payloads match as written), written when a task is created and
+ * when its title, description or payload change, by the triggers tasks_search_added and
+ * tasks_search_edited (migration 0025): no writer of those columns can leave it stale.
  */
-export const taskSearchDocument = (title: AnyPgColumn | SQL, description: AnyPgColumn | SQL, payload: AnyPgColumn | SQL) =>
-  sql`to_tsvector('simple'::regconfig, ${title} || ' ' || ${description} || ' ' || ${payload}::text)`;
+export const taskSearch = pgTable(
+  "task_search",
+  {
+    taskId: bigint("task_id", { mode: "bigint" }).primaryKey(),
+    document: tsvector("document").notNull(),
+  },
+  (t) => [index("task_search_document").using("gin", t.document)],
+);
 
 export const timestamps = {
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
@@ -184,10 +198,6 @@ export const tasks = pgTable(
           AND (${t.status} NOT IN ('claimed', 'started') OR ${t.ownerId} IS NOT NULL)`,
     ),
     check("tasks_queued_has_no_owner", sql`${t.status} <> 'queued' OR ${t.ownerId} IS NULL`),
-    // The board's search (GET /tasks?q=): one GIN index over the words of title, description
-    // and payload. An expression index, not a stored column: a claim or heartbeat changes none
-    // of the three, so it stays a HOT update and never recomputes the document.
-    index("tasks_search").using("gin", taskSearchDocument(t.title, t.description, t.payload)),
     check("tasks_version_positive", sql`${t.version} >= 1`),
     check("tasks_attempt_nonnegative", sql`${t.attempt} >= 0`),
     check("tasks_failure_count_nonnegative", sql`${t.failureCount} >= 0`),

@@ -1,14 +1,14 @@
 import { sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { LIMITS } from "@/lib/limits";
-import { taskSearchDocument, tasks } from "@/db/schema";
+import { taskSearch, tasks } from "@/db/schema";
 
 /**
  * The board's search (`GET /tasks?q=`), on PostgreSQL full-text search.
  *
- * - The document is `taskSearchDocument(title, description, payload)` from db/schema/tasks.ts, the
- *   very expression the `tasks_search` GIN index is built on: the planner only uses an
- *   expression index for the same expression.
+ * - The document is `task_search_document(title, description, payload)` (migration 0025),
+ *   kept in task_search (GIN index `task_search_document`) off the task row, so the agent loop's
+ *   writes never recompute it: a search is a semi-join of the matching ids with the other filters.
  * - People's text is never handed to to_tsquery as syntax. It is cut at white space into
  *   terms; every term but the last goes through plainto_tsquery (the same parser as the
  *   document, so "amal@example.com" or "INV-42" match as they were stored, and operators
@@ -51,12 +51,12 @@ export function prefixQueryText(term: string): string {
   return (term.toLowerCase().match(WORD) ?? []).map((word) => `'${word}':*`).join(" & ");
 }
 
-/** The WHERE condition of a search: the indexed document matches every term. */
+/** The WHERE condition of a search: the task's indexed document matches every term. */
 export function searchCondition(text: string): SQL {
   const terms = searchTerms(text);
   const last = terms.pop();
   if (last === undefined) return sql`false`;
   const tail = sql`(plainto_tsquery('simple'::regconfig, ${last}) || to_tsquery('simple'::regconfig, ${prefixQueryText(last)}))`;
   const query = terms.length ? sql`(plainto_tsquery('simple'::regconfig, ${terms.join(" ")}) && ${tail})` : tail;
-  return sql`${taskSearchDocument(tasks.title, tasks.description, tasks.payload)} @@ ${query}`;
+  return sql`${tasks.id} IN (SELECT ${taskSearch.taskId} FROM ${taskSearch} WHERE ${taskSearch.document} @@ ${query})`;
 }
