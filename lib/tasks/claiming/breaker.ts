@@ -1,6 +1,6 @@
 import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { queues, tasks, type Queue } from "@/db/schema";
+import { queues, type Queue } from "@/db/schema";
 import type { Clock } from "../core/clock";
 import { defineOperation } from "../core/engine";
 import { appendEvents, SYSTEM_ACTOR_ID } from "../core/events";
@@ -8,6 +8,7 @@ import { queueInput } from "../core/schemas";
 import { fail, ok } from "../core/types";
 import { SUPERVISORS } from "../core/standing";
 import { overMonthlyCap } from "../budgets/cap";
+import { executePrepared, typedRow } from "../core/prepared";
 
 /** Events this far ahead of the database clock mean the clock went backwards. */
 export const CLOCK_TOLERANCE_SECONDS = 5;
@@ -22,25 +23,32 @@ export interface QueueState {
   overBudget: boolean;
 }
 
-/** The queue's settings and whether any lease in it has lapsed (one probe of tasks_held_lease). */
+/**
+ * The queue's settings and whether any lease in it has lapsed (one probe of tasks_held_lease).
+ * A prepared statement of its own (executePrepared): claim-next and the agent loop send it
+ * on every call, so it is parsed and planned once a connection, not once a claim.
+ */
 export async function readQueueState(tx: Executor, name: string, clock: Clock, claimerId?: string): Promise<QueueState | null> {
-  const [row] = await tx
-    .select({
-      queue: queues,
-      hasExpired: sql<boolean>`EXISTS (
-        SELECT 1 FROM ${tasks}
-        WHERE ${tasks.queue} = ${queues.name} AND ${tasks.status} IN ('claimed', 'started')
-          AND ${tasks.leaseUntil} <= ${clock.now()})`,
-      // Whether a claim here may take reservations (read from tasks_reserving, which holds only such tasks).
-      hasReserving: sql<boolean>`EXISTS (
-        SELECT 1 FROM ${tasks}
-        WHERE ${tasks.reserves} IS NOT NULL AND ${tasks.status} IN ('queued', 'claimed', 'started') AND ${tasks.queue} = ${queues.name})`,
-      // A probe of agent_tokens_capped, which holds only capped tokens (lib/tasks/budgets/cap.ts).
-      overBudget: claimerId ? overMonthlyCap(claimerId, clock.now()) : sql<boolean>`false`,
-    })
-    .from(queues)
-    .where(eq(queues.name, name));
-  return row ?? null;
+  const [raw] = await executePrepared<Record<string, unknown>>(tx, sql`
+    SELECT q.*,
+      EXISTS (
+        SELECT 1 FROM tasks t
+        WHERE t.queue = q.name AND t.status IN ('claimed', 'started') AND t.lease_until <= ${clock.now()}) AS has_expired_lease,
+      -- Whether a claim here may take reservations (read from tasks_reserving, which holds only such tasks).
+      EXISTS (
+        SELECT 1 FROM tasks t
+        WHERE t.reserves IS NOT NULL AND t.status IN ('queued', 'claimed', 'started') AND t.queue = q.name) AS has_reserving_task,
+      -- A probe of agent_tokens_capped, which holds only capped tokens (lib/tasks/budgets/cap.ts).
+      ${claimerId ? overMonthlyCap(claimerId, clock.now()) : sql`false`} AS claimer_over_budget
+    FROM queues q
+    WHERE q.name = ${name}`);
+  if (!raw) return null;
+  return {
+    queue: typedRow(queues, raw),
+    hasExpired: raw.has_expired_lease === true,
+    hasReserving: raw.has_reserving_task === true,
+    overBudget: raw.claimer_over_budget === true,
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { SQL } from "drizzle-orm";
+import { getTableColumns, type InferSelectModel, type SQL, type Table } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
 import type { Executor } from "@/db/client";
@@ -19,4 +19,18 @@ export async function executePrepared<T extends Record<string, unknown>>(db: Exe
   if (typeof client?.unsafe !== "function") return (await db.execute<T>(query)) as unknown as T[];
   const { sql, params } = dialect.sqlToQuery(query);
   return (await client.unsafe(sql, params as postgres.ParameterOrJSON<never>[], { prepare: true })) as unknown as T[];
+}
+
+/**
+ * A raw row of `SELECT <table>.*` through executePrepared as the table's typed row, mapped
+ * column by column as drizzle's own select maps it (timestamps to Dates, bigints, custom
+ * types): the schema is the one list of columns, so a new column needs no second edit here.
+ */
+export function typedRow<T extends Table>(table: T, raw: Record<string, unknown>): InferSelectModel<T> {
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(getTableColumns(table))) {
+    const value = raw[column.name];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as InferSelectModel<T>;
 }
