@@ -19,7 +19,7 @@ export async function seedSearchable(url: string): Promise<void> {
              payload = jsonb_build_object('invoice', 'INV-' || t.id, 'supplier', 'Northwind')
       FROM (SELECT id FROM tasks ORDER BY id) s
       WHERE t.id = s.id AND t.id % (SELECT greatest(1, count(*) / ${MATCHES}) FROM tasks) = 0`);
-    await sql.unsafe(`VACUUM ANALYZE tasks`);
+    await sql.unsafe(`VACUUM ANALYZE tasks, task_search`);
   } finally {
     await sql.end();
   }

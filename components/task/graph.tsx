@@ -4,7 +4,7 @@ import { useQueries, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useNow } from "@/components/realtime/clock";
 import { focusRing } from "@/components/ui/button";
-import { formatTime, useHydrated } from "@/components/ui/local-time";
+import { formatTime, useHydrated, withLocalTimes } from "@/components/ui/local-time";
 import { fetchDependents, fetchReadiness, fetchTask, taskKeys } from "./api";
 import { AddDependency, DependencyList, NotBeforeForm } from "./relations";
 import type { TaskView } from "./wire";
@@ -102,7 +102,7 @@ export function WorkGraph({ task, editable = false }: { task: TaskView; editable
               <ul className="mt-1 list-disc pl-5">
                 {readiness.data.reasons.map((r, i) => (
                   <li key={i} data-code={r.code}>
-                    {r.message}
+                    {withLocalTimes(r.message)}
                   </li>
                 ))}
               </ul>

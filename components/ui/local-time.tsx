@@ -23,6 +23,16 @@ export function formatTime(iso: string, withDate = false, timeZone?: string): st
   return withDate ? `${date.toLocaleDateString(locale, { timeZone })} ${time}` : time;
 }
 
+const ISO_INSTANT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z\b/g;
+
+/**
+ * An engine sentence for people: its ISO instants ("the lease runs until 2026-12-02T18:40:00.000Z")
+ * as local times with their date, as formatTime writes them. The API keeps the ISO text.
+ */
+export function withLocalTimes(text: string, timeZone?: string): string {
+  return text.replace(ISO_INSTANT, (iso) => formatTime(iso, true, timeZone));
+}
+
 /** "just now", "3 min ago", "2 h ago", "5 days ago" (or "in 3 min" ahead), from `now`. */
 export function relativeTime(iso: string, now: number): string {
   const seconds = Math.round((Date.parse(iso) - now) / 1000);

@@ -1,27 +1,26 @@
--- The board's search leaves the task row (docs/performance.md "Search off the loop's row"):
--- a task's words in task_search, written when its title, description or payload are, never
+-- The board's search leaves the task row (docs/performance.md "Issue 21, third step"): a
+-- task's words in task_search, written when its title, description or payload are, never
 -- by a claim, start, heartbeat or completion.
 CREATE TABLE "task_search" (
 	"task_id" bigint PRIMARY KEY NOT NULL,
-	"document" "tsvector" NOT NULL
+	"words" text NOT NULL
 );
 --> statement-breakpoint
--- The words a task is found by ('simple': no stemming, so codes, ids and names in payloads
--- match as written): the expression the dropped index was built on, now in one place.
-CREATE FUNCTION task_search_document(title text, description text, payload jsonb) RETURNS tsvector
+-- What a task is found by, in one place: the text the dropped index was built on.
+CREATE FUNCTION task_search_words(title text, description text, payload jsonb) RETURNS text
   LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  RETURN to_tsvector('simple'::regconfig, title || ' ' || description || ' ' || payload::text);
+  RETURN title || ' ' || description || ' ' || payload::text;
 --> statement-breakpoint
 -- Every existing task's words.
-INSERT INTO task_search (task_id, document) SELECT id, task_search_document(title, description, payload) FROM tasks;
+INSERT INTO task_search (task_id, words) SELECT id, task_search_words(title, description, payload) FROM tasks;
 --> statement-breakpoint
-CREATE INDEX "task_search_document" ON "task_search" USING gin ("document");--> statement-breakpoint
+CREATE INDEX "task_search_words" ON "task_search" USING gin (to_tsvector('simple'::regconfig, "words"));--> statement-breakpoint
 DROP INDEX "tasks_search";--> statement-breakpoint
 -- Created tasks, once a statement (a batch of creates is one INSERT of their words).
 CREATE FUNCTION tasks_search_added() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO task_search (task_id, document)
-  SELECT id, task_search_document(title, description, payload) FROM added;
+  INSERT INTO task_search (task_id, words)
+  SELECT id, task_search_words(title, description, payload) FROM added;
   RETURN NULL;
 END;
 $$;
@@ -33,9 +32,7 @@ CREATE TRIGGER tasks_search_added AFTER INSERT ON tasks
 -- Edited words. UPDATE OF: the loop's statements never name these columns, so they never fire it.
 CREATE FUNCTION tasks_search_edited() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE task_search
-  SET document = task_search_document(NEW.title, NEW.description, NEW.payload)
-  WHERE task_id = NEW.id;
+  UPDATE task_search SET words = task_search_words(NEW.title, NEW.description, NEW.payload) WHERE task_id = NEW.id;
   RETURN NULL;
 END;
 $$;

@@ -12,7 +12,7 @@ import type { ActorRef } from "../core/types";
  * by the cap, not by the table: 100,000 done tasks cost what 1,001 do, and the board says
  * "1,000+" (GitHub and Linear do the same). Below the cap every count is exact. Each probe
  * is an index(-only) scan: tasks_status_order for a status, tasks_queue_status for a queue
- * and status, task_search_document for a search (docs/performance.md has the EXPLAINs).
+ * and status, task_search_words for a search (docs/performance.md has the EXPLAINs).
  */
 export const COUNT_CAP = 1000;
 

@@ -8,7 +8,7 @@ import { listTasks, listTasksQuery } from "@/lib/tasks/reads/queries";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 
 // GET /tasks?q= and sort= at the engine: what matches, what no input can break, the planner's
-// use of the task_search_document index, keyset pages in every sort, and the capped counts.
+// use of the task_search_words index, keyset pages in every sort, and the capped counts.
 
 let f: EngineFixture;
 let amal: ActorRef;
@@ -68,14 +68,14 @@ describe("search", () => {
     expect(listTasksQuery.safeParse({ q: "x".repeat(200) }).success).toBe(true);
   });
 
-  test("the planner can use the task_search_document index", async () => {
+  test("the planner can use the task_search_words index", async () => {
     const query = listTasksQuery.parse({ q: "boiler insp" });
     const plan = await f.db.transaction(async (tx) => {
       await tx.execute(sql`SET LOCAL enable_seqscan = off`);
       const rows = await tx.execute<{ "QUERY PLAN": string }>(sql`EXPLAIN SELECT id FROM ${tasks} WHERE ${searchCondition(query.q!)}`);
       return rows.map((r) => r["QUERY PLAN"]).join("\n");
     });
-    expect(plan).toContain("task_search_document");
+    expect(plan).toContain("task_search_words");
   });
 });
 

@@ -1,14 +1,15 @@
 import { sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { LIMITS } from "@/lib/limits";
-import { taskSearch, tasks } from "@/db/schema";
+import { taskSearch, taskSearchDocument, tasks } from "@/db/schema";
 
 /**
  * The board's search (`GET /tasks?q=`), on PostgreSQL full-text search.
  *
- * - The document is `task_search_document(title, description, payload)` (migration 0025),
- *   kept in task_search (GIN index `task_search_document`) off the task row, so the agent loop's
- *   writes never recompute it: a search is a semi-join of the matching ids with the other filters.
+ * - The document is `taskSearchDocument(words)` from db/schema/tasks.ts, the very expression
+ *   the `task_search_words` GIN index is built on (the planner only uses an expression index
+ *   for the same expression), over a task's words kept in task_search, off the task row, so
+ *   the agent loop's writes never recompute them.
  * - People's text is never handed to to_tsquery as syntax. It is cut at white space into
  *   terms; every term but the last goes through plainto_tsquery (the same parser as the
  *   document, so "amal@example.com" or "INV-42" match as they were stored, and operators
@@ -58,5 +59,8 @@ export function searchCondition(text: string): SQL {
   if (last === undefined) return sql`false`;
   const tail = sql`(plainto_tsquery('simple'::regconfig, ${last}) || to_tsquery('simple'::regconfig, ${prefixQueryText(last)}))`;
   const query = terms.length ? sql`(plainto_tsquery('simple'::regconfig, ${terms.join(" ")}) && ${tail})` : tail;
-  return sql`${tasks.id} IN (SELECT ${taskSearch.taskId} FROM ${taskSearch} WHERE ${taskSearch.document} @@ ${query})`;
+  // The matching ids as one array, read first through task_search_words (an InitPlan), then
+  // fetched by tasks_pkey: written as a join or IN, the planner guesses a share of the table
+  // for a prefix search and hashes a scan of every task against them.
+  return sql`${tasks.id} = ANY(ARRAY(SELECT ${taskSearch.taskId} FROM ${taskSearch} WHERE ${taskSearchDocument(taskSearch.words)} @@ ${query}))`;
 }
