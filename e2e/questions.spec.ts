@@ -25,6 +25,12 @@ test.describe("asking a person", () => {
     const item = page.getByTestId(`question-${question.id}`);
     await expect(item).toContainText(`Refund in full? ${queue}`);
     await expect(item).toContainText(`asker-${queue}`);
+    // Too long an answer is counted, said, and not sent (never cut short by the box).
+    const own = item.getByLabel("Or answer in your own words");
+    await own.fill("x".repeat(4001));
+    await expect(item.getByTestId("char-count")).toContainText("1 too many");
+    await expect(item.getByRole("button", { name: "Answer" })).toBeDisabled();
+    await own.fill("");
     const polling = request.get(`/api/v1/tasks/${created.task.id}/questions/${question.id}?wait=30`, { headers: auth, timeout: 45_000 });
     await item.getByRole("button", { name: "Approve" }).click();
     await expect(item).toHaveCount(0); // answered: it leaves the list

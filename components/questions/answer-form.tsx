@@ -4,6 +4,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { answerQuestionAction } from "@/app/questions/actions";
 import { Button } from "@/components/ui/button";
+import { TextField } from "@/components/ui/field";
 import { LIMITS } from "@/lib/limits";
 import { questionKeys } from "./keys";
 
@@ -24,7 +25,6 @@ export function AnswerForm({ taskId, questionId, choices }: { taskId: string; qu
     void client.invalidateQueries({ queryKey: questionKeys.open });
     void client.invalidateQueries({ queryKey: questionKeys.task(taskId) });
   };
-  const field = `answer-${questionId}`;
   return (
     <div className="mt-2 space-y-2">
       {choices.length > 0 ? (
@@ -34,13 +34,11 @@ export function AnswerForm({ taskId, questionId, choices }: { taskId: string; qu
           ))}
         </div>
       ) : null}
-      <form className="flex flex-wrap items-end gap-2" onSubmit={(e) => { e.preventDefault(); if (text.trim()) void send({ text: text.trim() }); }}>
-        <label htmlFor={field} className="flex min-w-64 flex-1 flex-col text-xs text-slate-700">
-          {choices.length > 0 ? "Or answer in your own words" : "Your answer"}
-          <input id={field} value={text} maxLength={LIMITS.answer} onChange={(e) => setText(e.target.value)}
-            className="mt-0.5 rounded border border-slate-300 px-2 py-1 text-sm" />
-        </label>
-        <Button size="sm" type="submit" disabled={busy || !text.trim()}>Answer</Button>
+      <form className="flex flex-wrap items-end gap-2" noValidate onSubmit={(e) => { e.preventDefault(); if (text.trim() && text.trim().length <= LIMITS.answer) void send({ text: text.trim() }); }}>
+        <div className="min-w-64 flex-1">
+          <TextField label={choices.length > 0 ? "Or answer in your own words" : "Your answer"} value={text} limit={LIMITS.answer} onChange={(e) => setText(e.target.value)} />
+        </div>
+        <Button size="sm" type="submit" disabled={busy || !text.trim() || text.trim().length > LIMITS.answer}>Answer</Button>
       </form>
       {error ? <p role="alert" className="text-sm text-red-700">{error}</p> : null}
     </div>

@@ -87,7 +87,7 @@ export function InReviewTasks({ initial }: { initial: InReviewView }) {
               Select all {data.tasks.length}
             </label>
             <div className="min-w-48 flex-1">
-              <TextField label="Note" hint="A reject's note is the next claimant's hand-off" value={note} maxLength={LIMITS.reviewNote} onChange={(e) => setNote(e.target.value)} />
+              <TextField label="Note" hint="A reject's note is the next claimant's hand-off" value={note} limit={LIMITS.reviewNote} onChange={(e) => setNote(e.target.value)} />
             </div>
             <Button size="sm" disabled={chosen.length === 0 || bulk.isPending} onClick={() => decide("approve")}>
               Approve {chosen.length} selected

@@ -6,6 +6,7 @@ import { resolveEffectAction } from "@/app/actions/tasks";
 import { useViewer } from "@/components/realtime/viewer";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { TextField } from "@/components/ui/field";
 import { LocalTime } from "@/components/ui/local-time";
 import { LIMITS } from "@/lib/limits";
 import { taskKeys } from "./api";
@@ -36,15 +37,12 @@ function Resolve({ task, effect }: { task: TaskView; effect: Open }) {
     void client.invalidateQueries({ queryKey: taskKeys.detail(task.id) });
     void client.invalidateQueries({ queryKey: taskKeys.events(task.id) });
   };
-  const field = `effect-ref-${effect.id}`;
   return (
     <div className="mt-2 flex flex-wrap items-end gap-2">
-      <label htmlFor={field} className="flex flex-col text-xs text-slate-700">
-        Reference in the other system (optional)
-        <input id={field} value={reference} maxLength={LIMITS.externalRef} onChange={(e) => setReference(e.target.value)}
-          className="mt-0.5 rounded border border-slate-300 px-2 py-1 text-sm" />
-      </label>
-      <Button size="sm" disabled={busy} onClick={() => void resolve("applied")}>It happened</Button>
+      <div className="min-w-56 flex-1">
+        <TextField label="Reference in the other system (optional)" value={reference} limit={LIMITS.externalRef} onChange={(e) => setReference(e.target.value)} />
+      </div>
+      <Button size="sm" disabled={busy || reference.trim().length > LIMITS.externalRef} onClick={() => void resolve("applied")}>It happened</Button>
       <Button size="sm" disabled={busy} onClick={() => void resolve("failed")}>It did not happen</Button>
       {error ? <p role="alert" className="w-full text-sm text-red-700">{error}</p> : null}
     </div>
