@@ -25,6 +25,8 @@ export function AnswerForm({ taskId, questionId, choices }: { taskId: string; qu
     void client.invalidateQueries({ queryKey: questionKeys.open });
     void client.invalidateQueries({ queryKey: questionKeys.task(taskId) });
   };
+  const answer = text.trim();
+  const sendable = answer.length > 0 && answer.length <= LIMITS.answer;
   return (
     <div className="mt-2 space-y-2">
       {choices.length > 0 ? (
@@ -34,11 +36,11 @@ export function AnswerForm({ taskId, questionId, choices }: { taskId: string; qu
           ))}
         </div>
       ) : null}
-      <form className="flex flex-wrap items-end gap-2" noValidate onSubmit={(e) => { e.preventDefault(); if (text.trim() && text.trim().length <= LIMITS.answer) void send({ text: text.trim() }); }}>
+      <form className="flex flex-wrap items-end gap-2" noValidate onSubmit={(e) => { e.preventDefault(); if (sendable) void send({ text: answer }); }}>
         <div className="min-w-64 flex-1">
           <TextField label={choices.length > 0 ? "Or answer in your own words" : "Your answer"} value={text} limit={LIMITS.answer} onChange={(e) => setText(e.target.value)} />
         </div>
-        <Button size="sm" type="submit" disabled={busy || !text.trim() || text.trim().length > LIMITS.answer}>Answer</Button>
+        <Button size="sm" type="submit" disabled={busy || !sendable}>Answer</Button>
       </form>
       {error ? <p role="alert" className="text-sm text-red-700">{error}</p> : null}
     </div>
