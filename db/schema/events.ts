@@ -52,14 +52,19 @@ export const taskEvents = pgTable(
     // A stream of one queue replays in that order too, reading only that queue's events
     // (lib/realtime/feed.ts); a task's few events are found through task_events_task.
     index("task_events_queue_feed").on(t.queue, t.txId, t.id),
-    index("task_events_queue_time").on(t.queue, t.createdAt),
+    // Time ranges of the whole log (insights' raw ranges, the breaker's clock probe, the
+    // fleet's recent window): events are appended in created_at order, so a block-range
+    // index finds a range for next to nothing on the write path (migration 0026 dropped the
+    // btree (queue, created_at), which took every event of the loop).
+    index("task_events_time").using("brin", t.createdAt).with({ pages_per_range: 32, autosummarize: true }),
+    // The queue list's throughput: finished events of one queue in the last hour and day
+    // (one entry a task: its completion).
+    index("task_events_queue_finished").on(t.queue, t.createdAt).where(sql`${t.type} IN ('completed', 'resolved', 'approved')`),
     index("task_events_expiries").on(t.queue, t.createdAt).where(sql`${t.type} = 'lease_expired'`),
     // Queue-level facts are few: the breaker's and the settings' history is a short walk here.
     index("task_events_queue_facts").on(t.queue, t.createdAt).where(sql`${t.taskId} IS NULL`),
-    // The fleet page (lib/fleet.ts): an agent's newest event (its last sign of life) and its
-    // recent instances are a short backward walk here, whatever the log's size.
-    index("task_events_actor_time").on(t.actorId, t.createdAt),
-    // Its done and failed over 24 h count only those two types.
+    // The fleet page (lib/fleet.ts): an agent's done and failed over 24 h, and its newest
+    // outcome when it has been quiet longer than the recent window (task_events_time).
     index("task_events_actor_outcomes").on(t.actorId, t.type, t.createdAt).where(sql`${t.type} IN ('completed', 'failed')`),
     // Its lapses: lease_expired is written by the system, the lapsed owner is in the payload.
     index("task_events_lapsed_owner")
