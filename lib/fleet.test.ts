@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { authenticateToken, createAgentToken } from "@/lib/auth/tokens";
 import { seedDemo } from "@/lib/demo";
-import { claim, claimNext, ManualClock, complete, createActor, createTask, failTask, perform, renew, setQueueSettings, type ActorRef, type Task } from "@/lib/tasks";
+import { claim, claimNext, ManualClock, complete, createActor, createTask, failTask, perform, renew, setQueueSettings, start, type ActorRef, type Task } from "@/lib/tasks";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { readFleet } from "./fleet";
 import { makeQueue } from "@/test/queues";
@@ -77,6 +77,33 @@ describe("readFleet", () => {
     expect(silent!.liveUntil!.getTime()).toBeLessThan(Date.now());
     const [working] = fleet.agents.find((a) => a.actor.id === busy.id)!.instances;
     expect(working!.liveUntil!.getTime()).toBeGreaterThan(Date.now());
+  });
+
+  test("quieter than the recent window: its last sign of life is its newest outcome, or its token's last use if newer", async () => {
+    const quiet = await createActor(database.db, "agent", "quiet-one");
+    const at = (minutesAgo: number) => { const clock = new ManualClock(); clock.set(new Date(Date.now() - minutesAgo * 60_000)); return clock; };
+    const [done, failing] = [await task("done long ago"), await task("failed long ago")];
+    const held = await must(perform(claim, { taskId: done.id, version: 1 }, { ...as(quiet, "host-q:1"), clock: at(45) }));
+    const started = await must(perform(start, { taskId: done.id, version: held.version }, { ...as(quiet, "host-q:1"), clock: at(44.9) }));
+    await must(perform(complete, { taskId: done.id, version: started.version }, { ...as(quiet, "host-q:1"), clock: at(44.8) }));
+    const trying = await must(perform(claim, { taskId: failing.id, version: 1 }, { ...as(quiet, "host-q:1"), clock: at(30.5) }));
+    await must(perform(failTask, { taskId: failing.id, version: trying.version, reason: "no" }, { ...as(quiet, "host-q:1"), clock: at(30) }));
+
+    const created = await createAgentToken(database.db, { name: "dozing" });
+    const dozing = (await authenticateToken(database.db, created.token))!.actor;
+    await database.db.execute(sql`UPDATE agent_tokens SET last_used_at = now() - interval '20 minutes' WHERE actor_id = ${dozing.id}::uuid`);
+
+    const fleet = await readFleet(database.db);
+    const q = fleet.agents.find((a) => a.actor.id === quiet.id)!;
+    expect(q.lastSeen?.type).toBe("failed");
+    expect(Math.round((Date.now() - q.lastSeen!.at.getTime()) / 60_000)).toBe(30);
+    expect(q.instances).toEqual([]); // its instance spoke 30 minutes ago: outside the window
+    expect(q.day).toEqual({ done: 1, failed: 1, lapsed: 0 });
+    const d = fleet.agents.find((a) => a.actor.id === dozing.id)!;
+    expect(d.lastSeen?.type).toBe("token_used");
+    expect(Math.round((Date.now() - d.lastSeen!.at.getTime()) / 60_000)).toBe(20);
+    const order = fleet.agents.map((a) => a.actor.id);
+    expect(order.indexOf(dozing.id)).toBeLessThan(order.indexOf(quiet.id)); // 20 minutes ago before 30
   });
 
   test("an agent with neither a token nor an event is not listed; a token never used is", async () => {

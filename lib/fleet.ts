@@ -5,20 +5,24 @@ import type { TaskStatus } from "@/db/schema";
 import { listAgentTokens, type AgentTokenRow } from "@/lib/auth/token-list";
 import type { ActorRef } from "@/lib/tasks/core/types";
 
-// The fleet page's reads (docs/fleet.md). Every query is bounded and walks an index, so the
-// page costs the same with a million events as with a hundred:
-// - which agents: actors of kind agent (one row per token or worker, not per event) with a
-//   token or at least one event — each an index probe (agent_tokens by actor, and
-//   task_events_actor_time's newest entry, which is also the last sign of life);
-// - instances: that agent's events of the last INSTANCE_WINDOW_MINUTES, newest first,
-//   at most INSTANCE_SCAN rows (task_events_actor_time); live if one is within its queue's lease;
+// The fleet page's reads (docs/fleet.md). Nothing here adds to the engine's write path: no
+// index on the log takes every event of an agent (migration 0026 dropped (actor_id,
+// created_at), which took three entries a loop task). What each read walks:
+// - the recent window: every event of the last INSTANCE_WINDOW_MINUTES, one block range of
+//   task_events_time (BRIN on created_at) — each agent's newest event in it and its
+//   instances; it costs what those minutes wrote, whatever the log's size;
+// - which agents: actors of kind agent with a token, or that worked — an event in the
+//   window, an outcome (task_events_actor_outcomes), a lapse (task_events_lapsed_owner) or
+//   a task held now (tasks_owner) — each an index probe;
+// - last sign of life: its newest event in the window; quieter than that, the newest of its
+//   last completion or failure (task_events_actor_outcomes, a backward walk of one entry)
+//   and its token's last use (written at most once a minute);
 // - done and failed in 24 h: task_events_actor_outcomes (partial: those two types only);
 // - lapsed in 24 h: task_events_lapsed_owner (lease_expired by previous owner);
 // - held now: tasks_owner. Counts stop at COUNT_CAP.
 
 export const FLEET_LIMIT = 200;
 export const INSTANCE_WINDOW_MINUTES = 15;
-const INSTANCE_SCAN = 1000;
 const COUNT_CAP = 10_000;
 const HELD_SHOWN = 20;
 
@@ -58,9 +62,17 @@ export interface Fleet {
 type Row = Record<string, unknown>;
 const idList = (ids: string[]) => sql`ARRAY[${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)}]::uuid[]`;
 
+/** The recent window of the log: events after this instant are read as a time range. */
+const windowStart = sql`now() - make_interval(mins => ${INSTANCE_WINDOW_MINUTES})`;
+
 async function agentRows(db: Executor): Promise<Row[]> {
   return db.execute<Row>(sql`
-    SELECT a.id, a.name, a.kind, last.created_at AS last_at, last.type AS last_type,
+    WITH newest AS (
+      SELECT DISTINCT ON (e.actor_id) e.actor_id, e.created_at, e.type::text AS type
+      FROM task_events e WHERE e.created_at > ${windowStart}
+      ORDER BY e.actor_id, e.created_at DESC, e.id DESC
+    )
+    SELECT a.id, a.name, last.at AS last_at, last.type AS last_type,
       (SELECT count(*)::int FROM (SELECT 1 FROM task_events e WHERE e.actor_id = a.id AND e.type = 'completed'
          AND e.created_at > now() - interval '24 hours' LIMIT ${COUNT_CAP}) x) AS done,
       (SELECT count(*)::int FROM (SELECT 1 FROM task_events e WHERE e.actor_id = a.id AND e.type = 'failed'
@@ -68,33 +80,38 @@ async function agentRows(db: Executor): Promise<Row[]> {
       (SELECT count(*)::int FROM (SELECT 1 FROM task_events e WHERE e.type = 'lease_expired' AND e.payload->>'previousOwnerId' = a.id::text
          AND e.created_at > now() - interval '24 hours' LIMIT ${COUNT_CAP}) x) AS lapsed
     FROM actors a
+    LEFT JOIN newest n ON n.actor_id = a.id
+    -- Quiet for longer than the window: its last outcome or its token's last use, the newer.
     LEFT JOIN LATERAL (
-      SELECT e.created_at, e.type FROM task_events e WHERE e.actor_id = a.id ORDER BY e.created_at DESC, e.id DESC LIMIT 1
-    ) last ON true
+      SELECT v.at, v.type FROM (
+        (SELECT e.created_at, e.type::text FROM task_events e WHERE e.actor_id = a.id AND e.type = 'completed' ORDER BY e.created_at DESC LIMIT 1)
+        UNION ALL
+        (SELECT e.created_at, e.type::text FROM task_events e WHERE e.actor_id = a.id AND e.type = 'failed' ORDER BY e.created_at DESC LIMIT 1)
+        UNION ALL
+        SELECT max(t.last_used_at), 'token_used' FROM agent_tokens t WHERE t.actor_id = a.id
+      ) v(at, type)
+      WHERE n.actor_id IS NULL AND v.at IS NOT NULL
+      ORDER BY v.at DESC LIMIT 1
+    ) quiet ON true
+    CROSS JOIN LATERAL (SELECT coalesce(n.created_at, quiet.at) AS at, coalesce(n.type, quiet.type) AS type) last
     WHERE a.kind = 'agent'
-      AND (last.created_at IS NOT NULL OR EXISTS (SELECT 1 FROM agent_tokens t WHERE t.actor_id = a.id))
-    ORDER BY last.created_at DESC NULLS LAST, a.name, a.id
+      AND (last.at IS NOT NULL
+        OR EXISTS (SELECT 1 FROM agent_tokens t WHERE t.actor_id = a.id)
+        OR EXISTS (SELECT 1 FROM tasks t WHERE t.owner_id = a.id)
+        OR EXISTS (SELECT 1 FROM task_events e WHERE e.type = 'lease_expired' AND e.payload->>'previousOwnerId' = a.id::text))
+    ORDER BY last.at DESC NULLS LAST, a.name, a.id
     LIMIT ${FLEET_LIMIT + 1}`);
 }
 
 async function instanceRows(db: Executor, ids: string[]): Promise<Row[]> {
   return db.execute<Row>(sql`
-    SELECT agent.id AS actor_id, i.instance, i.last_at, i.live_until
-    FROM unnest(${idList(ids)}) AS agent(id)
-    CROSS JOIN LATERAL (
-      SELECT recent.payload->>'instance' AS instance, max(recent.created_at) AS last_at,
-             -- Live until its last sign of life is a lease old (the lease of the queue it worked in).
-             max(recent.created_at + make_interval(secs => q.lease_seconds)) AS live_until
-      FROM (
-        SELECT e.payload, e.created_at, e.queue FROM task_events e
-        WHERE e.actor_id = agent.id AND e.created_at > now() - make_interval(mins => ${INSTANCE_WINDOW_MINUTES})
-        ORDER BY e.created_at DESC LIMIT ${INSTANCE_SCAN}
-      ) recent
-      LEFT JOIN queues q ON q.name = recent.queue
-      WHERE recent.payload ? 'instance'
-      GROUP BY 1
-    ) i
-    ORDER BY i.last_at DESC`);
+    SELECT e.actor_id, e.payload->>'instance' AS instance, max(e.created_at) AS last_at,
+           -- Live until its last sign of life is a lease old (the lease of the queue it worked in).
+           max(e.created_at + make_interval(secs => q.lease_seconds)) AS live_until
+    FROM task_events e LEFT JOIN queues q ON q.name = e.queue
+    WHERE e.created_at > ${windowStart} AND e.actor_id = ANY(${idList(ids)}) AND e.payload ? 'instance'
+    GROUP BY 1, 2
+    ORDER BY last_at DESC`);
 }
 
 async function heldRows(db: Executor, ids: string[]): Promise<Row[]> {
