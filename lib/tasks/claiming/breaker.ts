@@ -67,10 +67,13 @@ export async function reclaimBudget(tx: Executor, state: QueueState, clock: Cloc
         WHERE queue = ${queue.name} AND type = 'lease_expired'
           AND created_at > ${clock.now()} - make_interval(secs => ${queue.expiryWindowSeconds})
           AND id > ${queue.breakerResetEventId.toString()}::bigint) AS recent_expiries,
-      EXISTS (SELECT 1 FROM task_events
-        WHERE queue = ${queue.name}
-          AND created_at > ${clock.now()} + make_interval(secs => ${CLOCK_TOLERANCE_SECONDS})
-          AND id > ${queue.breakerResetEventId.toString()}::bigint) AS clock_behind`);
+      -- The log's events dated ahead of the clock, one block range of task_events_time (none,
+      -- unless the clock went back), then this queue's among them after the reset. OFFSET 0
+      -- keeps the queue's conditions out of that scan: pushed in, the planner ANDs in a bitmap
+      -- of every event of the queue (task_events_queue_feed).
+      EXISTS (SELECT 1 FROM (SELECT queue, id FROM task_events
+          WHERE created_at > ${clock.now()} + make_interval(secs => ${CLOCK_TOLERANCE_SECONDS}) OFFSET 0) ahead
+        WHERE ahead.queue = ${queue.name} AND ahead.id > ${queue.breakerResetEventId.toString()}::bigint) AS clock_behind`);
   const recent = Number(stats?.recent_expiries ?? 0);
   if (stats?.clock_behind) {
     await tripBreaker(tx, clock, queue.name, "clock_backwards",

@@ -43,7 +43,8 @@ type Row = Omit<QueueSummary, "counts" | "throughput"> & Record<TaskStatus | "do
 /**
  * Every queue, archived ones too (their state says so), alphabetically. Each count is the
  * board's capped probe of tasks_queue_status (its cost bounded by the cap, not the table);
- * throughput walks task_events_queue_time over the last 24 hours of the queue's events.
+ * throughput walks task_events_queue_finished (partial: only the events that finish a task,
+ * task_event_finishes) over the last hour and day.
  */
 export async function listQueues(db: Executor, now?: Date, name?: string): Promise<QueueSummary[]> {
   const at = now ? sql`${now.toISOString()}::timestamptz` : sql`now()`;
@@ -53,7 +54,7 @@ export async function listQueues(db: Executor, now?: Date, name?: string): Promi
   );
   const finished = (interval: string) => sql`(SELECT count(*)::int FROM task_events e
       WHERE e.queue = q.name AND e.created_at > ${at} - ${interval}::interval AND e.created_at <= ${at}
-        AND e.type IN ('completed', 'resolved', 'approved'))`;
+        AND task_event_finishes(e.type))`;
   const rows = await db.execute<Row>(sql`
     SELECT q.name, q.description, q.lease_seconds AS "leaseSeconds", q.max_failures AS "maxFailures",
            q.expiry_threshold AS "expiryThreshold", q.expiry_window_seconds AS "expiryWindowSeconds",
