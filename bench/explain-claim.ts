@@ -75,8 +75,9 @@ const BUDGET = `
 SELECT
   (SELECT count(*)::int FROM task_events WHERE queue = $1 AND type = 'lease_expired'
      AND created_at > now() - make_interval(secs => ${WINDOW_SECONDS}) AND id > $2::bigint) AS recent_expiries,
-  EXISTS (SELECT 1 FROM task_events WHERE queue = $1
-     AND created_at > now() + make_interval(secs => ${CLOCK_TOLERANCE_SECONDS}) AND id > $2::bigint) AS clock_behind`;
+  EXISTS (SELECT 1 FROM (SELECT queue, id FROM task_events
+      WHERE created_at > now() + make_interval(secs => ${CLOCK_TOLERANCE_SECONDS}) OFFSET 0) ahead
+    WHERE ahead.queue = $1 AND ahead.id > $2::bigint) AS clock_behind`;
 
 // DESIGN.md's trap: one OR predicate over both candidate sets.
 const OR_FORM = `SELECT id FROM tasks WHERE queue = $1
