@@ -19,7 +19,7 @@ import { enableAutoExplain } from "./lib/auto-explain";
 const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 // Its own per run (pid): two runs on one server must not drop each other's scratch database.
 const SCRATCH = `claimboard_explain_insights_${process.pid}`;
-const TASKS = 100_000;
+const TASKS = Number(process.env.TASKS ?? 100_000);
 const RUNS = 5;
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;

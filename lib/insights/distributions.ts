@@ -49,7 +49,7 @@ type Row = {
 
 /**
  * Every queue's (or only one's) step-time distributions over the span, in one statement. Each queue's
- * events of the span are one range of task_events_queue_time (LATERAL per queue, so the
+ * events of the span are one range of task_events_time, BRIN (LATERAL per queue, so the
  * index is used without a scan of the log); window functions pair each event with the
  * task's earlier ones. An event whose partner lies before the span is not a sample.
  * Events of one transaction (claim-next with start) are not an interval of silence.

@@ -26,7 +26,7 @@ export function samplesFrom(source: SQL): SQL {
 
 /**
  * `ev`: each queue's task events in [a, b) with their partners within the range (window
- * functions over the task's events): one range of task_events_queue_time per queue, LATERAL
+ * functions over the task's events): one range of task_events_time (BRIN) per queue, LATERAL
  * with OFFSET 0 — flattened, the planner may scan the whole log. `queues`: a condition on
  * q.name. The exact read (distributions.ts) takes its samples from it; pairedEvents adds
  * the partners before the range.

@@ -37,7 +37,7 @@ function straddlers(plan: Plan): Date[] {
  * failures, escalations and lapsed leases. Empty bars are filled in, so a quiet hour shows
  * as a gap, not as nothing. Bars of an hour or more take the rolled-up hours that lie
  * inside one bar from insight_hour_counts; the rest is read raw, each range one range of
- * task_events_queue_time.
+ * task_events_time (BRIN on created_at), filtered by queue.
  */
 export async function readSeries(db: Executor, queue: string, plan: Plan): Promise<Bucket[]> {
   const rolled = plan.bucketSeconds % 3600 === 0 ? plan : { ...plan, h0: plan.to, h1: plan.to };

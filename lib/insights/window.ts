@@ -29,7 +29,7 @@ export function spanOf(name: WindowName, to: Date): Span {
 /** A bound instant for SQL (postgres.js, through Drizzle, does not bind Date objects). */
 export const at = (d: Date) => sql`${d.toISOString()}::timestamptz`;
 
-/** `(VALUES (a, b), …) r(a, b)`: the raw ranges of a plan, each one range of task_events_queue_time. */
+/** `(VALUES (a, b), …) r(a, b)`: the raw ranges of a plan, each one range of task_events_time (BRIN on created_at). */
 export function rangesOf(ranges: [Date, Date][]): SQL {
   const kept = ranges.filter(([a, b]) => a < b);
   const rows = kept.length > 0 ? kept : [[new Date(0), new Date(0)] as [Date, Date]];
