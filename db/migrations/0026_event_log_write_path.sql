@@ -7,15 +7,15 @@
 DROP INDEX "task_events_queue_time";--> statement-breakpoint
 DROP INDEX "task_events_actor_time";--> statement-breakpoint
 CREATE INDEX "task_events_time" ON "task_events" USING brin ("created_at") WITH (pages_per_range=32,autosummarize=true);--> statement-breakpoint
--- What finishes a task, for the index below and the queries that use it. PL/pgSQL, not SQL: its
--- body is parsed at its first call, not here. A database migrated from scratch runs every
--- migration in one transaction, and PostgreSQL before 17 refuses the literal 'approved' in
--- the transaction that added it to the enum (0023) — an SQL function's body, or the
--- predicate written out, would be parsed now and fail. Immutable as long as no label of
--- event_type is renamed (none ever is: the log's payloads name them too).
+-- What finishes a task, for the index below and the queries that use it. It compares the
+-- label as text: a database migrated from an older release runs every pending migration in
+-- one transaction, and PostgreSQL refuses to read the literal 'approved' as an event_type in
+-- the transaction that added it to the enum (0023) — the predicate written out, or an enum
+-- literal in this body, fails the moment the index is built over existing rows. Immutable as
+-- long as no label of event_type is renamed (none ever is: the log's payloads name them too).
 CREATE FUNCTION task_event_finishes(t event_type) RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 BEGIN
-  RETURN t IN ('completed', 'resolved', 'approved');
+  RETURN t::text IN ('completed', 'resolved', 'approved');
 END;
 $$;
 --> statement-breakpoint
