@@ -65,18 +65,26 @@ export async function runPgbench(
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   await sql`INSERT INTO actors (id, kind, name) VALUES (${c.actor.id}, 'agent', ${c.actor.name}) ON CONFLICT DO NOTHING`;
   await sql.end();
+  const defines = { ...c.variables, ...(variant === "loop" ? { id: "0" } : {}) };
+  return runPgbenchScript(bin, url, script(c, variant), defines, clients, perClient, mode);
+}
+
+/** One pgbench run of `text` (a script file's contents), `perClient` transactions a client; transactions per second. */
+export async function runPgbenchScript(
+  bin: string, url: string, text: string, variables: Record<string, string>, clients: number, perClient: number, mode: "prepared" | "extended" = "prepared",
+): Promise<number> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "claimboard-pgbench-"));
   try {
-    const file = path.join(dir, `${variant}.sql`);
-    await fs.writeFile(file, script(c, variant));
-    const defines = [...Object.entries(c.variables), ...(variant === "loop" ? [["id", "0"]] : [])].flatMap(([k, v]) => ["-D", `${k}=${v}`]);
+    const file = path.join(dir, "script.sql");
+    await fs.writeFile(file, text);
+    const defines = Object.entries(variables).flatMap(([k, v]) => ["-D", `${k}=${v}`]);
     const args = ["-n", "-M", mode, "-c", String(clients), "-j", String(Math.min(clients, 2)), "-t", String(perClient), ...defines, "-f", file, url];
     const out = await new Promise<string>((resolve, reject) => {
       const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
-      let text = "";
-      child.stdout.on("data", (d) => (text += d));
-      child.stderr.on("data", (d) => (text += d));
-      child.on("exit", (code) => (code === 0 ? resolve(text) : reject(new Error(`pgbench exited ${code}:\n${text}`))));
+      let output = "";
+      child.stdout.on("data", (d) => (output += d));
+      child.stderr.on("data", (d) => (output += d));
+      child.on("exit", (code) => (code === 0 ? resolve(output) : reject(new Error(`pgbench exited ${code}:\n${output}`))));
     });
     const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(out);
     const failed = /number of failed transactions: (\d+)/.exec(out);

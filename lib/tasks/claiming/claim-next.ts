@@ -19,6 +19,19 @@ const READY_QUEUED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint[] 
 const READY_SCHEDULED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NOT NULL`);
 
 /**
+ * A claim's LIMIT written into the statement, not bound: bound, the prepared statement's
+ * generic plan is costed for an unknown LIMIT and never wins over a custom plan, so every
+ * claim was planned afresh (the loop's SQL from pgbench: 371 tasks/s bound, 609 written in,
+ * docs/performance.md), and a lapsed set with LIMIT 0 is planned away only when the 0 is
+ * in the text. The values are bounded integers (a batch is 1..100), so a connection
+ * prepares a few texts, not one per call.
+ */
+function limitLiteral(n: number) {
+  if (!Number.isInteger(n) || n < 0 || n > 1000) throw new Error(`claim limit out of range: ${n}`);
+  return sql.raw(String(n));
+}
+
+/**
  * Hands out the best `limit` claimable tasks of a queue without waiting on any row another
  * claimer holds (FOR UPDATE SKIP LOCKED). Queued tasks and tasks with a lapsed lease are two
  * sets, each walked in claim order by its own partial index — never one OR predicate, which
@@ -56,6 +69,7 @@ export async function claimBest(
   // Tasks that reserve are walked only under the reservations lock, and only while free (lib/tasks/reservations).
   if (state.hasReserving) await lockReservations(tx);
   const reserved = reservationFilter(state.hasReserving, clock);
+  const [take, takeLapsed] = [limitLiteral(limit), limitLiteral(expiredLimit)];
 
   const candidates = sql`
     WITH queued AS MATERIALIZED (
@@ -64,7 +78,7 @@ export async function claimBest(
       SELECT ${CANDIDATE_COLUMNS} FROM tasks
       WHERE queue = ${queue} AND ${READY_QUEUED} ${checkFilter} ${reserved}
       ORDER BY priority DESC, created_at, id
-      LIMIT ${limit}
+      LIMIT ${take}
       FOR UPDATE SKIP LOCKED
     ), due AS MATERIALIZED (
       -- Scheduled and backed-off tasks, walked by tasks_scheduled in not_before order: a range
@@ -72,7 +86,7 @@ export async function claimBest(
       SELECT ${CANDIDATE_COLUMNS} FROM tasks
       WHERE queue = ${queue} AND ${READY_SCHEDULED} AND not_before <= ${clock.now()} ${checkFilter} ${reserved}
       ORDER BY not_before
-      LIMIT ${limit}
+      LIMIT ${take}
       FOR UPDATE SKIP LOCKED
     ), lapsed AS MATERIALIZED (
       -- "(…) IS TRUE" keeps this a walk of tasks_held_order in claim order that stops at the
@@ -81,12 +95,12 @@ export async function claimBest(
       SELECT ${CANDIDATE_COLUMNS} FROM tasks
       WHERE queue = ${queue} AND status IN ('claimed', 'started') AND (lease_until <= ${lapsedBy}) IS TRUE ${lapsedCheckFilter} ${reserved}
       ORDER BY priority DESC, created_at, id
-      LIMIT ${expiredLimit}
+      LIMIT ${takeLapsed}
       FOR UPDATE SKIP LOCKED
     )
     SELECT * FROM (SELECT * FROM queued UNION ALL SELECT * FROM due UNION ALL SELECT * FROM lapsed) candidate_sets
     ORDER BY priority DESC, created_at, id
-    LIMIT ${limit}`;
+    LIMIT ${take}`;
 
   const claimed = await claimRows(tx, clock, candidates, { actor, leaseSeconds: input.leaseSeconds, start: input.start, instance });
   return ok(await toTasks(tx, claimed.map((c) => c.row), actor));
