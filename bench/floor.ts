@@ -26,11 +26,11 @@ import { captureCycle } from "./lib/capture";
 import { startBenchServer, type BenchServer } from "./lib/pg";
 import { paired, ratioRow, table, type Row } from "./lib/report";
 import { seedQueued } from "./lib/seed";
-import { summarize } from "./lib/stats";
 import { ensurePgbench, runPgbench, runPgbenchScript } from "./pgbench";
-import { pgbossWal, walBetween, withoutAutovacuum, type WalCount } from "./wal";
+import { lsn, pgbossWal, walBetween, walRows, withoutAutovacuum } from "./wal";
 
-type Variant = "floor" | "floor-board" | "floor-no-events";
+const VARIANTS = ["floor", "floor-board", "floor-no-events"] as const;
+type Variant = (typeof VARIANTS)[number];
 const CLIENTS = 16;
 const AGENT = "22222222-2222-4222-8222-222222222222";
 
@@ -139,20 +139,20 @@ async function main() {
   const rows: Row[] = [];
   try {
     const cycle = await scratch((url) => captureCycle(url), true);
-    const slack = Math.ceil(tasks / CLIENTS) * CLIENTS + CLIENTS * 2;
+    const perClient = Math.ceil(tasks / CLIENTS);
+    const slack = perClient * CLIENTS + CLIENTS * 2;
     const floor = (variant: Variant) => scratch(async (url) => (await seed(url, variant, slack), drain(bin, url, variant, tasks)));
     const pgboss = () => scratch((url) => runBaseline(baselines, "pgboss", url, CLIENTS, tasks));
     const engineSql = () => scratch(async (url) => {
       await seedQueued(url, slack);
-      return runPgbench(bin, url, cycle, "loop", CLIENTS, Math.ceil(tasks / CLIENTS));
+      return runPgbench(bin, url, cycle, "loop", CLIENTS, perClient);
     }, true);
-    for (const variant of ["floor", "floor-board", "floor-no-events"] as const) {
+    for (const variant of VARIANTS) {
       rows.push(ratioRow(`${variant}-vs-pgboss`, `pgbench tasks/s (${variant}) ÷ pg-boss jobs/s, ${CLIENTS} clients`, await paired(reps, () => floor(variant), pgboss)));
     }
     rows.push(ratioRow("floor-vs-engine-sql", "pgbench tasks/s: floor ÷ the engine's own loop SQL", await paired(reps, () => floor("floor"), engineSql)));
 
     await withoutAutovacuum(server.admin, async () => {
-      const lsn = async () => ((await server.admin`SELECT pg_current_wal_insert_lsn()::text AS lsn`) as unknown as [{ lsn: string }])[0].lsn;
       const walOf = (variant: Variant) => scratch(async (url) => {
         await seed(url, variant, slack);
         let from = "";
@@ -160,24 +160,16 @@ async function main() {
         await drain(bin, url, variant, tasks, async (edge) => {
           if (edge === "open") {
             await server.admin`CHECKPOINT`;
-            from = await lsn();
-          } else to = await lsn();
+            from = await lsn(server.admin);
+          } else to = await lsn(server.admin);
         });
-        return walBetween(server.admin, from, to, Math.ceil(tasks / CLIENTS) * CLIENTS);
+        return walBetween(server.admin, from, to, perClient * CLIENTS);
       });
-      const boss = (): Promise<WalCount> => scratch((url) => pgbossWal(server.admin, baselines, url, CLIENTS, tasks));
-      for (const variant of ["floor", "floor-board", "floor-no-events"] as const) {
-        const a: WalCount[] = [];
-        const b: WalCount[] = [];
-        for (let i = 0; i < reps; i++) {
-          a.push(await walOf(variant));
-          b.push(await boss());
-        }
-        const med = (xs: WalCount[], f: (c: WalCount) => number) => summarize(xs.map(f)).median;
-        for (const [metric, f] of [["bytes", (c: WalCount) => c.bytes], ["records", (c: WalCount) => c.records]] as const) {
-          const ratios = summarize(a.map((x, i) => f(x) / f(b[i]!)));
-          rows.push({ name: `${variant}-wal-${metric}`, metric: `WAL ${metric} a task ÷ pg-boss's (pg_walinspect)`, value: med(a, f), baseline: med(b, f), ratio: ratios.median, spread: [ratios.min, ratios.max] });
-        }
+      const boss = () => scratch((url) => pgbossWal(server.admin, baselines, url, CLIENTS, tasks));
+      for (const variant of VARIANTS) {
+        // walRows alternates the two and names its rows for the engine's loop: renamed for the variant.
+        const [bytes, records] = await walRows(reps, () => walOf(variant), boss, `${variant}, ${CLIENTS} clients, ${tasks} tasks`);
+        rows.push({ ...bytes!, name: `${variant}-wal-bytes` }, { ...records!, name: `${variant}-wal-records` });
       }
     });
   } finally {

@@ -20,7 +20,7 @@ export interface WalCount {
 
 // The insert position, not pg_current_wal_lsn() (the write position): with asynchronous commit
 // the write position lags what the drain has already logged, and the window would miss its end.
-const lsn = async (admin: postgres.Sql) => ((await admin`SELECT pg_current_wal_insert_lsn()::text AS lsn`) as unknown as [{ lsn: string }])[0].lsn;
+export const lsn = async (admin: postgres.Sql) => ((await admin`SELECT pg_current_wal_insert_lsn()::text AS lsn`) as unknown as [{ lsn: string }])[0].lsn;
 
 /** Every WAL record between two positions, per task. */
 export async function walBetween(admin: postgres.Sql, from: string, to: string, tasks: number): Promise<WalCount> {
