@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (full, ≤ ~15 min) and `npm run bench -- --quick` (reduced sizes, < 5 min);
+ * `npm run bench` (full, ~23 min on 2 cores) and `npm run bench -- --quick` (reduced sizes, < 5 min);
  * `-- --only claim-p50-graph-1m-vs-1k,unblock-1000` runs just those sections (names as in the table):
  * Claimboard beside its baselines (pgbench of the engine's own SQL, pg-boss, graphile-worker)
  * on one PostgreSQL in one run. Every row is a ratio of two figures measured alternately in

@@ -1,6 +1,7 @@
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import * as schema from "./schema";
+import { trackWritesBehind, WritesBehind } from "./writes-behind";
 
 export type Db = PostgresJsDatabase<typeof schema>;
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -64,6 +65,12 @@ export function connectDatabase(url: string, options: DatabaseOptions = {}): Dat
  * connection is gone (nothing else makes a bare BEGIN fail), and the body's statements fail
  * with it.
  *
+ * The same holds at the other end: a write the body registered with commitBehind (the
+ * events' insert, whose answer nothing in the body reads) is not waited for before COMMIT
+ * is written, so COMMIT travels in the same round trip. Its answer is still awaited after:
+ * if it failed, PostgreSQL answered the COMMIT of an aborted transaction with ROLLBACK,
+ * and the write's error is thrown as if it had been awaited in the body.
+ *
  * Behind a transaction-mode pooler (prepare off) two things differ:
  *
  * - **No pipelining.** postgres.js writes a query onto a connection still busy with another
@@ -91,6 +98,13 @@ function reservedTransactions(client: postgres.Sql, { pooler }: { pooler: boolea
         broken ||= connectionLost(error);
         throw error;
       });
+    const behind = new WritesBehind();
+    // The first failure of a write sent ahead explains what followed it (25P02: aborted).
+    const settle = async (from?: number) => {
+      const failed = await behind.settle(from);
+      if (failed) broken ||= connectionLost(failed.reason);
+      return failed;
+    };
     try {
       const begun = run(reserved.unsafe(`BEGIN ${mode}`));
       if (pooler) {
@@ -102,26 +116,40 @@ function reservedTransactions(client: postgres.Sql, { pooler }: { pooler: boolea
         // drizzle's nested transaction (tx.transaction): a savepoint, rolled back to on error.
         async savepoint(inner: (sql: postgres.TransactionSql) => unknown) {
           const name = `s${++savepoints}`;
+          const from = behind.mark();
           await run(reserved.unsafe(`SAVEPOINT ${name}`));
           try {
             const value = await inner(transaction);
+            // Released only over writes known to have succeeded.
+            const failed = await settle(from);
+            if (failed) throw failed.reason;
             await run(reserved.unsafe(`RELEASE SAVEPOINT ${name}`));
             return value;
           } catch (error) {
+            const failed = await settle(from);
             if (!broken) await reserved.unsafe(`ROLLBACK TO SAVEPOINT ${name}`).catch(() => {});
-            throw error;
+            throw failed ? failed.reason : error;
           }
         },
       }) as unknown as postgres.TransactionSql;
+      trackWritesBehind(transaction, behind);
       let result: unknown;
       try {
         // Promise.all also holds the body's rejection when BEGIN's comes first.
         [, result] = await Promise.all([begun, run(Promise.resolve().then(() => body(transaction)))]);
       } catch (error) {
+        const failed = await settle();
         if (!broken) await reserved.unsafe("ROLLBACK").catch(() => {});
-        throw error;
+        throw failed ? failed.reason : error;
       }
-      await run(reserved.unsafe("COMMIT"));
+      const committing = run(reserved.unsafe("COMMIT"));
+      const failed = await settle();
+      if (failed) {
+        await committing.catch(() => {}); // answered ROLLBACK: the transaction was aborted
+        throw failed.reason;
+      }
+      const { command } = await committing;
+      if (command !== "COMMIT") throw new Error(`COMMIT was answered ${command}: the transaction did not commit`);
       return result;
     } finally {
       // A connection that died is postgres.js's to replace; handing it back would reopen it.

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
+import { commitBehind } from "@/db/writes-behind";
 import type { Clock } from "./clock";
 import type { TypedEvent } from "./event-payloads";
 import { executePrepared } from "./prepared";
@@ -70,6 +71,8 @@ export async function oneEventWrite<T>(tx: Executor, clock: Clock, body: () => P
   } finally {
     gathering.delete(tx);
   }
-  await appendEvents(tx, clock, events);
+  // Nothing reads the insert's answer: in a transaction of db/client's, COMMIT goes with it.
+  const write = appendEvents(tx, clock, events);
+  if (!commitBehind(tx, write)) await write;
   return result;
 }

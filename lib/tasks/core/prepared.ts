@@ -2,6 +2,7 @@ import { getTableColumns, type InferSelectModel, type SQL, type Table } from "dr
 import { PgDialect } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
 import type { Executor } from "@/db/client";
+import { compileSql } from "./compile-sql";
 
 const dialect = new PgDialect();
 
@@ -17,7 +18,7 @@ const dialect = new PgDialect();
 export async function executePrepared<T extends Record<string, unknown>>(db: Executor, query: SQL): Promise<T[]> {
   const client = (db as unknown as { session?: { client?: postgres.Sql } }).session?.client;
   if (typeof client?.unsafe !== "function") return (await db.execute<T>(query)) as unknown as T[];
-  const { sql, params } = dialect.sqlToQuery(query);
+  const { sql, params } = compileSql(query) ?? dialect.sqlToQuery(query);
   return (await client.unsafe(sql, params as postgres.ParameterOrJSON<never>[], { prepare: true })) as unknown as T[];
 }
 
