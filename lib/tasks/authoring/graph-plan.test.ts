@@ -41,39 +41,50 @@ afterAll(async () => {
   await f?.close();
 });
 
-/** The plan auto_explain reported for the statement containing `marker`, from what `fn` ran. */
-async function planOf(marker: string, fn: () => Promise<unknown>): Promise<string> {
+/** The plans auto_explain reported for the statements containing `marker`, from what `fn` ran: `count` of them. */
+async function plansOf(marker: string, count: number, fn: () => Promise<unknown>): Promise<string[]> {
   plans.length = 0;
   await fn();
   const found = plans.filter((p) => p.includes(marker));
-  expect(found, `a plan for "${marker}" among ${plans.length}`).toHaveLength(1);
-  return found[0]!;
+  expect(found, `plans for "${marker}" among ${plans.length}`).toHaveLength(count);
+  return found;
 }
+
+const throughTheIndex = (plan: string) => {
+  expect(plan).toContain("tasks_blocked_by");
+  expect(plan).not.toMatch(/Seq Scan on tasks/);
+};
 
 describe.each(["auto", "force_generic_plan"])("the graph's probes use tasks_blocked_by (plan_cache_mode %s)", (mode) => {
   beforeAll(async () => {
     await client.unsafe(`SET plan_cache_mode = ${mode}`);
   });
 
-  test(`completing a task: the unblocking statement, ${TASKS} tasks`, async () => {
+  test(`completing a task: the probe for dependents, then the unblocking statement, ${TASKS} tasks`, async () => {
     const db = drizzle(client, { schema });
     const parent = await f.task("parent", { queue: QUEUE });
     const child = await f.task("child", { queue: QUEUE, dependsOn: [parent.id] });
     const claimed = await f.must(claim, { taskId: parent.id, version: parent.version }, amal);
     const started = await f.must(start, { taskId: parent.id, version: claimed.version }, amal);
-    const plan = await planOf("blocked_by &&", () => f.must(complete, { taskId: parent.id, version: started.version }, amal, db));
-    expect(plan).toContain("tasks_blocked_by");
-    expect(plan).not.toMatch(/Seq Scan on tasks/);
+    const found = await plansOf("blocked_by &&", 2, () => f.must(complete, { taskId: parent.id, version: started.version }, amal, db));
+    found.forEach(throughTheIndex);
     expect((await taskRow(f.db, child.id)).blockedBy).toEqual([]);
+
+    // Nothing waits for this one: the probe alone runs.
+    const lone = await f.task("lone", { queue: QUEUE });
+    const held = await f.must(claim, { taskId: lone.id, version: lone.version }, amal);
+    const going = await f.must(start, { taskId: lone.id, version: held.version }, amal);
+    const [probe] = await plansOf("blocked_by &&", 1, () => f.must(complete, { taskId: lone.id, version: going.version }, amal, db));
+    throughTheIndex(probe!);
+    expect(probe).not.toMatch(/Update on tasks/);
   });
 
   test(`cancelling a task: the escalation probe, ${TASKS} tasks`, async () => {
     const db = drizzle(client, { schema });
     const parent = await f.task("parent", { queue: QUEUE });
     const child = await f.task("child", { queue: QUEUE, dependsOn: [parent.id] });
-    const plan = await planOf("blocked_by &&", () => f.must(cancel, { taskId: parent.id, version: parent.version }, sara, db));
-    expect(plan).toContain("tasks_blocked_by");
-    expect(plan).not.toMatch(/Seq Scan on tasks/);
+    const [plan] = await plansOf("blocked_by &&", 1, () => f.must(cancel, { taskId: parent.id, version: parent.version }, sara, db));
+    throughTheIndex(plan!);
     expect((await taskRow(f.db, child.id)).status).toBe("escalated");
   });
 });

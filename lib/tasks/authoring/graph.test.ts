@@ -119,6 +119,43 @@ describe("dependencies", () => {
     failure(await f.run(addDependencies, { taskId: d.id, version: held.version, dependsOn: [a.id] }, amal), "invalid_transition");
   });
 
+  test("a dependent created while its dependency completes is not left waiting for it", async () => {
+    // The create locks the dependency FOR SHARE and holds its transaction open until the
+    // completion waits on that lock; then it commits, and the completion goes on. The
+    // completion's probe for dependents runs after its UPDATE, so it must see the new one.
+    const clients = await independentClients(f.database, 2);
+    try {
+      const completerPid = Number((await clients[0]!.client`SELECT pg_backend_pid() AS pid`)[0]!.pid);
+      for (let round = 0; round < 3; round++) {
+        const dependency = await f.task(`dep${round}`, { queue: "deps-race" });
+        const claimed = await f.must(claim, { taskId: dependency.id, version: 1 }, amal);
+        const started = await f.must(start, { taskId: dependency.id, version: claimed.version }, amal);
+        let locked!: () => void;
+        const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+        const creating = clients[1]!.db.transaction(async (tx) => {
+          const made = await createTask.run(tx, createTask.input.parse({ queue: "deps-race", title: `child${round}`, dependsOn: [dependency.id] }), { actor: sara, clock: f.clock });
+          locked();
+          for (;;) {
+            const [row] = await f.db.execute<{ w: string | null }>(sql`SELECT wait_event_type AS w FROM pg_stat_activity WHERE pid = ${completerPid}`);
+            if (row?.w === "Lock") return made;
+            await new Promise((r) => setTimeout(r, 5));
+          }
+        });
+        await lockTaken;
+        const done = await f.must(complete, { taskId: dependency.id, version: started.version }, amal, clients[0]!.db);
+        const made = await creating;
+        if (!made.ok) throw new Error(made.error.message);
+        expect(made.value.blockedBy).toEqual([dependency.id]); // it was not done when the child was made
+        expect(done.status).toBe("done");
+        const child = await taskRow(f.db, made.value.id);
+        expect(child.blockedBy).toEqual([]);
+        expect(await eventTypes(f.db, made.value.id)).toEqual(["created", "unblocked"]);
+      }
+    } finally {
+      await Promise.all(clients.map((c) => c.client.end({ timeout: 5 })));
+    }
+  });
+
   test("two edits racing to close a cycle from both ends: exactly one is accepted", async () => {
     // y waits for z. One edit makes z wait for x, the other x wait for y: x → y → z → x.
     // Neither touches a row the other's check reads, so only the graph lock orders them.
