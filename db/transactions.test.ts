@@ -78,6 +78,10 @@ test("a write sent behind COMMIT commits with the transaction, and its failure u
     const plain = write(d.db, 9);
     expect(commitBehind(d.db, plain)).toBe(false);
     await plain;
+    // Nor on a transaction's handle kept after it ended.
+    let kept: Executor | undefined;
+    await d.db.transaction(async (tx) => void (kept = tx));
+    expect(commitBehind(kept!, Promise.resolve())).toBe(false);
   } finally {
     await d.close();
   }

@@ -25,9 +25,14 @@ export class WritesBehind {
 
 const open = new WeakMap<object, WritesBehind>();
 
-/** Registers the transaction handle a reserved transaction gives its body (drizzle's session client). */
-export function trackWritesBehind(transaction: object, writes: WritesBehind): void {
+/**
+ * Registers the transaction handle a reserved transaction gives its body (drizzle's session
+ * client) while it is open; the returned function ends that, so a handle kept past its
+ * transaction has its writes awaited by its caller, never parked where nobody settles them.
+ */
+export function trackWritesBehind(transaction: object, writes: WritesBehind): () => void {
   open.set(transaction, writes);
+  return () => void open.delete(transaction);
 }
 
 /**
