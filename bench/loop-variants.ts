@@ -15,7 +15,7 @@ import { captureCycle } from "./lib/capture";
 import { startBenchServer } from "./lib/pg";
 import { paired, ratioRow, table } from "./lib/report";
 import { seedQueued } from "./lib/seed";
-import { ensurePgbench, runPgbenchScript, script } from "./pgbench";
+import { ensurePgbench, runPgbench, script } from "./pgbench";
 
 const CLIENTS = 16;
 
@@ -57,14 +57,15 @@ async function main() {
       const url = await server.fresh(name);
       try {
         await seedQueued(url, CLIENTS * o.perClient + 100);
-        const sql = postgres(url, { max: 1, onnotice: () => {} });
-        try {
-          await sql`INSERT INTO actors (id, kind, name) VALUES (${cycle.actor.id}, 'agent', ${cycle.actor.name}) ON CONFLICT DO NOTHING`;
-          if (setup) await sql.unsafe(setup);
-        } finally {
-          await sql.end();
+        if (setup) {
+          const sql = postgres(url, { max: 1, onnotice: () => {} });
+          try {
+            await sql.unsafe(setup);
+          } finally {
+            await sql.end();
+          }
         }
-        return await runPgbenchScript(bin, url, text, { ...cycle.variables, id: "0" }, CLIENTS, o.perClient);
+        return await runPgbench(bin, url, cycle, "loop", CLIENTS, o.perClient, "prepared", text);
       } finally {
         await server.drop(name);
       }

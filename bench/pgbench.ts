@@ -58,15 +58,17 @@ export function script(c: CapturedCycle, variant: Variant): string {
  * Runs `clients` pgbench clients, `perClient` cycles each (-M prepared: the driver binds
  * parameters to prepared statements too). The queue must hold more tasks than
  * clients × perClient, so a claim never comes back empty. Returns cycles per second.
+ * `text` replaces the variant's script with an edited copy of it (bench/loop-variants.ts).
  */
 export async function runPgbench(
   bin: string, url: string, c: CapturedCycle, variant: Variant, clients: number, perClient: number, mode: "prepared" | "extended" = "prepared",
+  text = script(c, variant),
 ): Promise<number> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   await sql`INSERT INTO actors (id, kind, name) VALUES (${c.actor.id}, 'agent', ${c.actor.name}) ON CONFLICT DO NOTHING`;
   await sql.end();
   const defines = { ...c.variables, ...(variant === "loop" ? { id: "0" } : {}) };
-  return runPgbenchScript(bin, url, script(c, variant), defines, clients, perClient, mode);
+  return runPgbenchScript(bin, url, text, defines, clients, perClient, mode);
 }
 
 /** One pgbench run of `text` (a script file's contents), `perClient` transactions a client; transactions per second. */

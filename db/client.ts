@@ -138,12 +138,12 @@ function reservedTransactions(client: postgres.Sql, { pooler }: { pooler: boolea
         // Promise.all also holds the body's rejection when BEGIN's comes first.
         [, result] = await Promise.all([begun, run(Promise.resolve().then(() => body(transaction)))]);
       } catch (error) {
-        untrack();
         const failed = await settle();
         if (!broken) await reserved.unsafe("ROLLBACK").catch(() => {});
         throw failed ? failed.reason : error;
+      } finally {
+        untrack();
       }
-      untrack();
       const committing = run(reserved.unsafe("COMMIT"));
       const failed = await settle();
       if (failed) {

@@ -21,6 +21,9 @@ function walk(query: SQL, out: Compiled): boolean {
   return true;
 }
 
+/** What drizzle binds as a parameter as it is. */
+const VALUE_TYPES = new Set(["string", "number", "boolean", "bigint"]);
+
 function add(chunk: unknown, out: Compiled): boolean {
   if (chunk instanceof StringChunk) {
     out.sql += chunk.value.join("");
@@ -28,7 +31,7 @@ function add(chunk: unknown, out: Compiled): boolean {
     return walk(chunk, out);
   } else if (chunk === undefined) {
     // drizzle writes nothing for it
-  } else if (chunk === null || chunk instanceof Date || ["string", "number", "boolean", "bigint"].includes(typeof chunk)) {
+  } else if (chunk === null || chunk instanceof Date || VALUE_TYPES.has(typeof chunk)) {
     out.params.push(chunk);
     out.sql += `$${out.params.length}`;
   } else if (Array.isArray(chunk)) {
