@@ -22,17 +22,20 @@ test("create, list, pause, resume, delete; refusals name the flag and write noth
   const [, id] = /^created schedule ([0-9a-f-]{36}) \(weekday digest\); next run \d{4}-\d\d-\d\dT0[78]:00:00\.000Z$/.exec(made.stdout.trim())!;
   expect((await cli("list")).stdout.trim()).toMatch(new RegExp(`^${id}  active  weekday digest  0 9 \\* \\* 1-5 \\(Europe/Berlin\\)  reports  next \\S+  last none$`));
 
-  for (const [args, message] of [
+  // Each command is a process that loads lib/; the refusals write nothing, so they run side
+  // by side, and the list after them proves it.
+  const refusals = [
     [["--cron", "0 0 9 * * 1"], /^error: --cron must have 5 fields/],
     [["--cron", "0 9 * * 1", "--timezone", "Mars/Olympus"], /^error: --timezone Mars\/Olympus is not an IANA time zone/],
     [["--cron", "0 9 * * 1", "--queue", "nowhere"], /^error: --queue: no queue is named nowhere/],
-  ] as const) {
-    const base = ["create", "--name", "bad", "--queue", "reports", "--title", "t"];
-    const refused = await cli(...base, ...args);
-    expect(refused.code, refused.stdout).toBe(1);
-    expect(refused.stderr).toMatch(message);
-    expect(refused.stderr.trim().split("\n")).toHaveLength(1);
-  }
+  ] as const;
+  const base = ["create", "--name", "bad", "--queue", "reports", "--title", "t"];
+  const refused = await Promise.all(refusals.map(([args]) => cli(...base, ...args)));
+  refusals.forEach(([, message], i) => {
+    expect(refused[i]!.code, refused[i]!.stdout).toBe(1);
+    expect(refused[i]!.stderr).toMatch(message);
+    expect(refused[i]!.stderr.trim().split("\n")).toHaveLength(1);
+  });
   expect((await cli("list")).stdout.trim().split("\n")).toHaveLength(1);
 
   expect((await cli("pause", id!)).stdout.trim()).toBe("paused schedule weekday digest");
@@ -42,4 +45,4 @@ test("create, list, pause, resume, delete; refusals name the flag and write noth
   expect((await cli("list")).stdout.trim()).toBe("no schedules");
   const usage = await cli("delete");
   expect([usage.code, usage.stderr.trim()]).toEqual([2, "error: schedule delete takes one schedule id (see --help)"]);
-}, 120_000);
+}, 240_000);
