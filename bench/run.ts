@@ -315,20 +315,24 @@ async function serverRows(server: BenchServer) {
         `server CPU ${cpu.toFixed(1)} ms/task (1 request; engine-direct process ${engineMs.toFixed(1)} ms), HTTP client ${client.toFixed(1)} ms; ` +
         `server used ${((p.a.median * cpu) / 10).toFixed(0)}% of a core, machine ${(busy * 100).toFixed(0)}% busy; ` +
         `bound with a whole core for the server: ${bound.toFixed(2)}`));
-      rows.push({ name: "http-server-cpu", metric: "next start CPU ms per task (one request: complete+next)", value: cpu, baseline: null, ratio: null });
+      rows.push({ name: "http-server-cpu", metric: "next start CPU ms per task (its complete+next request, and each client's first claim)", value: cpu, baseline: null, ratio: null });
       // The same build's floor, measured alternately with the loop's requests.
       const floors: number[] = [];
       const loops: number[] = [];
+      const withClaims: number[] = [];
       for (let rep = 0; rep < SIZES.httpReps; rep++) {
         floors.push(await bareRouteCpu(next, 64, SIZES.httpCycles));
-        loops.push((await httpDrain(next, url, tokens, SIZES.httpCycles)).serverCpuMsPerCycle);
+        const drained = await httpDrain(next, url, tokens, SIZES.httpCycles);
+        loops.push(drained.serverCpuMsPerRequest);
+        withClaims.push(drained.serverCpuMsPerCycle);
       }
       const floor = summarize(floors).median;
       const perRequest = summarize(loops).median;
       rows.push({
         name: "http-vs-bare-next", metric: "server CPU ms per API request (complete+next) ÷ per request to a bare JSON route of the same build",
         value: perRequest, baseline: floor, ratio: perRequest / floor, goal: "<= 2", met: perRequest / floor <= 2,
-        note: `per request ${loops.map((v) => v.toFixed(2)).join(", ")} ms; bare ${floors.map((v) => v.toFixed(2)).join(", ")} ms`,
+        note: `per request ${loops.map((v) => v.toFixed(2)).join(", ")} ms; bare ${floors.map((v) => v.toFixed(2)).join(", ")} ms; ` +
+          `per task with the 64 first claims counted ${withClaims.map((v) => v.toFixed(2)).join(", ")} ms`,
       });
     });
     await section("sse-p99-1000-vs-1", async () => {

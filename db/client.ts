@@ -4,7 +4,11 @@ import * as schema from "./schema";
 import { trackWritesBehind, WritesBehind } from "./writes-behind";
 
 export type Db = PostgresJsDatabase<typeof schema>;
-export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+/**
+ * An open transaction. Without `query` (drizzle's relational queries): its transactions are
+ * made without the schema (connectDatabase), so it has none; `db.query` still works.
+ */
+export type Tx = Omit<Parameters<Parameters<Db["transaction"]>[0]>[0], "query">;
 /** Either a database handle or an open transaction: the engine's functions run on both. */
 export type Executor = Db | Tx;
 
@@ -52,7 +56,13 @@ export function connectDatabase(url: string, options: DatabaseOptions = {}): Dat
     },
   });
   reservedTransactions(client, { pooler: !prepare });
-  return { db: drizzle(client, { schema }), client };
+  const db = drizzle(client, { schema });
+  // drizzle builds a relational query builder for each of the schema's tables in every
+  // transaction it opens (26 objects, ~14 µs a transaction: docs/performance.md), and the
+  // engine's transactions never use them. The session transactions are made from forgets the
+  // schema; db.query, built with the handle, keeps it.
+  (db as unknown as { session: { schema: unknown } }).session.schema = undefined;
+  return { db, client };
 }
 
 /**

@@ -86,3 +86,19 @@ test("a write sent behind COMMIT commits with the transaction, and its failure u
     await d.close();
   }
 });
+
+test("transactions are made without drizzle's relational builders; the handle's db.query keeps them", async () => {
+  const d = await freshDatabase();
+  try {
+    const [actor] = await d.db.execute<{ id: string }>(sql`INSERT INTO actors (kind, name) VALUES ('agent', 'tx-schema') RETURNING id`);
+    const found = await d.db.query.actors.findFirst({ where: (t, { eq }) => eq(t.id, actor!.id) });
+    expect(found?.name).toBe("tx-schema");
+    const builders = await d.db.transaction(async (tx) => {
+      const nested = await tx.transaction(async (inner) => Object.keys((inner as unknown as { query: object }).query).length);
+      return [Object.keys((tx as unknown as { query: object }).query).length, nested];
+    });
+    expect(builders).toEqual([0, 0]);
+  } finally {
+    await d.close();
+  }
+});

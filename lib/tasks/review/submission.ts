@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { ActorRef } from "../core/types";
 
@@ -17,7 +17,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** SHA-256 (lowercase hex) of the canonical JSON of a completion's result (null when it sent none). */
-export const submissionDigest = (result: unknown): string => createHash("sha256").update(canonicalJson(result ?? null)).digest("hex");
+export const submissionDigest = (result: unknown): string => hash("sha256", canonicalJson(result ?? null), "hex");
 
 /** An actor as a submission and an event keep it. */
 export const actorOf = (actor: ActorRef): ActorRef => ({ id: actor.id, name: actor.name, kind: actor.kind });
