@@ -59,8 +59,8 @@ export function connectDatabase(url: string, options: DatabaseOptions = {}): Dat
   const db = drizzle(client, { schema });
   // drizzle builds a relational query builder for each of the schema's tables in every
   // transaction it opens (26 objects, ~14 µs a transaction: docs/performance.md), and the
-  // engine's transactions never use them. The session transactions are made from forgets the
-  // schema; db.query, built with the handle, keeps it.
+  // engine's transactions never use them. So the session that opens transactions is left
+  // without the schema; db.query, built once with the handle, keeps it.
   (db as unknown as { session: { schema: unknown } }).session.schema = undefined;
   return { db, client };
 }
