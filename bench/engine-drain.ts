@@ -1,4 +1,4 @@
-import { connectDatabase } from "@/db/client";
+import { connectDatabase, serverPoolOptions } from "@/db/client";
 import { perform } from "@/lib/tasks/core/engine";
 import { claimBatch, claimNext } from "@/lib/tasks/claiming/claim-next";
 import { completeAndClaimNext } from "@/lib/tasks/holding/complete";
@@ -8,9 +8,10 @@ import { recordEffect, resolveEffect } from "@/lib/tasks/effects/effects";
 import { seconds } from "./lib/stats";
 
 /**
- * The engine called directly, as an in-process agent would: `workers` loops share one pool
- * of `workers` connections; each works the queue dry — one transaction per task (complete
- * and claim next), or per batch of `batch` (claim N, then complete N).
+ * The engine called directly, as an in-process agent would: `workers` loops share one pool,
+ * the size of the server's unless `pool` says otherwise; each works the queue dry — one
+ * transaction per task (complete and claim next), or per batch of `batch` (claim N, then
+ * complete N).
  * Returns completed tasks per second; `cpu`, when given, receives this process's CPU ms per task.
  * `window`, when given, is opened once the pool and the actor are set up and closed when the
  * queue is dry: what happens between is the drain alone (bench/wal.ts counts its WAL).
@@ -18,13 +19,16 @@ import { seconds } from "./lib/stats";
 export async function engineDrain(
   url: string,
   opts: {
-    workers: number; total: number; batch?: number; prepare?: boolean; window?: { open(): Promise<void>; close(): Promise<void> };
+    workers: number; total: number; batch?: number; prepare?: boolean;
+    /** Its connections: the server's pool (serverPoolOptions: DB_POOL_SIZE, else 6) unless given. */
+    pool?: number; window?: { open(): Promise<void>; close(): Promise<void> };
     /** One effect a task, as the reference agent's --effects: an intent recorded before the "call", resolved applied after it. */
     effects?: boolean;
   },
   cpu?: (msPerTask: number) => void,
 ): Promise<number> {
-  const { db, client } = connectDatabase(url, { max: opts.workers, applicationName: "bench-engine", prepare: opts.prepare });
+  const connections = opts.pool ?? serverPoolOptions().max;
+  const { db, client } = connectDatabase(url, { max: connections, applicationName: "bench-engine", prepare: opts.prepare });
   try {
     const actor = await createActor(db, "agent", `bench-${opts.workers}`);
     let done = 0;
@@ -57,7 +61,7 @@ export async function engineDrain(
       }
     };
     // Open the pool first: connection set-up is not part of an agent cycle.
-    await Promise.all(Array.from({ length: opts.workers }, () => client`SELECT 1`));
+    await Promise.all(Array.from({ length: Math.min(opts.workers, connections) }, () => client`SELECT 1`));
     await opts.window?.open();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();

@@ -16,6 +16,7 @@ import { boardMedian, sessionCookie } from "./board";
 import { claimP50 } from "./claim-scale";
 import { completeAndClaimP50, seedFanout, seedGraph } from "./graph";
 import { engineDrain } from "./engine-drain";
+import { serverPoolOptions } from "@/db/client";
 import { agentTokens, bareRouteCpu, httpDrain, type HttpCycleResult } from "./http-cycle";
 import { insightsRow } from "./insights";
 import { captureCycle, type CapturedCycle } from "./lib/capture";
@@ -133,10 +134,10 @@ async function main() {
 const QUEUE_ROWS = ["engine-vs-pgboss", "wal-per-task-vs-pgboss", "engine-vs-raw-sql", "batch-vs-graphile"];
 
 async function queueRows(server: BenchServer, pgbench: string, cycle: CapturedCycle, baselines: Baselines | null) {
-  const engine = async (workers: number, jobs: number, batch?: number) => {
+  const engine = async (workers: number, jobs: number, batch?: number, pool?: number) => {
     const url = await db(server, "engine");
     await seedQueued(url, jobs);
-    const rate = await engineDrain(url, { workers, total: jobs, batch });
+    const rate = await engineDrain(url, { workers, total: jobs, batch, pool });
     await server.drop(url.split("/").at(-1)!);
     return rate;
   };
@@ -164,6 +165,11 @@ async function queueRows(server: BenchServer, pgbench: string, cycle: CapturedCy
         workers === 16 ? { op: ">=", target: 1.0 } : undefined));
       log(`  ${workers} workers: engine ${p.a.median.toFixed(0)}/s, pg-boss ${p.b.median.toFixed(0)}/s`);
     }
+    // The engine on the server's pool, as above, ÷ the same with a connection per worker (how
+    // these rows ran before the eighth step): every loop transaction NOTIFYs, and PostgreSQL
+    // commits one notifying transaction at a time, so more connections queue longer there.
+    const pool = await paired(SIZES.repsSide, () => engine(64, SIZES.jobs), () => engine(64, SIZES.jobs, undefined, 64));
+    rows.push(ratioRow("server-pool-vs-pool-per-worker@64", `tasks/s on the server's pool (${serverPoolOptions().max}) ÷ on 64 connections, 64 workers`, pool));
   });
   await section("wal-per-task-vs-pgboss", async () => {
     if (!baselines) throw new Error("baselines unavailable (npm install into bench/.baselines failed)");

@@ -31,6 +31,21 @@ export interface DatabaseOptions {
   prepare?: boolean;
 }
 
+/** The server's pool when DB_POOL_SIZE is not set (docs/scaling.md "Sizing the pool": the measurements behind 6). */
+export const SERVER_POOL_SIZE = 6;
+
+/**
+ * The server's pool from the environment (DB_POOL_SIZE), checked: a value that is not a whole
+ * number from 1 to 1000 stops the server with a message naming it, rather than a pool of NaN.
+ */
+export function serverPoolOptions(env: Record<string, string | undefined> = process.env): { max: number } {
+  const raw = env.DB_POOL_SIZE;
+  if (raw === undefined || raw.trim() === "") return { max: SERVER_POOL_SIZE };
+  const max = Number(raw);
+  if (!Number.isInteger(max) || max < 1 || max > 1000) throw new Error(`DB_POOL_SIZE must be a whole number from 1 to 1000, got "${raw}"`);
+  return { max };
+}
+
 /** lock_timeout: no engine call waits on a row lock for long; a timeout answers busy. */
 export const LOCK_TIMEOUT_MS = 5000;
 

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { migrateDatabase } from "../db/migrate";
 import { settlePrepare } from "../db/pooler";
-import { connectDatabase } from "../db/client";
+import { connectDatabase, serverPoolOptions } from "../db/client";
 import { DATA_DIR, openProjectDatabase, type ProjectDatabase } from "../db/project-database";
 import { seedDemo } from "../lib/demo";
 import { serverSecret } from "./server-secret";
@@ -112,6 +112,7 @@ async function waitUntilHealthy(url: string): Promise<void> {
 
 async function main() {
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`PORT must be 1..65535, not ${process.env.PORT}`);
+  serverPoolOptions(); // a DB_POOL_SIZE that is not a number stops here, before anything starts
   // npm scripts run on the project's own Node 24 (node_modules/.bin/node); only a platform it ships none for falls back to the machine's.
   const major = Number(process.versions.node.split(".")[0]);
   say(`Node ${process.version}${major < 24 ? " (older than the project's Node 24: see docs/runtime.md)" : ""}`);

@@ -23,7 +23,9 @@ async function drained(count) {
 
 async function pgBoss(batched) {
   const { PgBoss } = await import("pg-boss");
-  const boss = new PgBoss({ connectionString: url, max: workers + 2, schedule: false, supervise: false });
+  // pg-boss's own pool size (10), as the engine runs on the server's (bench/engine-drain.ts): a connection per worker
+  // slows both at 64 workers (docs/performance.md, "Issue 21, eighth step").
+  const boss = new PgBoss({ connectionString: url, schedule: false, supervise: false });
   boss.on("error", (e) => console.error("pg-boss:", e));
   await boss.start();
   await boss.createQueue(QUEUE);

@@ -116,7 +116,7 @@ export async function startFleet(r: Rig, queue: string, { tasks = 48, agents = 8
       // One owner per version: no two claimed events of a task at the same version.
       expect(counts!.claimed_versions).toBe(counts!.claims);
 
-      // The server's pool has recovered whole: 20 health checks at once (pool of 10) all answer 200.
+      // The server's pool has recovered whole: 20 health checks at once (more than its connections) all answer 200.
       const healthy = async () => {
         const answers = await Promise.all(Array.from({ length: 20 }, () =>
           fetch(`${r.server.url}/api/v1/health`, { signal: AbortSignal.timeout(15_000) }).then((res) => res.status, () => 0)));
