@@ -56,10 +56,17 @@ export interface BaselineResult {
   jobsPerSecond: number;
   /** With `walWindow` (pgboss mode): the WAL positions right before the workers start and right after the queue is dry (a CHECKPOINT first). */
   wal?: { from: string; to: string };
+  /** pgboss mode: the child's own CPU over the drain, ms. */
+  cpuMs?: number;
 }
 
+/** Called when the child's drain starts and ends (pgboss mode): e.g. to read the server's CPU around it. */
+export interface DrainMarks { start(): void; end(): void }
+
 /** runBaseline with the child's whole answer. */
-export async function baselineDrain(b: Baselines, mode: BaselineMode, url: string, workers: number, jobs: number, walWindow = false): Promise<BaselineResult> {
+export async function baselineDrain(
+  b: Baselines, mode: BaselineMode, url: string, workers: number, jobs: number, walWindow = false, marks?: DrainMarks,
+): Promise<BaselineResult> {
   const script = path.join(PREFIX, "queue-baseline.mjs");
   fs.copyFileSync(path.join(HERE, "baselines/queue-baseline.mjs"), script);
   const env = { ...process.env, ...(walWindow ? { BENCH_WAL_WINDOW: "1" } : {}) };
@@ -67,7 +74,16 @@ export async function baselineDrain(b: Baselines, mode: BaselineMode, url: strin
     const child = spawn(b.node, [script, mode, url, String(workers), String(jobs)], { stdio: ["ignore", "pipe", "pipe"], env });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
+    let read = 0; // how much of stdout has been looked at for BENCH_MARK lines
+    child.stdout.on("data", (d) => {
+      stdout += d;
+      const end = stdout.lastIndexOf("\n") + 1;
+      for (const line of stdout.slice(read, end).split("\n")) {
+        if (line === "BENCH_MARK start") marks?.start();
+        if (line === "BENCH_MARK end") marks?.end();
+      }
+      read = end;
+    });
     child.stderr.on("data", (d) => (stderr += d));
     child.on("exit", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${mode} exited ${code}:\n${stderr}${stdout}`))));
   });

