@@ -11,8 +11,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { baselineDrain, ensureBaselines, runBaseline, type BaselineMode, type Baselines } from "./baselines";
+import { ensureBaselines, runBaseline, type BaselineMode, type Baselines } from "./baselines";
 import { boardMedian, sessionCookie } from "./board";
+import { cpuRows } from "./cpu-rows";
 import { claimP50 } from "./claim-scale";
 import { completeAndClaimP50, seedFanout, seedGraph } from "./graph";
 import { engineDrain } from "./engine-drain";
@@ -20,7 +21,6 @@ import { serverPoolOptions } from "@/db/client";
 import { agentTokens, bareRouteCpu, httpDrain, type HttpCycleResult } from "./http-cycle";
 import { insightsRow } from "./insights";
 import { captureCycle, type CapturedCycle } from "./lib/capture";
-import { serverCpu } from "./lib/cpu";
 import { startBenchServer, type BenchServer } from "./lib/pg";
 import { paired, ratioRow, table, writeResults, type Row } from "./lib/report";
 import { eventLogBytes, seedMixed, seedQueued, seedReserved } from "./lib/seed";
@@ -173,57 +173,11 @@ async function queueRows(server: BenchServer, pgbench: string, cycle: CapturedCy
     rows.push(ratioRow("server-pool-vs-pool-per-worker@64", `tasks/s on the server's pool (${serverPoolOptions().max}) ÷ on 64 connections, 64 workers`, pool));
   });
   await section("cpu-per-task-vs-pgboss", async () => {
-    // What bounds engine-vs-pgboss on a machine whose cores the client and the server share:
-    // CPU a task, the client's (this process, or pg-boss's child) and the server's (every
-    // PostgreSQL process, from /proc), over the drain alone. docs/performance.md ("ninth step").
     if (!baselines) throw new Error("baselines unavailable (npm install into bench/.baselines failed)");
-    const meter = await serverCpu(server.admin);
-    if (!meter) throw new Skip("the database server's processes are not on this machine, so its CPU cannot be read from /proc");
-    const jobs = SIZES.jobs;
-    const engineSide = async () => {
-      const url = await db(server, "cpu_engine");
-      await seedQueued(url, jobs);
-      let from = 0;
-      const side = { client: 0, server: 0 };
-      const window = { open: async () => void (from = meter()), close: async () => void (side.server = meter() - from) };
-      await engineDrain(url, { workers: 16, total: jobs, window }, (ms) => (side.client = ms));
-      await server.drop(url.split("/").at(-1)!);
-      return { client: side.client, server: side.server / jobs };
-    };
-    const pgbossSide = async () => {
-      const name = `bench_cpu_pgboss_${++seq}`;
-      let from = 0;
-      let used = 0;
-      const r = await baselineDrain(baselines, "pgboss", await server.empty(name), 16, jobs, false, { start: () => void (from = meter()), end: () => void (used = meter() - from) });
-      await server.drop(name);
-      if (r.cpuMs === undefined) throw new Error("the pg-boss child did not report its CPU");
-      return { client: r.cpuMs / jobs, server: used / jobs };
-    };
-    // Alternately, as paired() runs its sides: A B, B A, …
-    const sides: { engine: { client: number; server: number }; pgboss: { client: number; server: number } }[] = [];
-    for (let i = 0; i < SIZES.repsSide; i++) {
-      if (i % 2 === 0) {
-        const engine = await engineSide();
-        sides.push({ engine, pgboss: await pgbossSide() });
-      } else {
-        const pgboss = await pgbossSide();
-        sides.push({ engine: await engineSide(), pgboss });
-      }
-    }
-    const part = (pick: (s: { client: number; server: number }) => number) => {
-      const a = summarize(sides.map((s) => pick(s.engine)));
-      const b = summarize(sides.map((s) => pick(s.pgboss)));
-      return { a, b, ratio: summarize(sides.map((s) => pick(s.engine) / pick(s.pgboss))) };
-    };
-    const total = part((s) => s.client + s.server);
-    const serverOnly = part((s) => s.server);
-    const clientOnly = part((s) => s.client);
-    const ms = (x: number) => x.toFixed(2);
-    rows.push(ratioRow("cpu-per-task-vs-pgboss", "CPU ms a task, client + server (16 workers) ÷ pg-boss's a job", total, undefined,
-      `engine ${ms(clientOnly.a.median)} client + ${ms(serverOnly.a.median)} server; pg-boss ${ms(clientOnly.b.median)} + ${ms(serverOnly.b.median)}`));
-    rows.push(ratioRow("server-cpu-per-task-vs-pgboss", "the server's CPU ms a task ÷ pg-boss's a job (16 workers)", serverOnly));
-    rows.push(ratioRow("client-cpu-per-task-vs-pgboss", "the client's CPU ms a task ÷ pg-boss's a job (16 workers)", clientOnly));
-    log(`  engine ${ms(total.a.median)} ms a task (${ms(clientOnly.a.median)} client), pg-boss ${ms(total.b.median)} (${ms(clientOnly.b.median)} client)`);
+    const cpu = await cpuRows(server, baselines, SIZES.repsSide, SIZES.jobs, (kind) => `bench_${kind}_${++seq}`);
+    if (!cpu) throw new Skip("the database server's processes are not on this machine, so its CPU cannot be read from /proc");
+    rows.push(...cpu);
+    log(`  ${cpu[0]!.note}`);
   });
   await section("wal-per-task-vs-pgboss", async () => {
     if (!baselines) throw new Error("baselines unavailable (npm install into bench/.baselines failed)");
