@@ -60,16 +60,22 @@ export interface BaselineResult {
   cpuMs?: number;
 }
 
-/** Called when the child's drain starts and ends (pgboss mode): e.g. to read the server's CPU around it. */
-export interface DrainMarks { start(): void; end(): void }
+/** What a drain may also do (pgboss mode). */
+export interface DrainOptions {
+  /** The WAL positions right before the workers start and right after the queue is dry (bench/wal.ts). */
+  walWindow?: boolean;
+  /** Called when the drain starts and ends: e.g. to read the server's CPU around it. */
+  marks?: { start(): void; end(): void };
+  /** Jobs drained first, unmeasured, so the child's JIT is warm when the drain starts. */
+  warmup?: number;
+}
 
 /** runBaseline with the child's whole answer. */
-export async function baselineDrain(
-  b: Baselines, mode: BaselineMode, url: string, workers: number, jobs: number, walWindow = false, marks?: DrainMarks,
-): Promise<BaselineResult> {
+export async function baselineDrain(b: Baselines, mode: BaselineMode, url: string, workers: number, jobs: number, opts: DrainOptions = {}): Promise<BaselineResult> {
+  const { walWindow = false, marks, warmup = 0 } = opts;
   const script = path.join(PREFIX, "queue-baseline.mjs");
   fs.copyFileSync(path.join(HERE, "baselines/queue-baseline.mjs"), script);
-  const env = { ...process.env, ...(walWindow ? { BENCH_WAL_WINDOW: "1" } : {}) };
+  const env = { ...process.env, ...(walWindow ? { BENCH_WAL_WINDOW: "1" } : {}), ...(warmup > 0 ? { BENCH_WARMUP: String(warmup) } : {}) };
   const out = await new Promise<string>((resolve, reject) => {
     const child = spawn(b.node, [script, mode, url, String(workers), String(jobs)], { stdio: ["ignore", "pipe", "pipe"], env });
     let stdout = "";

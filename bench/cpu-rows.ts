@@ -17,14 +17,17 @@ type Side = { client: number; server: number };
 export async function cpuRows(server: BenchServer, baselines: Baselines, reps: number, jobs: number, name: (kind: string) => string): Promise<Row[] | null> {
   const meter = await serverCpu(server.admin);
   if (!meter) return null;
+  // Both sides warm, as running servers are: each drain works this many tasks first,
+  // unmeasured, on the same process and connections (JIT, catalog caches, plans).
+  const warmup = Math.min(jobs, 500);
   const engineSide = async (): Promise<Side> => {
     const db = name("cpu_engine");
     const url = await server.fresh(db);
-    await seedQueued(url, jobs);
+    await seedQueued(url, jobs + warmup);
     let from = 0;
     const side = { client: 0, server: 0 };
     const window = { open: async () => void (from = meter()), close: async () => void (side.server = meter() - from) };
-    await engineDrain(url, { workers: 16, total: jobs, window }, (ms) => (side.client = ms));
+    await engineDrain(url, { workers: 16, total: jobs, window, warmup }, (ms) => (side.client = ms));
     await server.drop(db);
     return { client: side.client, server: side.server / jobs };
   };
@@ -33,7 +36,7 @@ export async function cpuRows(server: BenchServer, baselines: Baselines, reps: n
     let from = 0;
     let used = 0;
     const marks = { start: () => void (from = meter()), end: () => void (used = meter() - from) };
-    const r = await baselineDrain(baselines, "pgboss", await server.empty(db), 16, jobs, false, marks);
+    const r = await baselineDrain(baselines, "pgboss", await server.empty(db), 16, jobs, { marks, warmup });
     await server.drop(db);
     if (r.cpuMs === undefined) throw new Error("the pg-boss child did not report its CPU");
     return { client: r.cpuMs / jobs, server: used / jobs };

@@ -1,7 +1,7 @@
 import { connectDatabase, serverPoolOptions } from "@/db/client";
 import { perform } from "@/lib/tasks/core/engine";
 import { claimBatch, claimNext } from "@/lib/tasks/claiming/claim-next";
-import { completeAndClaimNext } from "@/lib/tasks/holding/complete";
+import { complete, completeAndClaimNext } from "@/lib/tasks/holding/complete";
 import { completeMany } from "@/lib/tasks/holding/completions";
 import { createActor } from "@/lib/tasks/core/actors";
 import { recordEffect, resolveEffect } from "@/lib/tasks/effects/effects";
@@ -24,6 +24,12 @@ export async function engineDrain(
     pool?: number; window?: { open(): Promise<void>; close(): Promise<void> };
     /** One effect a task, as the reference agent's --effects: an intent recorded before the "call", resolved applied after it. */
     effects?: boolean;
+    /**
+     * Tasks worked first, before the window and the clock, by the loop's own calls on the same
+     * pool, so the process's JIT and the connections' caches and plans are warm, as a running
+     * server's are. The queue must hold `total` + `warmup` tasks. Not with `batch` or `effects`.
+     */
+    warmup?: number;
   },
   cpu?: (msPerTask: number) => void,
 ): Promise<number> {
@@ -62,6 +68,19 @@ export async function engineDrain(
     };
     // Open the pool first: connection set-up is not part of an agent cycle.
     await Promise.all(Array.from({ length: Math.min(opts.workers, connections) }, () => client`SELECT 1`));
+    if (opts.warmup) {
+      // Each warm-up worker: claim, complete-and-claim-next until the share is spent, complete.
+      let left = opts.warmup;
+      await Promise.all(Array.from({ length: Math.min(opts.workers, opts.warmup) }, async () => {
+        left--;
+        let task = must("claimNext", await perform(claimNext, { start: true }, { db, actor }));
+        while (task && left > 0) {
+          left--;
+          task = must("complete", await perform(completeAndClaimNext, { taskId: task.id, version: task.version, next: { start: true } }, { db, actor })).next ?? null;
+        }
+        if (task) must("complete", await perform(complete, { taskId: task.id, version: task.version }, { db, actor }));
+      }));
+    }
     await opts.window?.open();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();

@@ -63,7 +63,7 @@ export async function engineWal(admin: postgres.Sql, url: string, workers: numbe
 
 /** pg-boss fetch → complete, the same workers and jobs (the window is taken in its process, around its drain). */
 export async function pgbossWal(admin: postgres.Sql, baselines: Baselines, url: string, workers: number, jobs: number): Promise<WalCount> {
-  const r = await baselineDrain(baselines, "pgboss", url, workers, jobs, true);
+  const r = await baselineDrain(baselines, "pgboss", url, workers, jobs, { walWindow: true });
   if (!r.wal) throw new Error("pg-boss: no WAL window in its answer");
   return walBetween(admin, r.wal.from, r.wal.to, jobs);
 }

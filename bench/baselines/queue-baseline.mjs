@@ -2,7 +2,7 @@
 // beside the installed pg-boss and graphile-worker. Drains `jobs` jobs with `workers`
 // workers and prints one JSON line: { jobsPerSecond, version } (and cpuMs, this process's CPU over the drain, in
 // pgboss mode). In pgboss mode "BENCH_MARK start" and "BENCH_MARK end" lines come right before and after the drain,
-// so the parent can read the server's CPU around it (bench/lib/cpu.ts).
+// so the parent can read the server's CPU around it (bench/lib/cpu.ts); BENCH_WARMUP=N drains N jobs first, unmeasured.
 //   node queue-baseline.mjs <pgboss|pgboss-batch|graphile|graphile-batch> <url> <workers> <jobs>
 import { readFileSync } from "node:fs";
 import pg from "pg";
@@ -13,6 +13,7 @@ const jobs = Number(jobsArg);
 const versionOf = (name) => JSON.parse(readFileSync(new URL(`./node_modules/${name}/package.json`, import.meta.url), "utf8")).version;
 const QUEUE = "bench";
 const walWindow = process.env.BENCH_WAL_WINDOW === "1";
+const warmup = Number(process.env.BENCH_WARMUP ?? 0);
 const lsn = async (client) => (await client.query("SELECT pg_current_wal_insert_lsn()::text AS lsn")).rows[0].lsn;
 
 /** Polls `count` every 10 ms until it is 0; returns when. */
@@ -57,16 +58,24 @@ async function pgBoss(batched) {
       await probe.query("CHECKPOINT");
       wal = { from: await lsn(probe) };
     }
+    const drain = (queue) => Promise.all(Array.from({ length: workers }, async () => {
+      for (;;) {
+        const [job] = await boss.fetch(queue);
+        if (!job) return;
+        await boss.complete(queue, job.id);
+      }
+    }));
+    if (warmup > 0) {
+      // BENCH_WARMUP: as many jobs of a queue of their own drained first, unmeasured, so this
+      // process's JIT and its pool's connections are warm, as a running worker's are (bench/cpu-rows.ts).
+      await boss.createQueue(`${QUEUE}-warmup`);
+      await boss.insert(`${QUEUE}-warmup`, Array.from({ length: warmup }, (_, n) => ({ data: { n } })));
+      await drain(`${QUEUE}-warmup`);
+    }
     console.log("BENCH_MARK start");
     const cpu0 = process.cpuUsage();
     t0 = performance.now();
-    await Promise.all(Array.from({ length: workers }, async () => {
-      for (;;) {
-        const [job] = await boss.fetch(QUEUE);
-        if (!job) return;
-        await boss.complete(QUEUE, job.id);
-      }
-    }));
+    await drain(QUEUE);
     t1 = performance.now();
     const used = process.cpuUsage(cpu0);
     cpuMs = (used.user + used.system) / 1000;
