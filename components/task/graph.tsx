@@ -37,7 +37,7 @@ export function BlockedBy({ ids }: { ids: string[] }) {
       {ids.flatMap((id, i) => {
         const title = blockers[i]?.data?.title;
         const link = (
-          <Link key={id} href={`/tasks/${id}`} className={`rounded text-blue-700 hover:underline ${focusRing}`}>
+          <Link key={id} href={`/tasks/${id}`} className={`rounded text-blue-700 underline underline-offset-2 hover:decoration-2 ${focusRing}`}>
             {title ? <>“{title}” (#{id})</> : `#${id}`}
           </Link>
         );

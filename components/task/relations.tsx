@@ -49,7 +49,7 @@ export function DependencyList({ ids }: { ids: string[] }) {
       {ids.flatMap((id, i) => {
         const dep = found[i]?.data;
         const link = (
-          <Link key={id} href={`/tasks/${id}`} className={`rounded text-blue-700 hover:underline ${focusRing}`}>
+          <Link key={id} href={`/tasks/${id}`} className={`rounded text-blue-700 underline underline-offset-2 hover:decoration-2 ${focusRing}`}>
             {dep ? <>“{dep.title}” (#{id}, {dep.status})</> : `#${id}`}
           </Link>
         );
