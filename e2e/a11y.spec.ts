@@ -58,7 +58,10 @@ test.describe("accessibility (axe-core)", () => {
         const people = { amal: await actorOf(AMAL), bilal: await actorOf(BILAL), sara: await actorOf(SARA) };
         await seedBoard(db, people, queue);
         await escalated(db, people.sara, { title: `Escalated for axe ${queue}`, queue }, ["CSV had no header"]);
-        const task = await makeTask(db, people.sara, { title: `Axe task ${queue}`, queue, description: "Look at **this**." });
+        // Blocked by a task of its own, so the board's "blocked by #…" and the task page's
+        // dependency list (links inside a sentence) are on every run's pages, not by chance.
+        const prerequisite = await makeTask(db, people.sara, { title: `Axe prerequisite ${queue}`, queue });
+        const task = await makeTask(db, people.sara, { title: `Axe task ${queue}`, queue, description: "Look at **this**.", dependsOn: [prerequisite.id] });
         const page = await pageAs(browser, person);
         await page.setViewportSize(width);
         const findings: Finding[] = [];

@@ -10,7 +10,7 @@ export function must<T>(result: Result<T>): T {
   return result.value;
 }
 
-export async function makeTask(db: Db, actor: ActorRef, input: { title: string; queue: string; priority?: number; description?: string; payload?: Record<string, unknown> }): Promise<Task> {
+export async function makeTask(db: Db, actor: ActorRef, input: { title: string; queue: string; priority?: number; description?: string; payload?: Record<string, unknown>; dependsOn?: string[] }): Promise<Task> {
   return must(await perform(createTask, input, { db, actor }));
 }
 

@@ -3,7 +3,7 @@
 import { useQueries, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useNow } from "@/components/realtime/clock";
-import { focusRing } from "@/components/ui/button";
+import { inlineLink } from "@/components/ui/button";
 import { formatTime, useHydrated, withLocalTimes } from "@/components/ui/local-time";
 import { fetchDependents, fetchReadiness, fetchTask, taskKeys } from "./api";
 import { AddDependency, DependencyList, NotBeforeForm } from "./relations";
@@ -37,7 +37,7 @@ export function BlockedBy({ ids }: { ids: string[] }) {
       {ids.flatMap((id, i) => {
         const title = blockers[i]?.data?.title;
         const link = (
-          <Link key={id} href={`/tasks/${id}`} className={`rounded text-blue-700 underline underline-offset-2 hover:decoration-2 ${focusRing}`}>
+          <Link key={id} href={`/tasks/${id}`} className={inlineLink}>
             {title ? <>“{title}” (#{id})</> : `#${id}`}
           </Link>
         );

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { addDependenciesAction, editTaskAction } from "@/app/actions/tasks";
 import { useViewer } from "@/components/realtime/viewer";
-import { Button, focusRing } from "@/components/ui/button";
+import { Button, inlineLink } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toaster";
 import { waiting } from "@/lib/tasks/core/machine";
@@ -49,7 +49,7 @@ export function DependencyList({ ids }: { ids: string[] }) {
       {ids.flatMap((id, i) => {
         const dep = found[i]?.data;
         const link = (
-          <Link key={id} href={`/tasks/${id}`} className={`rounded text-blue-700 underline underline-offset-2 hover:decoration-2 ${focusRing}`}>
+          <Link key={id} href={`/tasks/${id}`} className={inlineLink}>
             {dep ? <>“{dep.title}” (#{id}, {dep.status})</> : `#${id}`}
           </Link>
         );

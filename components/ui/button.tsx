@@ -12,6 +12,12 @@ const tones: Record<ButtonTone, string> = {
 export const focusRing =
   "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600";
 
+/**
+ * A link inside a sentence ("blocked by #51, #52"): underlined, so it is told apart from the
+ * text around it by more than its colour (WCAG 1.4.1; axe's link-in-text-block).
+ */
+export const inlineLink = `rounded text-blue-700 underline underline-offset-2 hover:decoration-2 ${focusRing}`;
+
 export function buttonClass(tone: ButtonTone = "secondary", size: "sm" | "md" = "md") {
   const padding = size === "sm" ? "px-2.5 py-1 text-sm" : "px-3.5 py-2 text-sm";
   return `inline-flex items-center justify-center gap-1.5 rounded-md font-medium transition-colors disabled:cursor-not-allowed ${padding} ${tones[tone]} ${focusRing}`;
