@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { queues, type Queue } from "@/db/schema";
 import type { Clock } from "../core/clock";
@@ -23,21 +23,27 @@ export interface QueueState {
   overBudget: boolean;
 }
 
+/** Some held task of the queue `q` has a lapsed lease (one probe of tasks_held_lease). */
+export const lapsedLeaseIn = (now: SQL) => sql`EXISTS (
+  SELECT 1 FROM tasks t
+  WHERE t.queue = q.name AND t.status IN ('claimed', 'started') AND t.lease_until <= ${now})`;
+
+/** Some unfinished task of the queue `q` reserves something (read from tasks_reserving, which holds only such tasks). */
+export const reservingTaskIn = sql`EXISTS (
+  SELECT 1 FROM tasks t
+  WHERE t.reserves IS NOT NULL AND t.status IN ('queued', 'claimed', 'started') AND t.queue = q.name)`;
+
 /**
- * The queue's settings and whether any lease in it has lapsed (one probe of tasks_held_lease).
- * A prepared statement of its own (executePrepared): claim-next and the agent loop send it
- * on every call, so it is parsed and planned once a connection, not once a claim.
+ * The queue's settings and whether any lease in it has lapsed. A prepared statement of its
+ * own (executePrepared), parsed and planned once a connection. claim-next asks for it only
+ * when its one-statement claim found the queue other than plain (claim-next.ts, plainQueue).
  */
 export async function readQueueState(tx: Executor, name: string, clock: Clock, claimerId?: string): Promise<QueueState | null> {
   const [raw] = await executePrepared<Record<string, unknown>>(tx, sql`
     SELECT q.*,
-      EXISTS (
-        SELECT 1 FROM tasks t
-        WHERE t.queue = q.name AND t.status IN ('claimed', 'started') AND t.lease_until <= ${clock.now()}) AS has_expired_lease,
-      -- Whether a claim here may take reservations (read from tasks_reserving, which holds only such tasks).
-      EXISTS (
-        SELECT 1 FROM tasks t
-        WHERE t.reserves IS NOT NULL AND t.status IN ('queued', 'claimed', 'started') AND t.queue = q.name) AS has_reserving_task,
+      ${lapsedLeaseIn(clock.now())} AS has_expired_lease,
+      -- Whether a claim here may take reservations.
+      ${reservingTaskIn} AS has_reserving_task,
       -- A probe of agent_tokens_capped, which holds only capped tokens (lib/tasks/budgets/cap.ts).
       ${claimerId ? overMonthlyCap(claimerId, clock.now()) : sql`false`} AS claimer_over_budget
     FROM queues q

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { claimBatch, claimNext, type ActorRef, type Result } from "@/lib/tasks";
+import { claimBatch, claimNext, setQueuePaused, type ActorRef, type Result } from "@/lib/tasks";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 import { eventTypes, failure, queueEvents, taskRow } from "@/test/inspect";
 
@@ -118,5 +118,38 @@ describe("claimNext", () => {
       expect(refused).toMatchObject({ field: "queue", message: expect.stringContaining("queue 'inspectoins' does not exist") });
     }
     expect(await f.database.client`SELECT 1 FROM queues WHERE name = 'inspectoins'`).toHaveLength(0);
+  });
+});
+
+describe("the claim's statements", () => {
+  /** The statements `call` sends, but BEGIN, COMMIT and the events' insert (postgres.js's debug hook). */
+  async function statementsOf(call: () => Promise<unknown>): Promise<string[]> {
+    const seen: string[] = [];
+    const options = f.database.client.options as unknown as { debug?: (connection: number, text: string) => void };
+    options.debug = (_connection, text) => seen.push(text);
+    try {
+      await call();
+    } finally {
+      delete options.debug;
+    }
+    return seen.filter((text) => !/^\s*(begin|commit)\b/i.test(text) && !text.includes("INSERT INTO task_events"));
+  }
+
+  test("in a plain queue claim-next is one statement, which reads the queue itself; a paused one is read first, and nothing is handed out", async () => {
+    const queue = await f.queue("one-statement");
+    const task = await f.task("plain", { queue });
+    let claimed: unknown;
+    const plain = await statementsOf(async () => (claimed = await f.must(claimNext, { queue, start: true }, amal)));
+    expect(claimed).toMatchObject({ id: task.id, status: "started" });
+    expect(plain).toHaveLength(1);
+    expect(plain[0]).toContain("WITH gate AS MATERIALIZED");
+
+    await f.task("waits", { queue });
+    await f.must(setQueuePaused, { queue, paused: true }, bilal);
+    const paused = await statementsOf(async () => (claimed = await f.must(claimNext, { queue }, amal)));
+    expect(claimed).toBeNull();
+    // The gate was shut, so the claim took its longer way: the queue's state, then no walk at all.
+    expect(paused).toHaveLength(2);
+    expect(paused[1]).toMatch(/^\s*SELECT q\.\*/);
   });
 });

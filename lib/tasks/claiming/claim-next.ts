@@ -1,18 +1,19 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/client";
-import { readQueueState, reclaimBudget, type QueueState } from "./breaker";
-import { CANDIDATE_COLUMNS, claimRows } from "./claim-rows";
+import { lapsedLeaseIn, readQueueState, reclaimBudget, reservingTaskIn } from "./breaker";
+import { CANDIDATE_COLUMNS, claimRows, claimRowsGated } from "./claim-rows";
 import type { Clock } from "../core/clock";
 import { defineOperation } from "../core/engine";
 import { DEFAULT_QUEUE, refuseNewWork, unknownQueueIn } from "../queues/queues";
 import { claimBatchInput, claimNextInput } from "../core/schemas";
 import { toTasks } from "../core/task-row";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
-import { claimantRefusal } from "./claimants";
+import { admittingClaimants, claimantRefusal } from "./claimants";
 import { strikeCappedLapses } from "./ceiling";
 import { WORKERS } from "../core/standing";
 import { lapseCutoff } from "./lock-delay";
 import { lockReservations, reservationFilter } from "../reservations/held";
+import { overMonthlyCap } from "../budgets/cap";
 
 // The partial indexes' predicates (db/schema/tasks.ts), which a query must repeat to use them.
 const READY_QUEUED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NULL`);
@@ -32,10 +33,68 @@ function limitLiteral(n: number) {
 }
 
 /**
+ * The queue admits this claimer and asks nothing of a claim but the walk: it exists, is open
+ * and not paused, admits the claimer's kind, and has no lapsed lease to settle or reclaim, no
+ * task that reserves, and the claimer is not over its monthly cap. Evaluated in the claim's
+ * own statement (claimRowsGated): the agent loop's claim costs one statement, not a read of
+ * the queue's state and then a claim. Where it is false the claim takes claimBest's longer
+ * way, which reads the state and applies the rules (claimants, archive, pause, budget, the
+ * breaker, reservations) — this only says that none of them has anything to do.
+ */
+const plainQueue = (name: string, actor: ActorRef, now: SQL) => sql`EXISTS (
+  SELECT 1 FROM queues q
+  WHERE q.name = ${name} AND q.archived_at IS NULL AND NOT q.paused AND q.claimants IN ${admittingClaimants(actor)}
+    AND NOT ${lapsedLeaseIn(now)} AND NOT ${reservingTaskIn} AND NOT ${overMonthlyCap(actor.id, now)})`;
+
+/** This transaction wrote the task (its row's xmin is this transaction's id). */
+const writtenHere = (taskId: string) => sql`EXISTS (SELECT 1 FROM tasks WHERE id = ${taskId}::bigint AND xmin = pg_current_xact_id()::xid)`;
+
+/**
+ * The claim walks of a queue: queued tasks, due tasks, and tasks with a lapsed lease, each
+ * walked in its own order by its own partial index — never one OR predicate, which turns into
+ * a bitmap scan and a sort — and the best `take` of the three sets.
+ */
+function candidateSets(queue: string, clock: Clock, sets: { take: number; takeLapsed: number; lapsedBy: SQL; skipNeedsCheck?: boolean; also: SQL }): SQL {
+  // A lapsed attempt that recorded a side effect comes back needs_check too.
+  const checkFilter = sets.skipNeedsCheck ? sql`AND NOT needs_check` : sql``;
+  const lapsedCheckFilter = sets.skipNeedsCheck ? sql`AND NOT (needs_check OR side_effect_recorded)` : sql``;
+  const [take, takeLapsed] = [limitLiteral(sets.take), limitLiteral(sets.takeLapsed)];
+  return sql`
+    WITH queued AS MATERIALIZED (
+      -- tasks_queued_order holds only unblocked tasks with no notBefore (the predicate below
+      -- is the index's, word for word), so the walk never steps over a blocked or waiting row.
+      SELECT ${CANDIDATE_COLUMNS} FROM tasks
+      WHERE queue = ${queue} AND ${READY_QUEUED} ${checkFilter} ${sets.also}
+      ORDER BY priority DESC, created_at, id
+      LIMIT ${take}
+      FOR UPDATE SKIP LOCKED
+    ), due AS MATERIALIZED (
+      -- Scheduled and backed-off tasks, walked by tasks_scheduled in not_before order: a range
+      -- read that stops at the first not-yet-due row or at the limit, however many still wait.
+      SELECT ${CANDIDATE_COLUMNS} FROM tasks
+      WHERE queue = ${queue} AND ${READY_SCHEDULED} AND not_before <= ${clock.now()} ${checkFilter} ${sets.also}
+      ORDER BY not_before
+      LIMIT ${take}
+      FOR UPDATE SKIP LOCKED
+    ), lapsed AS MATERIALIZED (
+      -- "(…) IS TRUE" keeps this a walk of tasks_held_order in claim order that stops at the
+      -- limit: offered tasks_held_lease, the planner may fetch every lapsed lease and sort
+      -- them (220 ms for a batch in a 25,000-lease storm, against 0.4 ms for the walk).
+      SELECT ${CANDIDATE_COLUMNS} FROM tasks
+      WHERE queue = ${queue} AND status IN ('claimed', 'started') AND (lease_until <= ${sets.lapsedBy}) IS TRUE ${lapsedCheckFilter} ${sets.also}
+      ORDER BY priority DESC, created_at, id
+      LIMIT ${takeLapsed}
+      FOR UPDATE SKIP LOCKED
+    )
+    SELECT * FROM (SELECT * FROM queued UNION ALL SELECT * FROM due UNION ALL SELECT * FROM lapsed) candidate_sets
+    ORDER BY priority DESC, created_at, id
+    LIMIT ${take}`;
+}
+
+/**
  * Hands out the best `limit` claimable tasks of a queue without waiting on any row another
- * claimer holds (FOR UPDATE SKIP LOCKED). Queued tasks and tasks with a lapsed lease are two
- * sets, each walked in claim order by its own partial index — never one OR predicate, which
- * turns into a bitmap scan and a sort — and the best `limit` of both are claimed.
+ * claimer holds (FOR UPDATE SKIP LOCKED). In a plain queue (plainQueue) that is one
+ * statement; otherwise the queue's state is read and its rules applied first.
  */
 export async function claimBest(
   tx: Tx,
@@ -44,11 +103,30 @@ export async function claimBest(
   input: { queue?: string; leaseSeconds?: number; start?: boolean; skipNeedsCheck?: boolean },
   limit: number,
   instance?: string,
-  /** The queue's state when the caller already asked for it (see completeAndClaimNext). */
-  queueState?: Promise<QueueState | null>,
+  /**
+   * The agent loop's claim, sent behind the completion of `taskId` in the same round trip
+   * (completeAndClaimNext): it claims only if this transaction itself wrote that task — so a
+   * refused or replayed completion claims nothing — and nothing at all unless `completed`
+   * says the completion took effect.
+   */
+  after?: { taskId: string; completed: Promise<boolean> },
 ): Promise<Result<Task[]>> {
   const name = input.queue ?? DEFAULT_QUEUE;
-  const state = await (queueState ?? readQueueState(tx, name, clock, actor.id));
+  const options = { actor, leaseSeconds: input.leaseSeconds, start: input.start, instance };
+  // No lapsed set (a plain queue has no lapsed lease) and no task that reserves (it has none).
+  const plain = candidateSets(name, clock, {
+    take: limit, takeLapsed: 0, lapsedBy: clock.now(), skipNeedsCheck: input.skipNeedsCheck, also: reservationFilter(false, clock),
+  });
+  const gate = after ? sql`${plainQueue(name, actor, clock.now())} AND ${writtenHere(after.taskId)}` : plainQueue(name, actor, clock.now());
+  const gated = await claimRowsGated(tx, clock, gate, plain, options, after?.completed);
+  if (after && !(await after.completed)) {
+    // Its gate was shut (this transaction wrote no completion), so nothing can have been claimed.
+    if (gated.claimed.length > 0) throw new Error("claimed behind a completion that did not take effect");
+    return ok([]);
+  }
+  if (gated.open) return ok(await toTasks(tx, gated.claimed.map((c) => c.row), actor));
+
+  const state = await readQueueState(tx, name, clock, actor.id);
   if (!state) return fail(await unknownQueueIn(tx, name));
   const closed = refuseNewWork(name, state.queue);
   if (closed) return fail(closed);
@@ -60,49 +138,15 @@ export async function claimBest(
   // Lapses of attempts that met their ceiling are strikes, not plain reclaims: settle them first.
   if (state.hasExpired) await strikeCappedLapses(tx, clock, state.queue);
   const expiredLimit = Math.min(limit, await reclaimBudget(tx, state, clock));
-  const queue = state.queue.name;
-  // The queue's lock delay: a lapsed lease is claimable only that long after it ran out.
-  const lapsedBy = lapseCutoff(clock, state.queue.lockDelaySeconds);
-  // A lapsed attempt that recorded a side effect comes back needs_check too.
-  const checkFilter = input.skipNeedsCheck ? sql`AND NOT needs_check` : sql``;
-  const lapsedCheckFilter = input.skipNeedsCheck ? sql`AND NOT (needs_check OR side_effect_recorded)` : sql``;
   // Tasks that reserve are walked only under the reservations lock, and only while free (lib/tasks/reservations).
   if (state.hasReserving) await lockReservations(tx);
-  const reserved = reservationFilter(state.hasReserving, clock);
-  const [take, takeLapsed] = [limitLiteral(limit), limitLiteral(expiredLimit)];
-
-  const candidates = sql`
-    WITH queued AS MATERIALIZED (
-      -- tasks_queued_order holds only unblocked tasks with no notBefore (the predicate below
-      -- is the index's, word for word), so the walk never steps over a blocked or waiting row.
-      SELECT ${CANDIDATE_COLUMNS} FROM tasks
-      WHERE queue = ${queue} AND ${READY_QUEUED} ${checkFilter} ${reserved}
-      ORDER BY priority DESC, created_at, id
-      LIMIT ${take}
-      FOR UPDATE SKIP LOCKED
-    ), due AS MATERIALIZED (
-      -- Scheduled and backed-off tasks, walked by tasks_scheduled in not_before order: a range
-      -- read that stops at the first not-yet-due row or at the limit, however many still wait.
-      SELECT ${CANDIDATE_COLUMNS} FROM tasks
-      WHERE queue = ${queue} AND ${READY_SCHEDULED} AND not_before <= ${clock.now()} ${checkFilter} ${reserved}
-      ORDER BY not_before
-      LIMIT ${take}
-      FOR UPDATE SKIP LOCKED
-    ), lapsed AS MATERIALIZED (
-      -- "(…) IS TRUE" keeps this a walk of tasks_held_order in claim order that stops at the
-      -- limit: offered tasks_held_lease, the planner may fetch every lapsed lease and sort
-      -- them (220 ms for a batch in a 25,000-lease storm, against 0.4 ms for the walk).
-      SELECT ${CANDIDATE_COLUMNS} FROM tasks
-      WHERE queue = ${queue} AND status IN ('claimed', 'started') AND (lease_until <= ${lapsedBy}) IS TRUE ${lapsedCheckFilter} ${reserved}
-      ORDER BY priority DESC, created_at, id
-      LIMIT ${takeLapsed}
-      FOR UPDATE SKIP LOCKED
-    )
-    SELECT * FROM (SELECT * FROM queued UNION ALL SELECT * FROM due UNION ALL SELECT * FROM lapsed) candidate_sets
-    ORDER BY priority DESC, created_at, id
-    LIMIT ${take}`;
-
-  const claimed = await claimRows(tx, clock, candidates, { actor, leaseSeconds: input.leaseSeconds, start: input.start, instance });
+  const candidates = candidateSets(state.queue.name, clock, {
+    take: limit, takeLapsed: expiredLimit,
+    // The queue's lock delay: a lapsed lease is claimable only that long after it ran out.
+    lapsedBy: lapseCutoff(clock, state.queue.lockDelaySeconds),
+    skipNeedsCheck: input.skipNeedsCheck, also: reservationFilter(state.hasReserving, clock),
+  });
+  const claimed = await claimRows(tx, clock, candidates, options);
   return ok(await toTasks(tx, claimed.map((c) => c.row), actor));
 }
 

@@ -28,7 +28,7 @@ const claimPlans = async () => {
   const rows = await one.client<{ limits: string; generic: number; custom: number }[]>`
     SELECT substring(statement FROM 'LIMIT ([0-9]+)') AS limits, generic_plans::int AS generic, custom_plans::int AS custom
     FROM pg_prepared_statements
-    WHERE statement LIKE '%WITH candidates AS MATERIALIZED%' AND statement NOT LIKE '%pg_prepared_statements%'`;
+    WHERE statement LIKE '%candidates AS MATERIALIZED%' AND statement NOT LIKE '%pg_prepared_statements%'`;
   return rows;
 };
 

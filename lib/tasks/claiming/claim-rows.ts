@@ -22,6 +22,8 @@ export interface ClaimedRow {
 /** Columns a candidate CTE must select, for claimRows. */
 export const CANDIDATE_COLUMNS = sql.raw(`id, status, owner_id, needs_check, side_effect_recorded, priority, created_at, progress, progress_at`);
 
+type ClaimOptions = { actor: ActorRef; leaseSeconds?: number; start?: boolean; instance?: string };
+
 /**
  * The one conditional write of every claim. `candidates` is a MATERIALIZED CTE body that
  * has already locked its rows (FOR UPDATE); the UPDATE joins it by id — never
@@ -32,32 +34,59 @@ export const CANDIDATE_COLUMNS = sql.raw(`id, status, owner_id, needs_check, sid
  * + 1, needs_check if that attempt recorded a side effect) and claims it (version + 1),
  * and starts it (version + 1) when asked and no check is needed.
  */
-export async function claimRows(
-  tx: Tx,
-  clock: Clock,
-  candidates: SQL,
-  options: { actor: ActorRef; leaseSeconds?: number; start?: boolean; instance?: string },
-): Promise<ClaimedRow[]> {
-  const start = options.start ?? false;
-  const leaseSeconds = options.leaseSeconds ?? null;
+export async function claimRows(tx: Tx, clock: Clock, candidates: SQL, options: ClaimOptions): Promise<ClaimedRow[]> {
   const rows = await executePrepared<Record<string, unknown>>(tx, sql`
     WITH candidates AS MATERIALIZED (${candidates}),
-    decided AS (
+    decided AS (${decided(options)})
+    ${claimUpdate(clock, options)}`);
+  return claimedFrom(tx, clock, rows, options);
+}
+
+/**
+ * claimRows behind a gate: `gate`, a condition evaluated once, before the walk; a shut gate
+ * walks nothing and locks nothing (a one-time filter above the candidates). The answer says
+ * whether it opened, also when nothing was claimed, so a caller can take its longer way in
+ * the same transaction without having paid a statement to ask first.
+ */
+export async function claimRowsGated(
+  tx: Tx, clock: Clock, gate: SQL, candidates: SQL, options: ClaimOptions,
+  /** Settled before the claim's events are appended, so the events of what it waits for come first. */
+  after?: Promise<unknown>,
+): Promise<{ open: boolean; claimed: ClaimedRow[] }> {
+  const rows = await executePrepared<Record<string, unknown>>(tx, sql`
+    WITH gate AS MATERIALIZED (SELECT ${gate} AS open),
+    candidates AS MATERIALIZED (SELECT * FROM (${candidates}) walked WHERE (SELECT open FROM gate)),
+    decided AS (${decided(options)}),
+    claimed AS (${claimUpdate(clock, options)})
+    SELECT gate.open AS gate_open, claimed.* FROM gate LEFT JOIN claimed ON true`);
+  await after;
+  const open = rows[0]?.gate_open === true;
+  return { open, claimed: await claimedFrom(tx, clock, rows.filter((raw) => raw.id !== null), options) };
+}
+
+/** What the claim decides for each candidate before it writes: the `decided` CTE's body. */
+function decided(options: ClaimOptions): SQL {
+  return sql`
       SELECT c.id,
              c.status AS previous_status,
              c.owner_id AS previous_owner_id,
              -- c, not t: only the locked candidate row is current; t here is the statement's
              -- snapshot, which may predate a release that set needs_check (same status).
              c.needs_check OR (c.status <> 'queued' AND c.side_effect_recorded) AS needs_check,
-             coalesce(${leaseSeconds}::int, q.lease_seconds) AS lease_seconds,
+             coalesce(${options.leaseSeconds ?? null}::int, q.lease_seconds) AS lease_seconds,
              -- The lapsed attempt's progress, for the system's hand-off note (none from a queued task).
              c.progress, CASE WHEN c.status <> 'queued' THEN c.progress_at END AS progress_at,
              -- The lapsed attempt recorded an effect: its open intents become unknown (the ledger).
              c.status <> 'queued' AND c.side_effect_recorded AS lapsed_effects
       FROM candidates c
       JOIN tasks t ON t.id = c.id
-      JOIN queues q ON q.name = t.queue
-    )
+      JOIN queues q ON q.name = t.queue`;
+}
+
+/** The claim's UPDATE of the `decided` candidates. */
+function claimUpdate(clock: Clock, options: ClaimOptions): SQL {
+  const start = options.start ?? false;
+  return sql`
     UPDATE tasks t SET
       status = CASE WHEN ${start}::boolean AND NOT d.needs_check THEN 'started' ELSE 'claimed' END::task_status,
       owner_id = ${options.actor.id}::uuid,
@@ -77,8 +106,11 @@ export async function claimRows(
       updated_at = ${clock.now()}
     FROM decided d
     WHERE t.id = d.id
-    RETURNING t.*, d.previous_status, d.previous_owner_id, d.progress_at IS NOT NULL AS wrote_handoff, d.lapsed_effects`);
+    RETURNING t.*, d.previous_status, d.previous_owner_id, d.progress_at IS NOT NULL AS wrote_handoff, d.lapsed_effects`;
+}
 
+/** The claimed rows in claim order, their lapsed attempts' effects settled, their events appended. */
+async function claimedFrom(tx: Tx, clock: Clock, rows: Record<string, unknown>[], options: ClaimOptions): Promise<ClaimedRow[]> {
   const claimed = rows.map((raw) => ({
     row: rawToTaskRow(raw),
     reclaimed: raw.previous_status !== "queued",

@@ -121,4 +121,17 @@ describe("complete with next", () => {
     const other = await f.must(claimNext, { queue: "retry" }, bilal);
     expect(other?.id).toBe(second.id);
   });
+
+  test("the next task is chosen with the completion, before its dependents are unblocked: a dependent is claimable once that commits", async () => {
+    const done = await startedBy(amal, "chosen-first");
+    const dependent = await f.task("waits for the first", { queue: "chosen-first", priority: 9, dependsOn: [done.id] });
+    const other = await f.task("was ready", { queue: "chosen-first" });
+
+    const answer = await f.must(completeAndClaimNext, { taskId: done.id, version: 3, next: { queue: "chosen-first", start: true } }, amal);
+    expect(answer.next?.id).toBe(other.id);
+    // Unblocked in the same transaction, with its event, and claimable by the next claimer.
+    expect(await taskRow(f.db, dependent.id)).toMatchObject({ status: "queued", blockedBy: [], ownerId: null });
+    expect((await eventsOf(f.db, dependent.id)).at(-1)).toMatchObject({ type: "unblocked" });
+    expect((await f.must(claimNext, { queue: "chosen-first" }, bilal))?.id).toBe(dependent.id);
+  });
 });

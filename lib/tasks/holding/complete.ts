@@ -1,6 +1,5 @@
 import { sql } from "drizzle-orm";
 import type { Tx } from "@/db/client";
-import { readQueueState } from "../claiming/breaker";
 import { claimBest } from "../claiming/claim-next";
 import type { Clock } from "../core/clock";
 import { explainMiss, HELD } from "../core/conflicts";
@@ -8,7 +7,6 @@ import { defineOperation, Rollback } from "../core/engine";
 import { appendEvents, oneEventWrite, type NewEvent } from "../core/events";
 import { instanceOf } from "../core/attempt";
 import { dependentsUnblocked } from "../authoring/graph";
-import { DEFAULT_QUEUE } from "../queues/queues";
 import { executePrepared } from "../core/prepared";
 import { completeInput, completeNextInput } from "../core/schemas";
 import { loadTask, rawToTaskRow, toTasks } from "../core/task-row";
@@ -158,16 +156,19 @@ export const completeAndClaimNext = defineOperation({
   input: completeNextInput,
   async run(tx, { next, ...item }, { actor, clock, instance }): Promise<Result<{ task: Task; next?: Task | null }>> {
     return oneEventWrite(tx, clock, async () => {
-      // The next queue's settings do not depend on the completion: asked for now, the read
-      // travels in one round trip with the completion's UPDATE.
-      const queueState = next ? readQueueState(tx, next.queue ?? DEFAULT_QUEUE, clock, actor.id) : undefined;
-      queueState?.catch(() => {}); // a refused completion returns without it; its error is the transaction's
-      const [completed] = await completeTasks(tx, clock, actor, [item], instance);
-      if (!completed!.ok) return completed!;
+      const completing = completeTasks(tx, clock, actor, [item], instance);
+      // The claim travels behind the completion, in its round trip: its statement claims only
+      // if this transaction wrote the completed task, and it appends its events after the
+      // completion's (claimBest's `after`), so a refused or replayed completion claims nothing.
+      const tookEffect = completing.then(([c]) => c!.ok && !c!.replayed, () => false);
+      const claiming = next ? claimBest(tx, clock, actor, next, 1, instance, { taskId: item.taskId, completed: tookEffect }) : undefined;
+      claiming?.catch(() => {}); // awaited below; an error of either is the transaction's
+      const [completed] = await completing;
+      if (!completed!.ok) return (await claiming, completed!);
       if (!next) return ok({ task: completed!.value });
       // A retry whose first answer was lost gets the same next task, not a second one.
-      if (completed!.replayed) return ok({ task: completed!.value, next: await claimedWith(tx, item.taskId, actor) });
-      const claimed = await claimBest(tx, clock, actor, next, 1, instance, queueState);
+      if (completed!.replayed) return (await claiming, ok({ task: completed!.value, next: await claimedWith(tx, item.taskId, actor) }));
+      const claimed = await claiming!;
       if (!claimed.ok) throw new Rollback(claimed);
       return ok({ task: completed!.value, next: claimed.value[0] ?? null });
     });
