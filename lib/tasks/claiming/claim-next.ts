@@ -117,7 +117,8 @@ export async function claimBest(
   const plain = candidateSets(name, clock, {
     take: limit, takeLapsed: 0, lapsedBy: clock.now(), skipNeedsCheck: input.skipNeedsCheck, also: reservationFilter(false, clock),
   });
-  const gate = after ? sql`${plainQueue(name, actor, clock.now())} AND ${writtenHere(after.taskId)}` : plainQueue(name, actor, clock.now());
+  const plainGate = plainQueue(name, actor, clock.now());
+  const gate = after ? sql`${plainGate} AND ${writtenHere(after.taskId)}` : plainGate;
   const gated = await claimRowsGated(tx, clock, gate, plain, options, after?.completed);
   if (after && !(await after.completed)) {
     // Its gate was shut (this transaction wrote no completion), so nothing can have been claimed.
