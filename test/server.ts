@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { freePort } from "@/db/embedded";
 
@@ -20,10 +20,7 @@ export interface TestServer {
  * no build exists (stale builds are the caller's business: run `npm run build`).
  */
 export async function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<TestServer> {
-  if (!existsSync(".next/BUILD_ID")) {
-    const build = spawnSync(process.execPath, [nextBin, "build"], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
-    if (build.status !== 0) throw new Error("next build failed");
-  }
+  await ensureBuild();
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [nextBin, "start", "--port", String(port)], {
     env: {
@@ -61,4 +58,34 @@ export async function startServer(databaseUrl: string, env: Record<string, strin
       await exited;
     },
   };
+}
+
+const BUILD_LOCK = ".next-build.lock";
+
+/**
+ * Builds once when there is no build. Vitest's workers start servers at the same moment,
+ * and a second `next build` beside the first fails ("Another next build process is already
+ * running"), so one worker builds under a lock and the others wait for it to finish. A lock
+ * older than a build could take is left over from a killed run and is taken over.
+ */
+async function ensureBuild(): Promise<void> {
+  if (existsSync(".next/BUILD_ID")) return;
+  for (;;) {
+    try {
+      mkdirSync(BUILD_LOCK);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const age = Date.now() - (statSync(BUILD_LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+    if (age > 15 * 60_000) rmSync(BUILD_LOCK, { recursive: true, force: true });
+    else await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  try {
+    if (existsSync(".next/BUILD_ID")) return; // another worker built it while this one waited
+    const build = spawnSync(process.execPath, [nextBin, "build"], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
+    if (build.status !== 0) throw new Error("next build failed");
+  } finally {
+    rmSync(BUILD_LOCK, { recursive: true, force: true });
+  }
 }
