@@ -29,6 +29,8 @@ export interface DatabaseOptions {
    * connection, where a statement prepared on the last one does not exist.
    */
   prepare?: boolean;
+  /** Called with each statement's text as it is sent (postgres.js's debug hook): tests count statements with it. */
+  debug?: (connection: number, query: string) => void;
 }
 
 /** The server's pool when DB_POOL_SIZE is not set (docs/scaling.md "Sizing the pool": the measurements behind 6). */
@@ -62,6 +64,7 @@ export function connectDatabase(url: string, options: DatabaseOptions = {}): Dat
     // Behind a pooler, never a query written onto a busy connection (see reservedTransactions).
     ...(prepare ? {} : { max_pipeline: 0 }),
     onnotice: () => {},
+    ...(options.debug ? { debug: options.debug } : {}),
     // PgBouncer refuses startup parameters it does not track (lock_timeout among them):
     // behind a pooler, lock_timeout is set in each transaction instead (below).
     connection: {

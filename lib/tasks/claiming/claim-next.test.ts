@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { claimBatch, claimNext, setQueuePaused, type ActorRef, type Result } from "@/lib/tasks";
+import { connectDatabase, type Db } from "@/db/client";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 import { eventTypes, failure, queueEvents, taskRow } from "@/test/inspect";
 
@@ -122,15 +123,17 @@ describe("claimNext", () => {
 });
 
 describe("the claim's statements", () => {
-  /** The statements `call` sends, but BEGIN, COMMIT and the events' insert (postgres.js's debug hook). */
-  async function statementsOf(call: () => Promise<unknown>): Promise<string[]> {
+  /** The statements `call` sends on a connection of its own, but BEGIN, COMMIT and the events' insert. */
+  async function statementsOf(call: (db: Db) => Promise<unknown>): Promise<string[]> {
     const seen: string[] = [];
-    const options = f.database.client.options as unknown as { debug?: (connection: number, text: string) => void };
-    options.debug = (_connection, text) => seen.push(text);
+    let counting = false;
+    const counted = connectDatabase(f.database.url, { max: 1, debug: (_connection, text) => counting && seen.push(text) });
     try {
-      await call();
+      await counted.client`SELECT 1`; // the connection's own start-up (postgres.js reads the array types) is not the call's
+      counting = true;
+      await call(counted.db);
     } finally {
-      delete options.debug;
+      await counted.client.end();
     }
     return seen.filter((text) => !/^\s*(begin|commit)\b/i.test(text) && !text.includes("INSERT INTO task_events"));
   }
@@ -139,14 +142,14 @@ describe("the claim's statements", () => {
     const queue = await f.queue("one-statement");
     const task = await f.task("plain", { queue });
     let claimed: unknown;
-    const plain = await statementsOf(async () => (claimed = await f.must(claimNext, { queue, start: true }, amal)));
+    const plain = await statementsOf(async (db) => (claimed = await f.must(claimNext, { queue, start: true }, amal, db)));
     expect(claimed).toMatchObject({ id: task.id, status: "started" });
     expect(plain).toHaveLength(1);
     expect(plain[0]).toContain("WITH gate AS MATERIALIZED");
 
     await f.task("waits", { queue });
     await f.must(setQueuePaused, { queue, paused: true }, bilal);
-    const paused = await statementsOf(async () => (claimed = await f.must(claimNext, { queue }, amal)));
+    const paused = await statementsOf(async (db) => (claimed = await f.must(claimNext, { queue }, amal, db)));
     expect(claimed).toBeNull();
     // The gate was shut, so the claim took its longer way: the queue's state, then no walk at all.
     expect(paused).toHaveLength(2);
