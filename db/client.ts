@@ -30,7 +30,7 @@ export interface DatabaseOptions {
    */
   prepare?: boolean;
   /** Called with each statement's text as it is sent (postgres.js's debug hook): tests count statements with it. */
-  debug?: (connection: number, query: string) => void;
+  debug?: (connection: number, query: string, parameters: unknown[]) => void;
 }
 
 /** The server's pool when DB_POOL_SIZE is not set (docs/scaling.md "Sizing the pool": the measurements behind 6). */
