@@ -29,7 +29,7 @@ export interface DatabaseOptions {
    * connection, where a statement prepared on the last one does not exist.
    */
   prepare?: boolean;
-  /** Called with each statement's text as it is sent (postgres.js's debug hook): tests count statements with it. */
+  /** Called with each statement's text and parameters as it is sent (postgres.js's debug hook): tests count statements with it, bench/explain-board.ts replays them under EXPLAIN. */
   debug?: (connection: number, query: string, parameters: unknown[]) => void;
 }
 
