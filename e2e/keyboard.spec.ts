@@ -55,6 +55,14 @@ test("sign in, claim, and a dialog — by keyboard alone", async ({ page, db, qu
 
   await page.keyboard.press("Enter");
   await expect(fail).toBeVisible();
+  // Closed and opened again at once, a few times: Chrome may run the Enter before the task
+  // that fires the closed dialog's close event, and the dialog must open all the same (it
+  // did not, now and then: the close event came after and shut the reopened one).
+  for (let i = 0; i < 5; i++) {
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Enter");
+    await expect(fail).toBeVisible();
+  }
   await page.getByLabel("Reason").fill(""); // a fresh dialog: start from empty either way
   await page.keyboard.type("Nobody answered");
   await tabTo(page, "Report failure", 10);

@@ -5,7 +5,8 @@ import { Button } from "./button";
 
 /**
  * A modal built on the native <dialog>: focus moves in and is trapped by the browser,
- * Escape closes it, and focus returns to the opener when it closes (or unmounts).
+ * Escape asks the parent to close it (onClose), and focus returns to the opener when it
+ * closes (or unmounts).
  * `side` makes it a drawer: a panel the height of the screen at the right (the whole width
  * of a phone), with a close button in its heading, for content longer than a question.
  */
@@ -24,9 +25,12 @@ export function Dialog({
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
+  // Set while this component closes the dialog itself: the close event that follows is its own.
+  const closing = useRef(false);
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog || !open) return;
+    closing.current = false;
     // Remembered here because the dialog may be unmounted rather than closed.
     const opener = document.activeElement as HTMLElement | null;
     if (!dialog.open) dialog.showModal();
@@ -34,6 +38,7 @@ export function Dialog({
     // marked data-autofocus takes it instead (React's autoFocus runs before showModal).
     dialog.querySelector<HTMLElement>("[data-autofocus]")?.focus();
     return () => {
+      closing.current = true;
       if (dialog.open) dialog.close();
       if (opener?.isConnected) opener.focus();
     };
@@ -45,7 +50,19 @@ export function Dialog({
     <dialog
       ref={ref}
       aria-labelledby={titleId}
-      onClose={onClose}
+      // Escape is a request the parent answers: the browser would close the dialog itself and
+      // report it in a close event one task later — after an Enter that reopened it, when
+      // keys come fast, so that the late event shut the new one. Closed by the parent
+      // instead, in the same keypress, nothing is left for a late event to undo.
+      onCancel={(event) => {
+        event.preventDefault();
+        onClose();
+      }}
+      onClose={(event) => {
+        // Only a close nobody asked for (none is expected) is reported; one that arrives after
+        // the dialog was opened again is stale.
+        if (!closing.current && !event.currentTarget.open) onClose();
+      }}
       className={`${placement} bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/40`}
     >
       {open ? (
