@@ -5,7 +5,9 @@
  * pg_walinspect's block view to the relation of its first block (its full-page images to
  * the relation of each image's block). Records that name no block (commits, multixacts) are
  * "(no relation)".
- *   npx tsx bench/wal-relations.ts [tasks, default 2000]
+ *   npx tsx bench/wal-relations.ts [tasks, default 2000] [--setup SQL]
+ * `--setup SQL` runs on the bench database before the drain: what an index change would save,
+ * before anyone builds it (e.g. a partial index in place of a full one; docs/performance.md).
  * Starts the bench's own embedded PostgreSQL (bench/lib/pg.ts), or uses DATABASE_URL's server.
  */
 import postgres from "postgres";
@@ -15,6 +17,7 @@ import { seedQueued } from "./lib/seed";
 import { withoutAutovacuum } from "./wal";
 
 const TASKS = Number(process.argv[2] ?? 2000);
+const SETUP = process.argv.find((_, i, all) => all[i - 1] === "--setup");
 
 type Rel = { relation: string; records: number; bytes: number; fpi: number };
 
@@ -25,6 +28,10 @@ async function main() {
     const url = await server.fresh(name);
     const rows = await withoutAutovacuum(server.admin, async () => {
       await seedQueued(url, TASKS);
+      if (SETUP) {
+        const setup = postgres(url, { max: 1, onnotice: () => {} });
+        await setup.unsafe(SETUP).finally(() => setup.end());
+      }
       const lsn = async () => ((await server.admin`SELECT pg_current_wal_insert_lsn()::text AS lsn`) as unknown as [{ lsn: string }])[0].lsn;
       let from = "";
       let to = "";
