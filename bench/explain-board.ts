@@ -38,8 +38,8 @@ async function seed(url: string): Promise<void> {
       SELECT 'rare', 'rare ' || i, s, CASE WHEN s IN ('started', 'done') THEN '${BENCH_AGENT.id}'::uuid END,
              CASE WHEN s = 'started' THEN now() + interval '1 hour' END, CASE WHEN s = 'started' THEN 60 END, 2
       FROM generate_series(1, 40) i, LATERAL (SELECT (ARRAY['queued', 'started', 'done', 'escalated'])[1 + i % 4]::task_status AS s) x`);
-    await sql.unsafe(`UPDATE tasks SET status = 'escalated', owner_id = NULL WHERE queue = 'default' AND status = 'done' AND id % 1000 = 3`);
-    await sql.unsafe(`VACUUM ANALYZE tasks`);
+    await sql.unsafe(`UPDATE task_state SET status = 'escalated', owner_id = NULL WHERE queue = 'default' AND status = 'done' AND id % 1000 = 3`);
+    await sql.unsafe(`VACUUM ANALYZE task_state, task_content`);
   } finally {
     await sql.end();
   }
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
       const indexes = [...new Set([...all.matchAll(/Scan(?: Backward)? (?:using|on) (tasks_\w+)/g)].map((m) => m[1]))];
       const executions = [...all.matchAll(/Execution Time: ([\d.]+)/g)].map((m) => Number(m[1]).toFixed(2));
       const median = times.sort((a, b) => a - b)[RUNS >> 1]!;
-      console.log(`${median.toFixed(2).padStart(8)} ms  exec ${executions.join(" + ")} ms  ${/Seq Scan on tasks/.test(all) ? "SEQ " : ""}[${indexes.join(", ")}]  ${label}`);
+      console.log(`${median.toFixed(2).padStart(8)} ms  exec ${executions.join(" + ")} ms  ${/Seq Scan on task_state/.test(all) ? "SEQ " : ""}[${indexes.join(", ")}]  ${label}`);
       if (process.env.SHOW && label.includes(process.env.SHOW)) console.log(all);
     };
     for (const status of ["queued", "claimed", "started", "done", "escalated", "in_review"] as const) {

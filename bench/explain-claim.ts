@@ -31,17 +31,17 @@ const CLOCK_TOLERANCE_SECONDS = 5; // lib/tasks/claiming/breaker.ts
 const CLAIM_NEXT = `
 WITH candidates AS MATERIALIZED (
   WITH queued AS MATERIALIZED (
-    SELECT id, status, owner_id, side_effect_recorded, priority, created_at FROM tasks
+    SELECT id, status, owner_id, side_effect_recorded, priority, created_at FROM task_state
     WHERE queue = $1 AND status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NULL
     ORDER BY priority DESC, created_at, id LIMIT $2
     FOR UPDATE SKIP LOCKED
   ), due AS MATERIALIZED (
-    SELECT id, status, owner_id, side_effect_recorded, priority, created_at FROM tasks
+    SELECT id, status, owner_id, side_effect_recorded, priority, created_at FROM task_state
     WHERE queue = $1 AND status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NOT NULL AND not_before <= now()
     ORDER BY not_before LIMIT $2
     FOR UPDATE SKIP LOCKED
   ), lapsed AS MATERIALIZED (
-    SELECT id, status, owner_id, side_effect_recorded, priority, created_at FROM tasks
+    SELECT id, status, owner_id, side_effect_recorded, priority, created_at FROM task_state
     WHERE queue = $1 AND status IN ('claimed', 'started') AND (lease_until <= now()) IS TRUE
     ORDER BY priority DESC, created_at, id LIMIT $3
     FOR UPDATE SKIP LOCKED
@@ -52,9 +52,9 @@ WITH candidates AS MATERIALIZED (
   SELECT c.id, c.status AS previous_status, c.owner_id AS previous_owner_id,
          t.needs_check OR (c.status <> 'queued' AND c.side_effect_recorded) AS needs_check,
          coalesce($4::int, q.lease_seconds) AS lease_seconds
-  FROM candidates c JOIN tasks t ON t.id = c.id JOIN queues q ON q.name = t.queue
+  FROM candidates c JOIN task_state t ON t.id = c.id JOIN queues q ON q.name = t.queue
 )
-UPDATE tasks t SET
+UPDATE task_state t SET
   status = CASE WHEN $5::boolean AND NOT d.needs_check THEN 'started' ELSE 'claimed' END::task_status,
   owner_id = $6::uuid, lease_until = now() + make_interval(secs => d.lease_seconds),
   lease_seconds = d.lease_seconds, needs_check = d.needs_check, side_effect_recorded = false, not_before = NULL,
@@ -66,8 +66,8 @@ RETURNING t.*, d.previous_status, d.previous_owner_id`;
 
 // readQueueState (lib/tasks/claiming/breaker.ts): the queue's settings and whether any lease lapsed.
 const QUEUE_STATE = `
-SELECT q.*, EXISTS (SELECT 1 FROM tasks WHERE tasks.queue = q.name
-  AND tasks.status IN ('claimed', 'started') AND tasks.lease_until <= now()) AS has_expired
+SELECT q.*, EXISTS (SELECT 1 FROM task_state t WHERE t.queue = q.name
+  AND t.status IN ('claimed', 'started') AND t.lease_until <= now()) AS has_expired
 FROM queues q WHERE q.name = $1`;
 
 // reclaimBudget (lib/tasks/claiming/breaker.ts): expiries in the window, and the clock probe.
@@ -80,7 +80,7 @@ SELECT
     WHERE ahead.queue = $1 AND ahead.id > $2::bigint) AS clock_behind`;
 
 // DESIGN.md's trap: one OR predicate over both candidate sets.
-const OR_FORM = `SELECT id FROM tasks WHERE queue = $1
+const OR_FORM = `SELECT id FROM task_state WHERE queue = $1
   AND (status = 'queued' OR (status IN ('claimed', 'started') AND lease_until < now()))
   ORDER BY priority DESC, created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`;
 
@@ -120,7 +120,7 @@ function verdict(plan: string): string {
     skipBelow = line.includes("(never executed)") ? indent : -1;
     if (skipBelow < 0) walked.push(line);
   }
-  const bad = walked.filter((l) => /(Seq|Bitmap Heap) Scan on tasks|Anti Join|Sort Key: (tasks\w*\.)?(priority|not_before)/.test(l));
+  const bad = walked.filter((l) => /(Seq|Bitmap Heap) Scan on task_state|Anti Join|Sort Key: (task\w*\.)?(priority|not_before)/.test(l));
   const walks = ["tasks_queued_order", "tasks_scheduled", "tasks_held_order"].filter((i) => plan.includes(`Index Scan using ${i}`));
   return bad.length === 0
     ? `VERDICT: index walk (${walks.join(" + ")}); no Seq Scan, no Sort over tasks`
@@ -211,12 +211,12 @@ async function main(): Promise<void> {
 
     // In-flight worst case: ~25,000 held tasks, every lease live (the steady state of many
     // healthy workers), then one lapsed lease ranked below all of them.
-    await db.unsafe(`UPDATE tasks SET lease_until = now() + interval '1 hour' WHERE status IN ('claimed', 'started')`);
-    await db.unsafe(`VACUUM ANALYZE tasks`);
+    await db.unsafe(`UPDATE task_state SET lease_until = now() + interval '1 hour' WHERE status IN ('claimed', 'started')`);
+    await db.unsafe(`VACUUM ANALYZE task_state, task_content`);
     console.log("\n##### in-flight worst case: ~25,000 held tasks with live leases");
     await explain(db, "(b') readQueueState, no lease lapsed", QUEUE_STATE, ["default"]);
     await engineClaimNext(url.toString(), "(e') no lease lapsed, the gate open");
-    await db.unsafe(`UPDATE tasks SET lease_until = now() - interval '1 minute' WHERE id = (SELECT id FROM tasks
+    await db.unsafe(`UPDATE task_state SET lease_until = now() - interval '1 minute' WHERE id = (SELECT id FROM task_state
       WHERE status IN ('claimed', 'started') ORDER BY priority, created_at DESC, id DESC LIMIT 1)`);
     await explain(db, "(a') claim-next, limit 1, one lapsed lease ranked last",
       CLAIM_NEXT, ["default", 1, 1, null, false, BENCH_AGENT.id], true);

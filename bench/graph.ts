@@ -4,7 +4,7 @@ import { connectDatabase } from "@/db/client";
 import { complete } from "@/lib/tasks/holding/complete";
 import { claimNext } from "@/lib/tasks/claiming/claim-next";
 import { databaseClock } from "@/lib/tasks/core/clock";
-import { BENCH_AGENT } from "./lib/seed";
+import { BENCH_AGENT, insertTasks } from "./lib/seed";
 import { percentile } from "./lib/stats";
 
 // The work graph's bench rows (docs/performance.md): claim-next over a table where 30 % of
@@ -26,9 +26,9 @@ export async function seedGraph(url: string, tasks: number): Promise<void> {
     await sql.unsafe(`SELECT setseed(0.42)`);
     // k = i % 200 picks the kind: 0..59 blocked, 60..79 not yet due, 80..81 due, 82..91 ready,
     // 92..96 lapsed, the rest done (i ≤ 20: live leases). Every blocked task waits for task 1.
-    await sql.unsafe(`INSERT INTO tasks (queue, title, priority, status, owner_id, lease_until, lease_seconds, version,
+    await sql.unsafe(insertTasks(`INSERT INTO task_state (queue, priority, status, owner_id, lease_until, lease_seconds, version,
                       depends_on, blocked_by, not_before, created_at, updated_at)
-      SELECT 'default', 'task ' || i, CASE WHEN k BETWEEN 60 AND 79 THEN 10 ELSE p END, s,
+      SELECT 'default', CASE WHEN k BETWEEN 60 AND 79 THEN 10 ELSE p END, s,
              CASE WHEN s IN ('claimed', 'started', 'done') THEN '${BENCH_AGENT.id}'::uuid END,
              CASE WHEN s IN ('claimed', 'started') THEN CASE WHEN i <= 20 THEN now() + interval '10 minutes'
                   ELSE now() - (1 + random() * 7200) * interval '1 second' END END,
@@ -42,10 +42,10 @@ export async function seedGraph(url: string, tasks: number): Promise<void> {
       FROM (SELECT i, k, (floor(random() * 11) - 5)::int AS p,
                    (CASE WHEN i <= 20 THEN 'started' WHEN k < 92 THEN 'queued' WHEN k < 97 THEN 'started' ELSE 'done' END)::task_status AS s,
                    now() - interval '30 days' * (1 - i / ${tasks}.0) - random() * interval '1 hour' AS c
-            FROM (SELECT i, i % 200 AS k FROM generate_series(1, ${tasks}) i) n) g`);
+            FROM (SELECT i, i % 200 AS k FROM generate_series(1, ${tasks}) i) n) g`));
     await sql.unsafe(`INSERT INTO task_events (task_id, queue, type, actor_id, payload, created_at)
-      SELECT id, queue, 'created', '${BENCH_AGENT.id}', '{"version":1}', created_at FROM tasks ORDER BY id`);
-    await sql.unsafe(`VACUUM ANALYZE tasks, task_events`);
+      SELECT id, queue, 'created', '${BENCH_AGENT.id}', '{"version":1}', created_at FROM task_state ORDER BY id`);
+    await sql.unsafe(`VACUUM ANALYZE task_state, task_content, task_events`);
   } finally {
     await sql.end();
   }
@@ -72,15 +72,15 @@ export async function seedFanout(url: string, dependents: number): Promise<{ par
   try {
     await sql.unsafe(`INSERT INTO actors (id, kind, name) VALUES ('${BENCH_AGENT.id}', 'agent', '${BENCH_AGENT.name}') ON CONFLICT DO NOTHING`);
     await sql.unsafe(`INSERT INTO queues (name) VALUES ('fanout') ON CONFLICT DO NOTHING`);
-    await sql.unsafe(`INSERT INTO tasks (queue, title, status, owner_id, version, created_at, updated_at)
-      SELECT 'fanout', 'old ' || i, 'done', '${BENCH_AGENT.id}', 4, now(), now() FROM generate_series(1, 5000) i`);
+    await sql.unsafe(insertTasks(`INSERT INTO task_state (queue, status, owner_id, version, created_at, updated_at)
+      SELECT 'fanout', 'done', '${BENCH_AGENT.id}', 4, now(), now() FROM generate_series(1, 5000) i`, `'old ' || made.id`));
     const started = await sql.unsafe(`INSERT INTO tasks (queue, title, status, owner_id, lease_until, lease_seconds, version)
       VALUES ('fanout', 'parent', 'started', '${BENCH_AGENT.id}', now() + interval '1 hour', 120, 3),
              ('fanout', 'plain', 'started', '${BENCH_AGENT.id}', now() + interval '1 hour', 120, 3) RETURNING id::text`);
     const [parent, plain] = started.map((r) => r.id as string) as [string, string];
-    await sql.unsafe(`INSERT INTO tasks (queue, title, depends_on, blocked_by)
-      SELECT 'fanout', 'waits ' || i, ARRAY[${parent}]::bigint[], ARRAY[${parent}]::bigint[] FROM generate_series(1, ${dependents}) i`);
-    await sql.unsafe(`VACUUM ANALYZE tasks`);
+    await sql.unsafe(insertTasks(`INSERT INTO task_state (queue, depends_on, blocked_by)
+      SELECT 'fanout', ARRAY[${parent}]::bigint[], ARRAY[${parent}]::bigint[] FROM generate_series(1, ${dependents}) i`, `'waits ' || made.id`));
+    await sql.unsafe(`VACUUM ANALYZE task_state, task_content`);
     return { parent, plain };
   } finally {
     await sql.end();

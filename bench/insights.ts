@@ -11,6 +11,7 @@ import * as schema from "../db/schema";
 import { readInsights } from "../lib/insights/insights";
 import type { WindowName } from "../lib/insights/window";
 import type { Row } from "./lib/report";
+import { insertTasks } from "./lib/seed";
 import { paired } from "./lib/report";
 
 export const INSIGHTS_QUEUES = 4;
@@ -22,11 +23,11 @@ export const insightsLoad = (tasks: number) => [
   `SELECT task_events_ensure_partitions(now() - interval '31 days')`,
   `INSERT INTO actors (id, kind, name) VALUES ('${AGENT}', 'agent', 'bench-agent')`,
   `INSERT INTO queues (name) SELECT 'q' || g FROM generate_series(0, ${INSIGHTS_QUEUES - 1}) g`,
-  `INSERT INTO tasks (queue, title, status, version, created_at, updated_at)
-   SELECT 'q' || (g % ${INSIGHTS_QUEUES}), 'task ' || g, 'done', 9,
+  insertTasks(`INSERT INTO task_state (queue, status, version, created_at, updated_at)
+   SELECT 'q' || (g % ${INSIGHTS_QUEUES}), 'done', 9,
           now() - interval '30 days' + g * (interval '30 days' / ${tasks}) - interval '10 minutes',
           now() - interval '30 days' + g * (interval '30 days' / ${tasks})
-   FROM generate_series(1, ${tasks}) g`,
+   FROM generate_series(1, ${tasks}) g`),
   `INSERT INTO task_events (task_id, queue, type, actor_id, payload, created_at, tx_id)
    SELECT t.id, t.queue,
           (CASE WHEN k = 1 THEN 'created' WHEN k = 2 THEN 'claimed' WHEN k = 3 THEN 'started'
@@ -35,7 +36,7 @@ export const insightsLoad = (tasks: number) => [
                 ELSE 'heartbeat' END)::event_type,
           '${AGENT}', '{}', t.created_at + k * interval '5 seconds' + (t.id % 10) * k * interval '4 seconds',
           (t.id * ${EVENTS_PER_TASK} + k)::text::xid8
-   FROM tasks t CROSS JOIN generate_series(1, ${EVENTS_PER_TASK}) k
+   FROM task_state t CROSS JOIN generate_series(1, ${EVENTS_PER_TASK}) k
    ORDER BY t.id, k`,
   // VACUUM, not only ANALYZE: a month of log in production has its block ranges summarised
   // (autovacuum, task_events_time autosummarize); a bulk load has none until a vacuum.

@@ -15,11 +15,11 @@ export async function seedSearchable(url: string): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     await sql.unsafe(`
-      UPDATE tasks t SET title = 'Reconcile invoice ' || t.id, description = 'Check the October ledger',
+      UPDATE task_content t SET title = 'Reconcile invoice ' || t.id, description = 'Check the October ledger',
              payload = jsonb_build_object('invoice', 'INV-' || t.id, 'supplier', 'Northwind')
-      FROM (SELECT id FROM tasks ORDER BY id) s
-      WHERE t.id = s.id AND t.id % (SELECT greatest(1, count(*) / ${MATCHES}) FROM tasks) = 0`);
-    await sql.unsafe(`VACUUM ANALYZE tasks, task_search`);
+      FROM (SELECT id FROM task_content ORDER BY id) s
+      WHERE t.id = s.id AND t.id % (SELECT greatest(1, count(*) / ${MATCHES}) FROM task_content) = 0`);
+    await sql.unsafe(`VACUUM ANALYZE task_state, task_content, task_search`);
   } finally {
     await sql.end();
   }

@@ -26,7 +26,7 @@ export async function holdRowLock(url: string, taskId: string): Promise<RowLockH
   const client = postgres(url, { max: 1, onnotice: () => {} });
   const reserved = await client.reserve();
   await reserved`BEGIN`;
-  const locked = await reserved`SELECT id FROM tasks WHERE id = ${taskId}::bigint FOR UPDATE`;
+  const locked = await reserved`SELECT id FROM task_state WHERE id = ${taskId}::bigint FOR UPDATE`;
   if (locked.length !== 1) throw new Error(`task ${taskId} not found to lock`);
   return {
     async release() {

@@ -86,7 +86,7 @@ export async function captureCycle(url: string): Promise<CapturedCycle> {
     const claim = seen.slice(0, split).filter((q) => !isTxControl(q)).map(render);
     const completeSql = seen.slice(split, loopFrom).filter((q) => !isTxControl(q)).map(render);
     const loop = seen.slice(loopStart).filter((q) => !isTxControl(q)).map(render);
-    const isClaimUpdate = (s: string) => s.includes("UPDATE tasks t SET") && s.includes("previous_status");
+    const isClaimUpdate = (s: string) => s.includes("UPDATE task_state t SET") && s.includes("previous_status");
     const claimUpdate = claim.findIndex(isClaimUpdate);
     const loopClaimUpdate = loop.findIndex(isClaimUpdate);
     if (claimUpdate < 0 || loopClaimUpdate < 0) throw new Error("capture: no claim UPDATE seen");

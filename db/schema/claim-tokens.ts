@@ -1,6 +1,6 @@
 import { bigint, index, integer, pgTable, text, timestamp, uniqueIndex, uuid, type AnyPgColumn } from "drizzle-orm/pg-core";
 import { agentTokens } from "./people";
-import { tasks } from "./tasks";
+import { taskState } from "./tasks";
 
 /**
  * Claim-scoped tokens (API.md v1.2, docs/security.md "Claim tokens"): a `cbc_` bearer token
@@ -17,7 +17,7 @@ export const claimTokens = pgTable(
     tokenHash: text("token_hash").notNull(),
     /** The agent token it acts as (and is rate-limited as); revoking that one ends this one. */
     agentTokenId: uuid("agent_token_id").notNull().references(() => agentTokens.id),
-    taskId: bigint("task_id", { mode: "bigint" }).notNull().references(() => tasks.id),
+    taskId: bigint("task_id", { mode: "bigint" }).notNull().references(() => taskState.id),
     attempt: integer("attempt").notNull(),
     /** What it may do: a subset of read, progress, effects, complete, fail, release, comment, ask. */
     ops: text("ops").array().notNull(),

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, boolean, check, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { actors, tasks } from "./tasks";
+import { actors, taskState } from "./tasks";
 
 /** An effect's states (API.md v1.2 "The effect ledger"; the moves: lib/tasks/effects/effect-machine.ts). */
 export const effectState = pgEnum("effect_state", ["intended", "applied", "failed", "unknown"]);
@@ -16,7 +16,7 @@ export const taskEffects = pgTable(
   "task_effects",
   {
     id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
-    taskId: bigint("task_id", { mode: "bigint" }).notNull().references(() => tasks.id),
+    taskId: bigint("task_id", { mode: "bigint" }).notNull().references(() => taskState.id),
     name: text("name").notNull(),
     key: text("key"),
     /** Stable for the task and key (or name) across every attempt: what the agent sends downstream. */

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, check, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { actors, tasks } from "./tasks";
+import { actors, taskState } from "./tasks";
 
 /** Who asks: the task's owner (an agent or a person), or the system on its behalf (a budget reached). */
 export const questionKind = pgEnum("question_kind", ["agent", "budget"]);
@@ -15,7 +15,7 @@ export const taskQuestions = pgTable(
   "task_questions",
   {
     id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
-    taskId: bigint("task_id", { mode: "bigint" }).notNull().references(() => tasks.id),
+    taskId: bigint("task_id", { mode: "bigint" }).notNull().references(() => taskState.id),
     kind: questionKind("kind").notNull().default("agent"),
     question: text("question").notNull(),
     choices: jsonb("choices").$type<string[]>().notNull().default(sql`'[]'::jsonb`),

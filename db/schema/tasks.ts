@@ -107,16 +107,19 @@ export const queues = pgTable(
   ],
 );
 
-export const tasks = pgTable(
-  "tasks",
-  {
+/** What a person writes on a task: written by a create and an edit, never by the loop. */
+const contentColumns = () => ({
+  title: text("title").notNull(),
+  description: text("description").notNull().default(""),
+  payload: jsonb("payload").notNull().default({}),
+});
+
+/** The task's state: every column but its words. A function, so each table builds its own columns. */
+const stateColumns = () => ({
     id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
     queue: text("queue")
       .notNull()
       .references(() => queues.name),
-    title: text("title").notNull(),
-    description: text("description").notNull().default(""),
-    payload: jsonb("payload").notNull().default({}),
     priority: integer("priority").notNull().default(0),
     status: taskStatus("status").notNull().default("queued"),
     // No foreign key (migration 0017): the owner is the authenticated caller the claim just
@@ -165,7 +168,16 @@ export const tasks = pgTable(
     /** What holders reported spending on it, over every attempt (heartbeat and complete `spend`). */
     spent: numeric("spent", { mode: "number" }).notNull().default(0),
     ...timestamps,
-  },
+});
+
+/**
+ * The row the loop writes (migration 0027; docs/design-q.md): a task's state, every column of
+ * the task but its words. Named by every write of lib/tasks; read through the view `tasks`.
+ * Its index and constraint names are those of the table it was, renamed.
+ */
+export const taskState = pgTable(
+  "task_state",
+  stateColumns(),
   (t) => [
     // Claim-next walks these in order and stops after LIMIT rows, at any table size. Blocked
     // and scheduled tasks are not in tasks_queued_order at all; due scheduled tasks are read
@@ -213,3 +225,18 @@ export const tasks = pgTable(
     check("tasks_dependencies_bound", sql`cardinality(${t.dependsOn}) <= 1000 AND ${t.blockedBy} <@ ${t.dependsOn}`),
   ],
 );
+
+/** A task's words (migration 0027): its title, description and payload, one row a task. */
+export const taskContent = pgTable("task_content", {
+  id: bigint("id", { mode: "bigint" }).primaryKey().references(() => taskState.id),
+  ...contentColumns(),
+});
+
+/**
+ * The task as every reader knows it: the VIEW `tasks`, task_state LEFT JOIN task_content
+ * (migration 0027). Declared as a table so reads keep drizzle's typed selects; nothing in
+ * lib/ writes through it (hand-written SQL may: the view's INSTEAD OF triggers write both
+ * tables). drizzle-kit cannot tell it from a table: `db:generate` would propose to create
+ * it; migrations here are written by hand since 0027.
+ */
+export const tasks = pgTable("tasks", { ...stateColumns(), ...contentColumns() });

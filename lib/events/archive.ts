@@ -2,7 +2,7 @@ import { open, unlink } from "node:fs/promises";
 import path from "node:path";
 import { inArray, sql } from "drizzle-orm";
 import type { Db, Tx } from "@/db/client";
-import { tasks } from "@/db/schema";
+import { tasks, taskState } from "@/db/schema";
 import { databaseClock } from "@/lib/tasks/core/clock";
 import { appendEvents, type NewEvent } from "@/lib/tasks/core/events";
 import { taskCheckpoint } from "@/lib/tasks/reads/fold";
@@ -125,7 +125,10 @@ async function dropAndRecord(tx: Tx, request: ArchiveRequest, partitions: MonthP
   // so each fact's copy of its row is the row its later events start from (lib/tasks/reads/fold.ts).
   const rows = new Map<string, typeof tasks.$inferSelect>();
   for (let i = 0; i < taskIds.length; i += FACTS_PER_WRITE) {
-    const chunk = await tx.select().from(tasks).where(inArray(tasks.id, taskIds.slice(i, i + FACTS_PER_WRITE))).orderBy(tasks.id).for("share");
+    const ids = taskIds.slice(i, i + FACTS_PER_WRITE);
+    // The lock is on the state row (the view `tasks` reads it with its words, migration 0027).
+    await tx.select({ id: taskState.id }).from(taskState).where(inArray(taskState.id, ids)).orderBy(taskState.id).for("share");
+    const chunk = await tx.select().from(tasks).where(inArray(tasks.id, ids)).orderBy(tasks.id);
     for (const row of chunk) rows.set(row.id.toString(), row);
   }
   const unfinished = [...rows.values()].find((r) => r.status !== "done" && r.status !== "cancelled");

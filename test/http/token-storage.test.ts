@@ -24,7 +24,7 @@ async function dumpWithSql(): Promise<string> {
     SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
     WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')
     ORDER BY 1, 2`;
-  expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(["agent_tokens", "actors", "tasks", "task_events"]));
+  expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(["agent_tokens", "actors", "task_state", "task_content", "task_events"]));
   const parts: string[] = [];
   for (const { schema, name } of tables) {
     const rows = await sql.unsafe<{ row: string }[]>(`SELECT t::text AS row FROM "${schema}"."${name}" t`);

@@ -4,10 +4,10 @@ import { taskEvents, tasks } from "@/db/schema";
 import { defineOperation, type OperationContext } from "../core/engine";
 import { typedEvent } from "../core/event-payloads";
 import { appendEvents } from "../core/events";
-import { lockDependencies, normalizeIds } from "./graph";
+import { idArray, lockDependencies, normalizeIds } from "./graph";
 import { DEFAULT_QUEUE, queueForWork } from "../queues/queues";
 import { createTaskInput, type CreateTaskInput } from "../core/schemas";
-import { loadTask, toTask } from "../core/task-row";
+import { loadTask, rawToTaskRow, toTask } from "../core/task-row";
 import { fail, ok, type Result, type Task } from "../core/types";
 import { WORKERS } from "../core/standing";
 
@@ -49,26 +49,26 @@ async function createOnce(tx: Tx, input: CreateTaskInput, { actor, clock }: Oper
   const dependencies = await lockDependencies(tx, normalizeIds(input.dependsOn ?? []));
   if (!dependencies.ok) return dependencies;
   const now = clock.now();
-  const [row] = await tx
-    .insert(tasks)
-    .values({
-      queue,
-      title: fields.title,
-      description: fields.description,
-      payload: fields.payload,
-      priority: fields.priority,
-      dependsOn: dependencies.value.map((d) => d.id),
-      blockedBy: dependencies.value.filter((d) => d.status !== "done").map((d) => d.id),
-      notBefore: fields.notBefore ? new Date(fields.notBefore) : null,
-      reserves: fields.reserves ?? null,
-      budgetLimit: fields.budget?.limit ?? null,
-      budgetUnit: fields.budget?.unit ?? null,
-      idempotencyKey: scopedKey,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .onConflictDoNothing({ target: [tasks.queue, tasks.idempotencyKey], where: sql`${tasks.idempotencyKey} IS NOT NULL` })
-    .returning();
+  const dependsOn = dependencies.value.map((d) => d.id);
+  const blockedBy = dependencies.value.filter((d) => d.status !== "done").map((d) => d.id);
+  // The state row and the words in one statement (migration 0027): the words only when the
+  // state row was made, so a key that found an earlier task writes nothing.
+  const [raw] = await tx.execute<Record<string, unknown>>(sql`
+    WITH made AS (
+      INSERT INTO task_state (queue, priority, depends_on, blocked_by, not_before, reserves,
+                              budget_limit, budget_unit, idempotency_key, created_at, updated_at)
+      VALUES (${queue}, ${fields.priority}, ${idArray(dependsOn)}, ${idArray(blockedBy)},
+              ${fields.notBefore}::timestamptz, ${fields.reserves ? JSON.stringify(fields.reserves) : null}::jsonb,
+              ${fields.budget?.limit ?? null}::numeric, ${fields.budget?.unit ?? null}::text, ${scopedKey}::text, ${now}, ${now})
+      ON CONFLICT (queue, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+      RETURNING *
+    ), words AS (
+      INSERT INTO task_content (id, title, description, payload)
+      SELECT id, ${fields.title}, ${fields.description}, ${JSON.stringify(fields.payload)}::jsonb FROM made
+      RETURNING title, description, payload
+    )
+    SELECT made.*, words.* FROM made, words`);
+  const row = raw ? rawToTaskRow(raw) : undefined;
   if (!row) return findEarlier(tx, queue, scopedKey!, input.idempotencyKey!, fields);
   await appendEvents(tx, clock, [{
     taskId: row.id, queue, type: "created", actorId: actor.id,

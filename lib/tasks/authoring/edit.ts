@@ -56,6 +56,9 @@ function changesOf(task: Task, input: EditTaskInput): Changes {
   return changes;
 }
 
+/** The fields that are a task's words: task_content's columns, not task_state's. */
+const WORDS: readonly Field[] = ["title", "description", "payload"];
+
 const COLUMNS: Record<Field, (value: unknown) => SQL> = {
   title: (v) => sql`title = ${v as string}`,
   description: (v) => sql`description = ${v as string}`,
@@ -122,7 +125,7 @@ export const editTask = defineOperation({
   async run(tx, input, { actor, clock, standing }): Promise<Result<Task>> {
     const anyone = editsAnyTask(standing);
     // Locked first, so the comparison below and the guarded UPDATE see the same row.
-    await tx.execute(sql`SELECT id FROM tasks WHERE id = ${input.taskId}::bigint FOR UPDATE`);
+    await tx.execute(sql`SELECT id FROM task_state WHERE id = ${input.taskId}::bigint FOR UPDATE`);
     const task = await loadTask(tx, input.taskId);
     if (!task) return notFound(input.taskId);
     const changes = changesOf(task, input);
@@ -135,7 +138,8 @@ export const editTask = defineOperation({
       const refused = await refuseMove(tx, task, changes.queue.to as string);
       if (refused) return refused;
     }
-    const set = sql.join([...fields.map((f) => COLUMNS[f](changes[f]!.to)), sql`version = t.version + 1`, sql`updated_at = ${clock.now()}`], sql`, `);
+    const stateFields = fields.filter((f) => !WORDS.includes(f));
+    const set = sql.join([...stateFields.map((f) => COLUMNS[f](changes[f]!.to)), sql`version = t.version + 1`, sql`updated_at = ${clock.now()}`], sql`, `);
     const changed = await transition(
       tx,
       input.taskId,
@@ -143,7 +147,12 @@ export const editTask = defineOperation({
       sql`${statusIn(EDITABLE)} AND t.version = ${input.version} ${anyone ? sql`` : sql`AND ${editorOf(actor.id)}`}`,
     );
     if (!changed) return explain(tx, input, actor, anyone);
-    const { row } = changed;
+    // The words live in task_content (migration 0027): written once the guarded UPDATE took.
+    const words = fields.filter((f) => WORDS.includes(f));
+    if (words.length > 0) {
+      await tx.execute(sql`UPDATE task_content SET ${sql.join(words.map((f) => COLUMNS[f](changes[f]!.to)), sql`, `)} WHERE id = ${input.taskId}::bigint`);
+    }
+    const row = { ...changed.row, ...Object.fromEntries(words.map((f) => [f, changes[f]!.to])) };
     await appendEvents(tx, clock, [{
       taskId: row.id, queue: row.queue, type: "edited", actorId: actor.id,
       payload: { version: row.version, status: row.status, changes },

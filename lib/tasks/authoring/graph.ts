@@ -35,7 +35,7 @@ export const idArray = (ids: readonly bigint[]) => sql`${`{${ids.join(",")}}`}::
 export async function lockDependencies(tx: Executor, ids: bigint[]): Promise<{ ok: true; value: Dependency[] } | { ok: false; error: EngineError }> {
   if (ids.length === 0) return { ok: true, value: [] };
   const rows = await tx.execute<{ id: string; status: TaskStatus }>(sql`
-    SELECT id::text, status FROM tasks WHERE id = ANY(${idArray(ids)}) ORDER BY id FOR SHARE`);
+    SELECT id::text, status FROM task_state WHERE id = ANY(${idArray(ids)}) ORDER BY id FOR SHARE`);
   const found = new Map(rows.map((r) => [BigInt(r.id), r.status]));
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length > 0) {
@@ -101,18 +101,18 @@ export async function dependentsUnblocked(tx: Executor, clock: Clock, actor: Act
   // locked a dependency FOR SHARE first committed before the completion's UPDATE could
   // proceed, so this later statement sees it; one that comes after waits for this commit.
   const [waiting] = await executePrepared<{ any: boolean }>(tx, sql`
-    SELECT EXISTS (SELECT 1 FROM tasks WHERE blocked_by && ${candidates} AND blocked_by <> '{}'::bigint[]) AS any`);
+    SELECT EXISTS (SELECT 1 FROM task_state WHERE blocked_by && ${candidates} AND blocked_by <> '{}'::bigint[]) AS any`);
   if (!waiting?.any) return [];
   const rows = await executePrepared<{ id: string; queue: string; version: number; status: TaskStatus; unblocked: boolean; done: string[] }>(tx, sql`
     WITH done AS MATERIALIZED (
-      SELECT coalesce(array_agg(id ORDER BY id), '{}') AS ids FROM tasks WHERE id = ANY(${candidates}) AND status = 'done'
+      SELECT coalesce(array_agg(id ORDER BY id), '{}') AS ids FROM task_state WHERE id = ANY(${candidates}) AND status = 'done'
     ), dependents AS MATERIALIZED (
       -- The candidates as a value too: estimated from it, the walk stays a few rows joined by
       -- id (estimated from the subquery alone, the planner merge-joins along the whole table).
       -- blocked_by <> '{}' repeats tasks_blocked_by's predicate: without it the partial index cannot be used (a full scan per completion).
-      SELECT id FROM tasks WHERE blocked_by && ${candidates} AND blocked_by && (SELECT ids FROM done) AND blocked_by <> '{}'::bigint[] ORDER BY id FOR UPDATE
+      SELECT id FROM task_state WHERE blocked_by && ${candidates} AND blocked_by && (SELECT ids FROM done) AND blocked_by <> '{}'::bigint[] ORDER BY id FOR UPDATE
     )
-    UPDATE tasks t SET
+    UPDATE task_state t SET
       blocked_by = coalesce((SELECT array_agg(b ORDER BY b) FROM unnest(t.blocked_by) b WHERE NOT b = ANY((SELECT ids FROM done)::bigint[])), '{}'),
       updated_at = CASE WHEN t.blocked_by <@ (SELECT ids FROM done) THEN ${clock.now()} ELSE t.updated_at END
     FROM dependents d
@@ -134,9 +134,9 @@ export async function dependentsUnblocked(tx: Executor, clock: Clock, actor: Act
 export async function escalateDependents(tx: Executor, clock: Clock, actor: ActorRef, cancelledId: bigint): Promise<void> {
   const rows = await executePrepared<{ id: string; queue: string; version: number }>(tx, sql`
     WITH dependents AS MATERIALIZED (
-      SELECT id FROM tasks WHERE blocked_by && ${idArray([cancelledId])} AND blocked_by <> '{}'::bigint[] AND status = 'queued' ORDER BY id FOR UPDATE
+      SELECT id FROM task_state WHERE blocked_by && ${idArray([cancelledId])} AND blocked_by <> '{}'::bigint[] AND status = 'queued' ORDER BY id FOR UPDATE
     )
-    UPDATE tasks t SET status = 'escalated', version = t.version + 1, updated_at = ${clock.now()}
+    UPDATE task_state t SET status = 'escalated', version = t.version + 1, updated_at = ${clock.now()}
     FROM dependents d
     WHERE t.id = d.id AND t.status = 'queued'
     RETURNING t.id::text AS id, t.queue, t.version`);

@@ -42,7 +42,7 @@ export const createClaimToken = defineOperation({
     // FOR SHARE: an ending of the attempt (complete, release, a lapse taken over) waits for this
     // mint, so no token is minted for an attempt that ended in the meantime.
     const [held] = await tx.execute<{ attempt: number }>(sql`
-      SELECT t.attempt FROM tasks t JOIN queues q ON q.name = t.queue
+      SELECT t.attempt FROM task_state t JOIN queues q ON q.name = t.queue
       WHERE t.id = ${input.taskId}::bigint AND ${owning.guard(actor, input.version, now)}
       FOR SHARE OF t`);
     if (!held) {

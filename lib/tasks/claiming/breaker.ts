@@ -25,12 +25,12 @@ export interface QueueState {
 
 /** Some held task of the queue `q` has a lapsed lease (one probe of tasks_held_lease). */
 export const lapsedLeaseIn = (now: SQL) => sql`EXISTS (
-  SELECT 1 FROM tasks t
+  SELECT 1 FROM task_state t
   WHERE t.queue = q.name AND t.status IN ('claimed', 'started') AND t.lease_until <= ${now})`;
 
 /** Some unfinished task of the queue `q` reserves something (read from tasks_reserving, which holds only such tasks). */
 export const reservingTaskIn = sql`EXISTS (
-  SELECT 1 FROM tasks t
+  SELECT 1 FROM task_state t
   WHERE t.reserves IS NOT NULL AND t.status IN ('queued', 'claimed', 'started') AND t.queue = q.name)`;
 
 /**

@@ -4,7 +4,7 @@ import type { Queue, TaskStatus } from "@/db/schema";
 import { instanceOf } from "../core/attempt";
 import type { Clock } from "../core/clock";
 import { appendEvents, SYSTEM_ACTOR_ID, type NewEvent } from "../core/events";
-import { loadTask, rawToTaskRow } from "../core/task-row";
+import { loadTask, rawToTaskRow, withContent } from "../core/task-row";
 import { lapseEvent, lapsedOf, lapseReturning, lapseSet } from "../core/lapse";
 import { ownerTransition } from "../core/transition";
 import { lapseCutoff } from "./lock-delay";
@@ -41,12 +41,12 @@ export async function refuseAtCeiling(
   const [row] = await tx.execute<{ attempt_limited: boolean; ceiling: string; max: number; queue: string; status: TaskStatus }>(sql`
     SELECT t.attempt_limited, t.status, t.queue, q.max_attempt_seconds AS max,
            to_char((t.claimed_at + make_interval(secs => q.max_attempt_seconds)) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ceiling
-    FROM tasks t JOIN queues q ON q.name = t.queue
+    FROM task_state t JOIN queues q ON q.name = t.queue
     WHERE t.id = ${input.taskId}::bigint AND ${renewing.guard(actor, input.version, now, sql`NOT ${withinCeiling(now)}`)}
     FOR UPDATE OF t`);
   if (!row) return null;
   if (!row.attempt_limited) {
-    await tx.execute(sql`UPDATE tasks SET attempt_limited = true, updated_at = ${now} WHERE id = ${input.taskId}::bigint`);
+    await tx.execute(sql`UPDATE task_state SET attempt_limited = true, updated_at = ${now} WHERE id = ${input.taskId}::bigint`);
     await appendEvents(tx, clock, [{
       taskId: BigInt(input.taskId), queue: row.queue, type: "attempt_limit_reached", actorId: actor.id,
       payload: { version: input.version, status: row.status, ceiling: row.ceiling, maxAttemptSeconds: Number(row.max), ...instanceOf(instance) },
@@ -73,20 +73,20 @@ export async function strikeCappedLapses(tx: Executor, clock: Clock, queue: Queu
   if (queue.breakerTrippedAt) return [];
   const now = clock.now();
   const one = taskId ? sql`AND id = ${taskId}::bigint` : sql``;
-  const rows = await tx.execute<Record<string, unknown>>(sql`
+  const rows = await tx.execute<Record<string, unknown>>(withContent(sql`
     WITH capped AS MATERIALIZED (
-      SELECT id, owner_id, progress, progress_at, side_effect_recorded FROM tasks
+      SELECT id, owner_id, progress, progress_at, side_effect_recorded FROM task_state
       WHERE queue = ${queue.name} AND attempt_limited AND status IN ('claimed', 'started') AND lease_until <= ${lapseCutoff(clock, queue.lockDelaySeconds)} ${one}
       ORDER BY lease_until
       LIMIT 100
       FOR UPDATE SKIP LOCKED
     )
-    UPDATE tasks t SET
+    UPDATE task_state t SET
       ${lapseSet(strikeStatus, "c", now)},
       failure_count = t.failure_count + 1
     FROM capped c, queues q
     WHERE t.id = c.id AND q.name = t.queue
-    RETURNING t.*, ${lapseReturning("c")}`);
+    RETURNING t.*, ${lapseReturning("c")}`));
   const ceiling = queue.maxAttemptSeconds === null ? "" : ` of ${queue.maxAttemptSeconds} s`;
   const reason = `the attempt reached the queue's ceiling${ceiling} and its lease lapsed`;
   const events = rows.flatMap((raw): NewEvent[] => {

@@ -47,7 +47,7 @@ const plainQueue = (name: string, actor: ActorRef, now: SQL) => sql`EXISTS (
     AND NOT ${lapsedLeaseIn(now)} AND NOT ${reservingTaskIn} AND NOT ${overMonthlyCap(actor.id, now)})`;
 
 /** This transaction wrote the task (its row's xmin is this transaction's id). */
-const writtenHere = (taskId: string) => sql`EXISTS (SELECT 1 FROM tasks WHERE id = ${taskId}::bigint AND xmin = pg_current_xact_id()::xid)`;
+const writtenHere = (taskId: string) => sql`EXISTS (SELECT 1 FROM task_state WHERE id = ${taskId}::bigint AND xmin = pg_current_xact_id()::xid)`;
 
 /**
  * The claim walks of a queue: queued tasks, due tasks, and tasks with a lapsed lease, each
@@ -63,7 +63,7 @@ function candidateSets(queue: string, clock: Clock, sets: { take: number; takeLa
     WITH queued AS MATERIALIZED (
       -- tasks_queued_order holds only unblocked tasks with no notBefore (the predicate below
       -- is the index's, word for word), so the walk never steps over a blocked or waiting row.
-      SELECT ${CANDIDATE_COLUMNS} FROM tasks
+      SELECT ${CANDIDATE_COLUMNS} FROM task_state
       WHERE queue = ${queue} AND ${READY_QUEUED} ${checkFilter} ${sets.also}
       ORDER BY priority DESC, created_at, id
       LIMIT ${take}
@@ -71,7 +71,7 @@ function candidateSets(queue: string, clock: Clock, sets: { take: number; takeLa
     ), due AS MATERIALIZED (
       -- Scheduled and backed-off tasks, walked by tasks_scheduled in not_before order: a range
       -- read that stops at the first not-yet-due row or at the limit, however many still wait.
-      SELECT ${CANDIDATE_COLUMNS} FROM tasks
+      SELECT ${CANDIDATE_COLUMNS} FROM task_state
       WHERE queue = ${queue} AND ${READY_SCHEDULED} AND not_before <= ${clock.now()} ${checkFilter} ${sets.also}
       ORDER BY not_before
       LIMIT ${take}
@@ -80,7 +80,7 @@ function candidateSets(queue: string, clock: Clock, sets: { take: number; takeLa
       -- "(…) IS TRUE" keeps this a walk of tasks_held_order in claim order that stops at the
       -- limit: offered tasks_held_lease, the planner may fetch every lapsed lease and sort
       -- them (220 ms for a batch in a 25,000-lease storm, against 0.4 ms for the walk).
-      SELECT ${CANDIDATE_COLUMNS} FROM tasks
+      SELECT ${CANDIDATE_COLUMNS} FROM task_state
       WHERE queue = ${queue} AND status IN ('claimed', 'started') AND (lease_until <= ${sets.lapsedBy}) IS TRUE ${lapsedCheckFilter} ${sets.also}
       ORDER BY priority DESC, created_at, id
       LIMIT ${takeLapsed}

@@ -4,7 +4,7 @@ import type { TaskRow } from "@/db/schema";
 import type { Clock } from "../core/clock";
 import { appendEvents, type NewEvent } from "../core/events";
 import { lapseEvent } from "../core/lapse";
-import { rawToTaskRow } from "../core/task-row";
+import { rawToTaskRow, withContent } from "../core/task-row";
 import type { ActorRef } from "../core/types";
 import { executePrepared } from "../core/prepared";
 import { instanceOf, lapseHandoff, startAttempt } from "../core/attempt";
@@ -35,10 +35,10 @@ type ClaimOptions = { actor: ActorRef; leaseSeconds?: number; start?: boolean; i
  * and starts it (version + 1) when asked and no check is needed.
  */
 export async function claimRows(tx: Tx, clock: Clock, candidates: SQL, options: ClaimOptions): Promise<ClaimedRow[]> {
-  const rows = await executePrepared<Record<string, unknown>>(tx, sql`
+  const rows = await executePrepared<Record<string, unknown>>(tx, withContent(sql`
     WITH candidates AS MATERIALIZED (${candidates}),
     decided AS (${decided(options)})
-    ${claimUpdate(clock, options)}`);
+    ${claimUpdate(clock, options)}`));
   return claimedFrom(tx, clock, rows, options);
 }
 
@@ -58,7 +58,8 @@ export async function claimRowsGated(
     candidates AS MATERIALIZED (SELECT * FROM (${candidates}) walked WHERE (SELECT open FROM gate)),
     decided AS (${decided(options)}),
     claimed AS (${claimUpdate(clock, options)})
-    SELECT gate.open AS gate_open, claimed.* FROM gate LEFT JOIN claimed ON true`);
+    SELECT gate.open AS gate_open, claimed.*, c.title, c.description, c.payload
+    FROM gate LEFT JOIN claimed ON true LEFT JOIN task_content c ON c.id = claimed.id`);
   await after;
   const open = rows[0]?.gate_open === true;
   return { open, claimed: await claimedFrom(tx, clock, rows.filter((raw) => raw.id !== null), options) };
@@ -79,7 +80,7 @@ function decided(options: ClaimOptions): SQL {
              -- The lapsed attempt recorded an effect: its open intents become unknown (the ledger).
              c.status <> 'queued' AND c.side_effect_recorded AS lapsed_effects
       FROM candidates c
-      JOIN tasks t ON t.id = c.id
+      JOIN task_state t ON t.id = c.id
       JOIN queues q ON q.name = t.queue`;
 }
 
@@ -87,7 +88,7 @@ function decided(options: ClaimOptions): SQL {
 function claimUpdate(clock: Clock, options: ClaimOptions): SQL {
   const start = options.start ?? false;
   return sql`
-    UPDATE tasks t SET
+    UPDATE task_state t SET
       status = CASE WHEN ${start}::boolean AND NOT d.needs_check THEN 'started' ELSE 'claimed' END::task_status,
       owner_id = ${options.actor.id}::uuid,
       lease_until = ${clock.now()} + make_interval(secs => d.lease_seconds),

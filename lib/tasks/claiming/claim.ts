@@ -35,19 +35,19 @@ export const claim = defineOperation({
     const reserved = reservationFilter(await lockReservationsOf(tx, input.taskId), clock);
     const attempt = async (version: number) => {
       const candidates = sql`
-        SELECT ${CANDIDATE_COLUMNS} FROM tasks
+        SELECT ${CANDIDATE_COLUMNS} FROM task_state
         WHERE id = ${input.taskId}::bigint AND version = ${version}
-          AND EXISTS (SELECT 1 FROM queues WHERE queues.name = tasks.queue AND claimants IN ${admittingClaimants(actor)}
+          AND EXISTS (SELECT 1 FROM queues WHERE queues.name = task_state.queue AND claimants IN ${admittingClaimants(actor)}
                         AND archived_at IS NULL)
           AND (status = 'queued'
                OR (status IN ('claimed', 'started') AND lease_until <= ${clock.now()}
                    AND NOT attempt_limited
                    AND NOT EXISTS (SELECT 1 FROM queues
-                                   WHERE queues.name = tasks.queue
+                                   WHERE queues.name = task_state.queue
                                      AND (breaker_tripped_at IS NOT NULL
-                                          OR tasks.lease_until + make_interval(secs => queues.lock_delay_seconds) > ${clock.now()}))))
+                                          OR task_state.lease_until + make_interval(secs => queues.lock_delay_seconds) > ${clock.now()}))))
           ${readyForClaim(clock)} ${reserved} AND NOT ${overMonthlyCap(actor.id, clock.now())}
-        FOR UPDATE OF tasks`;
+        FOR UPDATE OF task_state`;
       return (await claimRows(tx, clock, candidates, { actor, instance }))[0];
     };
     const claimed = (await attempt(input.version)) ?? (await afterStrike(tx, clock, input, actor, attempt));

@@ -4,7 +4,7 @@ import { readQueueState, reclaimBudget, tripExpirySpike } from "./breaker";
 import { defineOperation } from "../core/engine";
 import { appendEvents } from "../core/events";
 import { sweepInput } from "../core/schemas";
-import { rawToTaskRow } from "../core/task-row";
+import { rawToTaskRow, withContent } from "../core/task-row";
 import { ok } from "../core/types";
 import { lapseEvent, lapsedOf, lapseReturning, lapseSet } from "../core/lapse";
 import { strikeCappedLapses } from "./ceiling";
@@ -49,9 +49,9 @@ export const sweepExpiredLeases = defineOperation({
       }
       // One row past the budget tells whether this sweep would exceed the threshold.
       const limit = Math.min(budget + 1, SWEEP_BATCH);
-      const rows = await tx.execute<Record<string, unknown>>(sql`
+      const rows = await tx.execute<Record<string, unknown>>(withContent(sql`
         WITH lapsed AS MATERIALIZED (
-          SELECT id, owner_id, priority, created_at, progress, progress_at, side_effect_recorded FROM tasks
+          SELECT id, owner_id, priority, created_at, progress, progress_at, side_effect_recorded FROM task_state
           WHERE queue = ${name} AND status IN ('claimed', 'started') AND lease_until <= ${lapseCutoff(clock, state.queue.lockDelaySeconds)}
           ORDER BY priority DESC, created_at, id
           LIMIT ${limit}
@@ -59,10 +59,10 @@ export const sweepExpiredLeases = defineOperation({
         ), chosen AS (
           SELECT * FROM lapsed ORDER BY priority DESC, created_at, id LIMIT ${Math.min(budget, SWEEP_BATCH)}
         )
-        UPDATE tasks t SET ${lapseSet(sql`'queued'`, "c", clock.now())}
+        UPDATE task_state t SET ${lapseSet(sql`'queued'`, "c", clock.now())}
         FROM chosen c
         WHERE t.id = c.id
-        RETURNING t.*, ${lapseReturning("c")}, (SELECT count(*) FROM lapsed)::int AS found`);
+        RETURNING t.*, ${lapseReturning("c")}, (SELECT count(*) FROM lapsed)::int AS found`));
       const found = Number(rows[0]?.found ?? 0);
       const unknown = await effectsLeftUnknown(tx, rows.filter((raw) => raw.lapsed_effects === true).map((raw) => rawToTaskRow(raw)));
       await appendEvents(tx, clock, [...rows.map((raw) => {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { refuseAtCeiling, withinCeiling } from "./ceiling";
 import { defineOperation } from "../core/engine";
 import { appendEvents } from "../core/events";
-import { rawToTaskRow, toTasks } from "../core/task-row";
+import { rawToTaskRow, toTasks, withContent } from "../core/task-row";
 import { ok, type Task } from "../core/types";
 import { WORKERS } from "../core/standing";
 
@@ -31,9 +31,9 @@ export const heldLeases = defineOperation({
     const now = clock.now();
     const renewedIds = new Set<string>();
     if (input.renew) {
-      const renewed = await tx.execute<Record<string, unknown>>(sql`
+      const renewed = await tx.execute<Record<string, unknown>>(withContent(sql`
         WITH mine AS MATERIALIZED (
-          SELECT id FROM tasks
+          SELECT id FROM task_state
           WHERE owner_id = ${actor.id}::uuid AND status IN ('claimed', 'started') AND lease_until > ${now}
             -- Due: RENEW_FRACTION (lib/cadence.ts, a third) of the lease has passed since the claim or the last renewal. However
             -- many pages ask, a lease is renewed once a third, and a fresh one not at all.
@@ -41,10 +41,10 @@ export const heldLeases = defineOperation({
           ORDER BY id
           FOR UPDATE SKIP LOCKED
         )
-        UPDATE tasks t SET lease_until = ${now} + make_interval(secs => t.lease_seconds), updated_at = ${now}
+        UPDATE task_state t SET lease_until = ${now} + make_interval(secs => t.lease_seconds), updated_at = ${now}
         FROM mine m, queues q
         WHERE t.id = m.id AND q.name = t.queue AND ${withinCeiling(now)}
-        RETURNING t.*`);
+        RETURNING t.*`));
       const rows = renewed.map(rawToTaskRow).sort((a, b) => Number(a.id - b.id));
       for (const row of rows) renewedIds.add(row.id.toString());
       await appendEvents(tx, clock, rows.map((row) => ({

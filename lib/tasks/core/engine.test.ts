@@ -64,7 +64,7 @@ describe("perform", () => {
 
   test("a statement's own object_not_in_prerequisite_state (55000) is a bug, not unavailable", async () => {
     // currval before any nextval in the session: 55000 from a working connection.
-    const inTx = await f.database.client.unsafe(`SELECT pg_catalog.currval(pg_get_serial_sequence('tasks', 'id'))`).catch((e: unknown) => e);
+    const inTx = await f.database.client.unsafe(`SELECT pg_catalog.currval(pg_get_serial_sequence('task_state', 'id'))`).catch((e: unknown) => e);
     expect(inTx).toMatchObject({ code: "55000" });
     expect(classifyDatabaseError(inTx)).toBeNull();
   });

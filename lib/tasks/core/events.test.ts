@@ -20,7 +20,8 @@ describe("task_events is append-only, enforced by the database", () => {
     ["DELETE every row", "DELETE FROM task_events"],
     ["TRUNCATE", "TRUNCATE task_events"],
     ["TRUNCATE ... CASCADE", "TRUNCATE task_events CASCADE"],
-    ["TRUNCATE of tasks, cascading to the log", "TRUNCATE tasks CASCADE"],
+    ["TRUNCATE of tasks, cascading to the log", "TRUNCATE task_state CASCADE"],
+    ["TRUNCATE of the tasks' words", "TRUNCATE task_content"],
   ];
 
   test.each(attempts)("%s fails and the rows stay", async (_name, statement) => {

@@ -1,4 +1,4 @@
-import { inArray, sql } from "drizzle-orm";
+import { inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { actors, type TaskRow } from "@/db/schema";
 import type { ActorRef, Handoff, Submission, Task } from "./types";
@@ -22,6 +22,15 @@ function parseIdArray(value: unknown): bigint[] {
 }
 
 const nullableTimestamp = (value: string | Date | null) => (value === null ? null : parseTimestamp(value));
+
+/**
+ * A write of task_state that RETURNs `t.*` (and more), answered with the task's words as well:
+ * the row rawToTaskRow maps. The loop writes only the state row (migration 0027); its words are
+ * read back by id, after the write, from task_content, which the write neither changes nor locks.
+ */
+export const withContent = (write: SQL) => sql`
+  WITH written AS (${write})
+  SELECT written.*, c.title, c.description, c.payload FROM written LEFT JOIN task_content c ON c.id = written.id`;
 
 /** A raw `RETURNING tasks.*` row (snake_case, text timestamps) as a typed TaskRow. */
 export function rawToTaskRow(raw: Record<string, unknown>): TaskRow {

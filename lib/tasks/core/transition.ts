@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import type { TaskRow, TaskStatus } from "@/db/schema";
-import { rawToTaskRow } from "./task-row";
+import { rawToTaskRow, withContent } from "./task-row";
 import { executePrepared } from "./prepared";
 import { clearAttempt } from "./attempt";
 import type { Expectation } from "./conflicts";
@@ -20,17 +20,17 @@ export interface Changed {
  * result means the caller lost — never a read-then-write in two steps.
  */
 export async function transition(tx: Tx, taskId: string, set: SQL, guard: SQL): Promise<Changed | null> {
-  const [raw] = await executePrepared<Record<string, unknown>>(tx, sql`
+  const [raw] = await executePrepared<Record<string, unknown>>(tx, withContent(sql`
     WITH before AS MATERIALIZED (
-      SELECT id, status, owner_id, needs_check, side_effect_recorded FROM tasks
+      SELECT id, status, owner_id, needs_check, side_effect_recorded FROM task_state
       WHERE id = ${taskId}::bigint
       FOR UPDATE
     )
-    UPDATE tasks t SET ${set}
+    UPDATE task_state t SET ${set}
     FROM before b, queues q
     WHERE t.id = b.id AND q.name = t.queue AND ${guard}
     RETURNING t.*, b.status AS previous_status, b.owner_id AS previous_owner_id,
-              b.needs_check AS previous_needs_check, b.side_effect_recorded AS previous_side_effect_recorded`);
+              b.needs_check AS previous_needs_check, b.side_effect_recorded AS previous_side_effect_recorded`));
   if (!raw) return null;
   return {
     row: rawToTaskRow(raw),

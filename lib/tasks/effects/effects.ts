@@ -98,7 +98,7 @@ export const resolveEffect = defineOperation({
     const supervisor = canResolveUnknown(standing);
     const holder = sql`t.status IN ('claimed', 'started') AND t.owner_id = ${actor.id}::uuid AND t.lease_until > ${now}`;
     const [raw] = await tx.execute<Record<string, unknown>>(sql`
-      WITH t AS MATERIALIZED (SELECT id, status, owner_id, version, attempt, lease_until FROM tasks WHERE id = ${input.taskId}::bigint FOR UPDATE),
+      WITH t AS MATERIALIZED (SELECT id, status, owner_id, version, attempt, lease_until FROM task_state WHERE id = ${input.taskId}::bigint FOR UPDATE),
       old AS MATERIALIZED (SELECT id, state, via_side_effect FROM task_effects WHERE id = ${input.effectId}::bigint AND task_id = ${input.taskId}::bigint FOR UPDATE)
       UPDATE task_effects e SET state = ${input.state}::effect_state, resolved_at = ${now}, resolved_by_id = ${actor.id}::uuid,
              external_ref = ${input.externalRef ?? null}, note = ${input.note ?? null}
@@ -111,7 +111,7 @@ export const resolveEffect = defineOperation({
     const from = raw.previous_state as "intended" | "unknown";
     // v1's side effects are not counted on the row (docs/effects.md), so their resolution moves no count.
     const count = raw.via_side_effect ? sql`` : from === "intended" ? sql`, intended_effects = intended_effects - 1` : sql`, unknown_effects = unknown_effects - 1`;
-    await tx.execute(sql`UPDATE tasks SET updated_at = ${now} ${count} WHERE id = ${input.taskId}::bigint`);
+    await tx.execute(sql`UPDATE task_state SET updated_at = ${now} ${count} WHERE id = ${input.taskId}::bigint`);
     const task = (await loadTask(tx, input.taskId))!;
     const effect = (await listEffects(tx, [input.taskId])).get(input.taskId)!.find((e) => e.id === input.effectId)!;
     const event = effectEvent("effect_resolved", task, effect, actor.id, from);

@@ -1,6 +1,6 @@
 import { and, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { tasks, taskStatus, type Claimants, type TaskStatus } from "@/db/schema";
+import { taskState, taskStatus, type Claimants, type TaskStatus } from "@/db/schema";
 import { taskFilters } from "../reads/queries";
 import type { CountTasksQuery } from "../reads/query-schemas";
 import type { ActorRef } from "../core/types";
@@ -28,17 +28,17 @@ export interface TaskCounts {
   cap: number;
 }
 
-const capped = (where: SQL) => sql`(SELECT count(*)::int FROM (SELECT 1 FROM ${tasks} WHERE ${where} LIMIT ${COUNT_CAP + 1}) capped)`;
+const capped = (where: SQL) => sql`(SELECT count(*)::int FROM (SELECT 1 FROM ${taskState} WHERE ${where} LIMIT ${COUNT_CAP + 1}) capped)`;
 
 export async function countTasks(db: Executor, query: CountTasksQuery, caller: ActorRef): Promise<TaskCounts> {
   const filters = taskFilters(query, caller);
   const statuses = taskStatus.enumValues;
   const perStatus = sql.join(
-    statuses.map((status) => sql`${capped(and(sql`${tasks.status} = ${status}`, ...filters)!)} AS ${sql.identifier(status)}`),
+    statuses.map((status) => sql`${capped(and(sql`${taskState.status} = ${status}`, ...filters)!)} AS ${sql.identifier(status)}`),
     sql`, `,
   );
   const perQueue = sql.join(
-    statuses.map((status) => sql`(SELECT count(*)::int FROM (SELECT 1 FROM tasks t WHERE t.queue = q.name AND t.status = ${status} LIMIT ${COUNT_CAP + 1}) c) AS ${sql.identifier(status)}`),
+    statuses.map((status) => sql`(SELECT count(*)::int FROM (SELECT 1 FROM task_state t WHERE t.queue = q.name AND t.status = ${status} LIMIT ${COUNT_CAP + 1}) c) AS ${sql.identifier(status)}`),
     sql`, `,
   );
   const [filtered, queues] = await Promise.all([

@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, gt, gte, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, sql, type SQL } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import type { Executor } from "@/db/client";
-import { actors, queues, taskEvents, tasks } from "@/db/schema";
+import { actors, queues, taskEvents, taskState, tasks } from "@/db/schema";
 import { typedEvent, type TypedEvent } from "../core/event-payloads";
 import { searchCondition } from "./search";
 import { toTask, withOpenEffects } from "../core/task-row";
@@ -27,48 +28,51 @@ function orderingOf(query: ListTasksQuery): Ordering {
 }
 
 /** The cursor task's own values, read in SQL: created_at has microseconds a Date would lose. */
-const of = (cursorId: string, columns: string) => sql`(SELECT ${sql.raw(columns)} FROM tasks c WHERE c.id = ${cursorId}::bigint)`;
+const of = (cursorId: string, columns: string) => sql`(SELECT ${sql.raw(columns)} FROM task_state c WHERE c.id = ${cursorId}::bigint)`;
+
+/** The columns an ordering reads: task_state's, where the page is chosen, or the view's, where it is read. */
+type OrderColumns = Record<"id" | "priority" | "createdAt" | "updatedAt", AnyPgColumn>;
 
 /** Where a page starts after the cursor, and the ORDER BY that goes with it. */
-function keyset(order: Ordering, cursor: string | undefined): { after: SQL | undefined; orderBy: SQL[] } {
+function keyset(order: Ordering, cursor: string | undefined, t: OrderColumns): { after: SQL | undefined; orderBy: SQL[] } {
   const [id, micros] = cursor ? cursor.split(".") : [undefined, undefined];
   if (order === "newest") {
-    return { after: id ? lt(tasks.id, BigInt(id)) : undefined, orderBy: [desc(tasks.id)] };
+    return { after: id ? lt(t.id, BigInt(id)) : undefined, orderBy: [desc(t.id)] };
   }
   if (order === "priority") {
     // The redundant `priority <=` gives an index walk a place to start.
     const after = id
-      ? sql`${tasks.priority} <= ${of(id, "c.priority")}
-            AND (${tasks.priority} < ${of(id, "c.priority")} OR (${tasks.createdAt}, ${tasks.id}) > ${of(id, "c.created_at, c.id")})`
+      ? sql`${t.priority} <= ${of(id, "c.priority")}
+            AND (${t.priority} < ${of(id, "c.priority")} OR (${t.createdAt}, ${t.id}) > ${of(id, "c.created_at, c.id")})`
       : undefined;
-    return { after, orderBy: [desc(tasks.priority), asc(tasks.createdAt), asc(tasks.id)] };
+    return { after, orderBy: [desc(t.priority), asc(t.createdAt), asc(t.id)] };
   }
   if (order === "created") {
-    const after = id ? sql`(${tasks.createdAt}, ${tasks.id}) < ${of(id, "c.created_at, c.id")}` : undefined;
-    return { after, orderBy: [desc(tasks.createdAt), desc(tasks.id)] };
+    const after = id ? sql`(${t.createdAt}, ${t.id}) < ${of(id, "c.created_at, c.id")}` : undefined;
+    return { after, orderBy: [desc(t.createdAt), desc(t.id)] };
   }
   if (order === "updated") {
     // The value the cursor task had when the page was read: it may have moved since, and a
     // walk must neither repeat nor skip the tasks that did not.
     const at = micros !== undefined ? sql`(timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond')` : of(id ?? "0", "c.updated_at");
-    const after = id ? sql`(${tasks.updatedAt}, ${tasks.id}) < (${at}, ${id}::bigint)` : undefined;
-    return { after, orderBy: [desc(tasks.updatedAt), desc(tasks.id)] };
+    const after = id ? sql`(${t.updatedAt}, ${t.id}) < (${at}, ${id}::bigint)` : undefined;
+    return { after, orderBy: [desc(t.updatedAt), desc(t.id)] };
   }
-  return { after: id ? gt(tasks.id, BigInt(id)) : undefined, orderBy: [asc(tasks.id)] };
+  return { after: id ? gt(t.id, BigInt(id)) : undefined, orderBy: [asc(t.id)] };
 }
 
-/** The filters of a list (everything but the page position); the counts share them. */
+/** The filters of a list (everything but the page position), on task_state's columns; the counts share them. */
 export function taskFilters(query: Omit<ListTasksQuery, "order" | "sort" | "limit" | "cursor">, caller: ActorRef): SQL[] {
   const filters: (SQL | undefined)[] = [
-    query.status ? eq(tasks.status, query.status) : undefined,
-    query.queue ? eq(tasks.queue, query.queue) : undefined,
-    query.owner === "me" ? eq(tasks.ownerId, caller.id) : undefined,
-    query.owner === "none" ? isNull(tasks.ownerId) : undefined,
-    query.needsCheck ? eq(tasks.needsCheck, query.needsCheck === "true") : undefined,
+    query.status ? eq(taskState.status, query.status) : undefined,
+    query.queue ? eq(taskState.queue, query.queue) : undefined,
+    query.owner === "me" ? eq(taskState.ownerId, caller.id) : undefined,
+    query.owner === "none" ? isNull(taskState.ownerId) : undefined,
+    query.needsCheck ? eq(taskState.needsCheck, query.needsCheck === "true") : undefined,
     query.q ? searchCondition(query.q) : undefined,
-    query.minPriority !== undefined ? gte(tasks.priority, query.minPriority) : undefined,
-    query.olderThan ? sql`${tasks.createdAt} <= now() - make_interval(secs => ${query.olderThan})` : undefined,
-    query.dependsOn ? sql`${tasks.dependsOn} @> ARRAY[${query.dependsOn}::bigint] AND ${tasks.dependsOn} <> '{}'::bigint[]` : undefined,
+    query.minPriority !== undefined ? gte(taskState.priority, query.minPriority) : undefined,
+    query.olderThan ? sql`${taskState.createdAt} <= now() - make_interval(secs => ${query.olderThan})` : undefined,
+    query.dependsOn ? sql`${taskState.dependsOn} @> ARRAY[${query.dependsOn}::bigint] AND ${taskState.dependsOn} <> '{}'::bigint[]` : undefined,
   ];
   return filters.filter((f): f is SQL => f !== undefined);
 }
@@ -80,7 +84,11 @@ export function taskFilters(query: Omit<ListTasksQuery, "order" | "sort" | "limi
 export async function listTasks(db: Executor, query: ListTasksQuery, caller: ActorRef): Promise<Page<Task>> {
   const size = query.limit ?? 50;
   const ordering = orderingOf(query);
-  const { after, orderBy } = keyset(ordering, query.cursor);
+  const { after, orderBy } = keyset(ordering, query.cursor, taskState);
+  // The page is chosen on task_state (its indexes, or a sort of its narrow rows where none
+  // serves the order) and only its rows are read with their words and owners: through the view,
+  // a sort without an index would join every task to its words first (migration 0027).
+  const chosen = db.select({ id: taskState.id }).from(taskState).where(and(...taskFilters(query, caller), after)).orderBy(...orderBy).limit(size + 1);
   const rows = await db
     .select({
       task: tasks,
@@ -90,9 +98,8 @@ export async function listTasks(db: Executor, query: ListTasksQuery, caller: Act
     })
     .from(tasks)
     .leftJoin(actors, eq(actors.id, tasks.ownerId))
-    .where(and(...taskFilters(query, caller), after))
-    .orderBy(...orderBy)
-    .limit(size + 1);
+    .where(inArray(tasks.id, chosen))
+    .orderBy(...keyset(ordering, undefined, tasks).orderBy);
   const page = rows.slice(0, size);
   // The effect ledger's open effects (the board marks unknown ones): one read, only for rows that may have any.
   const items = await withOpenEffects(db, page.map((r) => r.task), page.map((r) => toTask(r.task, r.owner?.id ? r.owner : null)));

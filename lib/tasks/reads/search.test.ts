@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { claim, type ActorRef, type Task } from "@/lib/tasks";
-import { tasks } from "@/db/schema";
+import { taskState } from "@/db/schema";
 import { countTasks, countTasksQuery, COUNT_CAP } from "@/lib/tasks/queues/counts";
 import { searchCondition } from "@/lib/tasks/reads/search";
 import { listTasks, listTasksQuery } from "@/lib/tasks/reads/queries";
@@ -72,7 +72,7 @@ describe("search", () => {
     const query = listTasksQuery.parse({ q: "boiler insp" });
     const plan = await f.db.transaction(async (tx) => {
       await tx.execute(sql`SET LOCAL enable_seqscan = off`);
-      const rows = await tx.execute<{ "QUERY PLAN": string }>(sql`EXPLAIN SELECT id FROM ${tasks} WHERE ${searchCondition(query.q!)}`);
+      const rows = await tx.execute<{ "QUERY PLAN": string }>(sql`EXPLAIN SELECT id FROM ${taskState} WHERE ${searchCondition(query.q!)}`);
       return rows.map((r) => r["QUERY PLAN"]).join("\n");
     });
     expect(plan).toContain("task_search_words");

@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { LIMITS } from "@/lib/limits";
-import { taskSearch, taskSearchDocument, tasks } from "@/db/schema";
+import { taskSearch, taskSearchDocument, taskState } from "@/db/schema";
 
 /**
  * The board's search (`GET /tasks?q=`), on PostgreSQL full-text search.
@@ -62,5 +62,5 @@ export function searchCondition(text: string): SQL {
   // The matching ids as one array, read first through task_search_words (an InitPlan), then
   // fetched by tasks_pkey: written as a join or IN, the planner guesses a share of the table
   // for a prefix search and hashes a scan of every task against them.
-  return sql`${tasks.id} = ANY(ARRAY(SELECT ${taskSearch.taskId} FROM ${taskSearch} WHERE ${taskSearchDocument(taskSearch.words)} @@ ${query}))`;
+  return sql`${taskState.id} = ANY(ARRAY(SELECT ${taskSearch.taskId} FROM ${taskSearch} WHERE ${taskSearchDocument(taskSearch.words)} @@ ${query}))`;
 }

@@ -51,15 +51,15 @@ const conflictsOf = (candidate: string, clock: Clock, select: SQL) => sql`
     AND (reservation_covers(hr->>'resource', cr->>'resource') OR reservation_covers(cr->>'resource', hr->>'resource'))`;
 
 /**
- * The claim walks' filter on the candidate rows (`tasks`). Under the lock, a task that
+ * The claim walks' filter on the candidate rows (`task_state`). Under the lock, a task that
  * reserves is a candidate only while nothing held conflicts with it; without the lock
  * (the queue had no reserving task when its state was read) such a task is left for the
  * next claim. A task that reserves nothing is never joined to anything.
  */
 export function reservationFilter(locked: boolean, clock: Clock): SQL {
   return locked
-    ? sql`AND (tasks.reserves IS NULL OR NOT EXISTS (${conflictsOf("tasks", clock, sql`1`)}))`
-    : sql`AND tasks.reserves IS NULL`;
+    ? sql`AND (task_state.reserves IS NULL OR NOT EXISTS (${conflictsOf("task_state", clock, sql`1`)}))`
+    : sql`AND task_state.reserves IS NULL`;
 }
 
 export interface HeldConflict {

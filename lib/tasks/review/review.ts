@@ -34,7 +34,7 @@ async function readUnderReview(tx: Tx, taskId: string, actor: ActorRef): Promise
   const [row] = await executePrepared<Record<string, unknown>>(tx, sql`
     SELECT t.status::text AS status, t.version, t.submission->>'digest' AS digest, t.submission->'by'->>'id' AS submitter,
            EXISTS (SELECT 1 FROM task_events e WHERE e.task_id = t.id AND e.type = 'claimed' AND e.actor_id = ${actor.id}::uuid) AS held
-    FROM tasks t WHERE t.id = ${taskId}::bigint
+    FROM task_state t WHERE t.id = ${taskId}::bigint
     FOR UPDATE OF t`);
   if (!row) return null;
   return {
