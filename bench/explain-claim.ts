@@ -169,7 +169,7 @@ async function engineClaimNext(url: string, label: string): Promise<void> {
   await once();
   await client.end();
   // The claim statements (their candidates CTE), not the attempt-ceiling strike; each plan from its top node, after the query's text.
-  const claims = notices.filter((n) => n.includes("Update on tasks") && n.includes("CTE candidates")).map((n) => n.slice(n.search(/^\S[^\n]*\(cost=/m)));
+  const claims = notices.filter((n) => n.includes("Update on task_state") && n.includes("CTE candidates")).map((n) => n.slice(n.search(/^\S[^\n]*\(cost=/m)));
   const gated = claims.filter((plan) => plan.includes("CTE gate"));
   const shut = gated.length > 0 && claims.length > gated.length;
   console.log(`\n=== ${label}: the engine's claimNext (lib/tasks), auto_explain of its ${claims.length} claim statement(s)` +
