@@ -1,6 +1,6 @@
 /**
  * EXPLAIN (ANALYZE, BUFFERS) of the claim path at a million tasks (docs/claiming.md): claim-next
- * walks tasks_queued_order / tasks_held_order, lapsed leases included; the OR form sorts.
+ * walks tasks_queued_order / task_held_order, lapsed leases included; the OR form sorts.
  *   npx tsx bench/explain-claim.ts           # DATABASE_URL: a superuser URL; default the local PostgreSQL
  *   npx tsx bench/explain-claim.ts --graph   # the work graph's table: 30 % blocked, 10 % not yet due
  * Creates its own scratch database, applies the migrations, drops it at the end (~1 min).
@@ -41,10 +41,12 @@ WITH candidates AS MATERIALIZED (
     ORDER BY not_before LIMIT $2
     FOR UPDATE SKIP LOCKED
   ), lapsed AS MATERIALIZED (
-    SELECT id, status, owner_id, side_effect_recorded, priority, created_at FROM task_state
-    WHERE queue = $1 AND status IN ('claimed', 'started') AND (lease_until <= now()) IS TRUE
-    ORDER BY priority DESC, created_at, id LIMIT $3
-    FOR UPDATE SKIP LOCKED
+    SELECT task_state.id, task_state.status, task_state.owner_id, task_state.side_effect_recorded, task_state.priority, task_state.created_at
+    FROM task_held held JOIN task_state ON task_state.id = held.id
+    WHERE held.queue = $1 AND (held.lease_until <= now()) IS TRUE
+      AND coalesce(task_state.status IN ('claimed', 'started') AND task_state.lease_until <= now(), false)
+    ORDER BY held.priority DESC, held.created_at, held.id LIMIT $3
+    FOR UPDATE OF task_state SKIP LOCKED
   )
   SELECT * FROM (SELECT * FROM queued UNION ALL SELECT * FROM due UNION ALL SELECT * FROM lapsed) candidate_sets
   ORDER BY priority DESC, created_at, id LIMIT $2
@@ -66,8 +68,8 @@ RETURNING t.*, d.previous_status, d.previous_owner_id`;
 
 // readQueueState (lib/tasks/claiming/breaker.ts): the queue's settings and whether any lease lapsed.
 const QUEUE_STATE = `
-SELECT q.*, EXISTS (SELECT 1 FROM task_state t WHERE t.queue = q.name
-  AND t.status IN ('claimed', 'started') AND t.lease_until <= now()) AS has_expired
+SELECT q.*, EXISTS (SELECT 1 FROM task_held held WHERE held.queue = q.name
+  AND held.lease_until <= now()) AS has_expired
 FROM queues q WHERE q.name = $1`;
 
 // reclaimBudget (lib/tasks/claiming/breaker.ts): expiries in the window, and the clock probe.
@@ -120,8 +122,8 @@ function verdict(plan: string): string {
     skipBelow = line.includes("(never executed)") ? indent : -1;
     if (skipBelow < 0) walked.push(line);
   }
-  const bad = walked.filter((l) => /(Seq|Bitmap Heap) Scan on task_state|Anti Join|Sort Key: (task\w*\.)?(priority|not_before)/.test(l));
-  const walks = ["tasks_queued_order", "tasks_scheduled", "tasks_held_order"].filter((i) => plan.includes(`Index Scan using ${i}`));
+  const bad = walked.filter((l) => /(Seq|Bitmap Heap) Scan on task_(state|held)|Anti Join|Sort Key: (task\w*\.|held\.)?(priority|not_before)/.test(l));
+  const walks = ["tasks_queued_order", "tasks_scheduled", "task_held_order"].filter((i) => plan.includes(`Index Scan using ${i}`));
   return bad.length === 0
     ? `VERDICT: index walk (${walks.join(" + ")}); no Seq Scan, no Sort over tasks`
     : `VERDICT: NOT an index walk:\n  ${bad.map((l) => l.trim()).join("\n  ")}`;
@@ -212,7 +214,7 @@ async function main(): Promise<void> {
     // In-flight worst case: ~25,000 held tasks, every lease live (the steady state of many
     // healthy workers), then one lapsed lease ranked below all of them.
     await db.unsafe(`UPDATE task_state SET lease_until = now() + interval '1 hour' WHERE status IN ('claimed', 'started')`);
-    await db.unsafe(`VACUUM ANALYZE task_state, task_content`);
+    await db.unsafe(`VACUUM ANALYZE task_state, task_content, task_held`);
     console.log("\n##### in-flight worst case: ~25,000 held tasks with live leases");
     await explain(db, "(b') readQueueState, no lease lapsed", QUEUE_STATE, ["default"]);
     await engineClaimNext(url.toString(), "(e') no lease lapsed, the gate open");

@@ -61,3 +61,21 @@ export async function danglingReferences(db: Executor): Promise<Record<string, n
       (SELECT count(*)::int FROM tasks t WHERE t.owner_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM actors a WHERE a.id = t.owner_id)) AS task_owner`);
   return { ...row! };
 }
+
+/**
+ * How far the held set (task_held, migration 0028) is from what it mirrors: claimed and
+ * started tasks missing from it, rows of it for tasks that are not held, and rows whose
+ * columns differ from task_state's. Its trigger keeps all three at zero for every writer.
+ */
+export async function heldSetDrift(db: Executor): Promise<{ missing: number; extra: number; stale: number }> {
+  const [row] = await db.execute<{ missing: number; extra: number; stale: number }>(sql`
+    SELECT
+      (SELECT count(*)::int FROM task_state s WHERE s.status IN ('claimed', 'started')
+         AND NOT EXISTS (SELECT 1 FROM task_held h WHERE h.id = s.id)) AS missing,
+      (SELECT count(*)::int FROM task_held h WHERE NOT EXISTS (
+         SELECT 1 FROM task_state s WHERE s.id = h.id AND s.status IN ('claimed', 'started'))) AS extra,
+      (SELECT count(*)::int FROM task_held h JOIN task_state s ON s.id = h.id
+         WHERE (h.queue, h.priority, h.created_at, h.lease_until, h.attempt_limited)
+               IS DISTINCT FROM (s.queue, s.priority, s.created_at, s.lease_until, s.attempt_limited)) AS stale`);
+  return { ...row! };
+}

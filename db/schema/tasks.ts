@@ -193,13 +193,6 @@ export const taskState = pgTable(
     // The task page's "needed by" direction.
     index("tasks_depends_on").using("gin", t.dependsOn).where(sql`${t.dependsOn} <> '{}'::bigint[]`),
     uniqueIndex("tasks_idempotency_key").on(t.queue, t.idempotencyKey).where(sql`${t.idempotencyKey} IS NOT NULL`),
-    index("tasks_held_order")
-      .on(t.queue, t.priority.desc().nullsFirst(), t.createdAt, t.id)
-      .where(sql`${t.status} IN ('claimed', 'started')`),
-    // "Has any lease in this queue lapsed?" is one probe here, however many tasks are held.
-    index("tasks_held_lease")
-      .on(t.queue, t.leaseUntil)
-      .where(sql`${t.status} IN ('claimed', 'started')`),
     // The board's columns across all queues: one status in claim order.
     index("tasks_status_order").on(t.status, t.priority.desc().nullsFirst(), t.createdAt, t.id),
     // Only tasks that reserve are in it: what is held, and whether a queue has such tasks at all.
@@ -208,10 +201,6 @@ export const taskState = pgTable(
     index("tasks_spent_done").on(t.queue, t.updatedAt).where(sql`${t.status} = 'done' AND ${t.spent} > 0`),
     index("tasks_owner").on(t.ownerId).where(sql`${t.ownerId} IS NOT NULL`),
     index("tasks_queue_status").on(t.queue, t.status, t.id),
-    // The few attempts that met their ceiling: a claim strikes their lapse before walking the queue.
-    index("tasks_attempt_limited")
-      .on(t.queue, t.leaseUntil)
-      .where(sql`${t.attemptLimited} AND ${t.status} IN ('claimed', 'started')`),
     check(
       "tasks_held_has_owner_and_lease",
       sql`(${t.status} IN ('claimed', 'started')) = (${t.leaseUntil} IS NOT NULL AND ${t.leaseSeconds} IS NOT NULL)
@@ -223,6 +212,34 @@ export const taskState = pgTable(
     check("tasks_failure_count_nonnegative", sql`${t.failureCount} >= 0`),
     check("tasks_budget", sql`(${t.budgetLimit} IS NULL) = (${t.budgetUnit} IS NULL) AND (${t.budgetLimit} IS NULL OR ${t.budgetLimit} > 0) AND ${t.spent} >= 0`),
     check("tasks_dependencies_bound", sql`cardinality(${t.dependsOn}) <= 1000 AND ${t.blockedBy} <@ ${t.dependsOn}`),
+  ],
+);
+
+/**
+ * The held set (migration 0028, design q's second step): a row for each claimed or started
+ * task, with the columns the walks of held tasks read. Written only by the trigger
+ * task_held_follows on task_state, so it is exact for every writer; task_state stays the
+ * record, and a walk that locks a task rechecks its status and lease there (EvalPlanQual
+ * rechecks the locked row, not this one). Its indexes left task_state, where every claim,
+ * start, heartbeat and completion had to insert into them.
+ */
+export const taskHeld = pgTable(
+  "task_held",
+  {
+    id: bigint("id", { mode: "bigint" }).primaryKey(),
+    queue: text("queue").notNull(),
+    priority: integer("priority").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    leaseUntil: timestamp("lease_until", { withTimezone: true }).notNull(),
+    attemptLimited: boolean("attempt_limited").notNull(),
+  },
+  (t) => [
+    // The claim's walk of lapsed leases, in claim order, stopping at its limit.
+    index("task_held_order").on(t.queue, t.priority.desc().nullsFirst(), t.createdAt, t.id),
+    // "Has any lease in this queue lapsed?" is one probe here, however many tasks are held.
+    index("task_held_lease").on(t.queue, t.leaseUntil),
+    // The few attempts that met their ceiling: a claim strikes their lapse before walking the queue.
+    index("task_held_attempt_limited").on(t.queue, t.leaseUntil).where(sql`${t.attemptLimited}`),
   ],
 );
 

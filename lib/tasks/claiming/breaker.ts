@@ -23,10 +23,13 @@ export interface QueueState {
   overBudget: boolean;
 }
 
-/** Some held task of the queue `q` has a lapsed lease (one probe of tasks_held_lease). */
+/**
+ * Some held task of the queue `q` has a lapsed lease: one probe of task_held_lease. The held
+ * set is written in the transaction that writes the task, so this snapshot sees them agree.
+ */
 export const lapsedLeaseIn = (now: SQL) => sql`EXISTS (
-  SELECT 1 FROM task_state t
-  WHERE t.queue = q.name AND t.status IN ('claimed', 'started') AND t.lease_until <= ${now})`;
+  SELECT 1 FROM task_held held
+  WHERE held.queue = q.name AND held.lease_until <= ${now})`;
 
 /** Some unfinished task of the queue `q` reserves something (read from tasks_reserving, which holds only such tasks). */
 export const reservingTaskIn = sql`EXISTS (

@@ -72,14 +72,19 @@ export async function strikeCappedLapses(tx: Executor, clock: Clock, queue: Queu
   // The flag is the fact: a ceiling lifted since still makes that attempt's lapse a strike.
   if (queue.breakerTrippedAt) return [];
   const now = clock.now();
-  const one = taskId ? sql`AND id = ${taskId}::bigint` : sql``;
+  const one = taskId ? sql`AND held.id = ${taskId}::bigint` : sql``;
+  const cutoff = lapseCutoff(clock, queue.lockDelaySeconds);
   const rows = await tx.execute<Record<string, unknown>>(withContent(sql`
     WITH capped AS MATERIALIZED (
-      SELECT id, owner_id, progress, progress_at, side_effect_recorded FROM task_state
-      WHERE queue = ${queue.name} AND attempt_limited AND status IN ('claimed', 'started') AND lease_until <= ${lapseCutoff(clock, queue.lockDelaySeconds)} ${one}
-      ORDER BY lease_until
+      -- Found in the held set (task_held_attempt_limited), locked and rechecked on task_state
+      -- (the recheck in coalesce(), as the claim's lapsed walk writes it: claim-next.ts says why).
+      SELECT s.id, s.owner_id, s.progress, s.progress_at, s.side_effect_recorded
+      FROM task_held held JOIN task_state s ON s.id = held.id
+      WHERE held.queue = ${queue.name} AND held.attempt_limited AND held.lease_until <= ${cutoff} ${one}
+        AND coalesce(s.attempt_limited AND s.status IN ('claimed', 'started') AND s.lease_until <= ${cutoff}, false)
+      ORDER BY held.lease_until
       LIMIT 100
-      FOR UPDATE SKIP LOCKED
+      FOR UPDATE OF s SKIP LOCKED
     )
     UPDATE task_state t SET
       ${lapseSet(strikeStatus, "c", now)},

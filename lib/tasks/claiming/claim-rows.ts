@@ -19,8 +19,13 @@ export interface ClaimedRow {
   wroteHandoff: boolean;
 }
 
+const CANDIDATE_NAMES = ["id", "status", "owner_id", "needs_check", "side_effect_recorded", "priority", "created_at", "progress", "progress_at"];
+
 /** Columns a candidate CTE must select, for claimRows. */
-export const CANDIDATE_COLUMNS = sql.raw(`id, status, owner_id, needs_check, side_effect_recorded, priority, created_at, progress, progress_at`);
+export const CANDIDATE_COLUMNS = sql.raw(CANDIDATE_NAMES.join(", "));
+
+/** The same columns named by their table, for a walk that joins task_state to a set (task_held) with columns of the same names. */
+export const candidateColumnsOf = (table: string) => sql.raw(CANDIDATE_NAMES.map((c) => `${table}.${c}`).join(", "));
 
 type ClaimOptions = { actor: ActorRef; leaseSeconds?: number; start?: boolean; instance?: string };
 

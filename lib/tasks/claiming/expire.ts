@@ -49,13 +49,18 @@ export const sweepExpiredLeases = defineOperation({
       }
       // One row past the budget tells whether this sweep would exceed the threshold.
       const limit = Math.min(budget + 1, SWEEP_BATCH);
+      const cutoff = lapseCutoff(clock, state.queue.lockDelaySeconds);
       const rows = await tx.execute<Record<string, unknown>>(withContent(sql`
         WITH lapsed AS MATERIALIZED (
-          SELECT id, owner_id, priority, created_at, progress, progress_at, side_effect_recorded FROM task_state
-          WHERE queue = ${name} AND status IN ('claimed', 'started') AND lease_until <= ${lapseCutoff(clock, state.queue.lockDelaySeconds)}
-          ORDER BY priority DESC, created_at, id
+          -- Walked in the held set, locked and rechecked on task_state (the recheck in
+          -- coalesce(), as the claim's lapsed walk writes it: claim-next.ts says why).
+          SELECT s.id, s.owner_id, s.priority, s.created_at, s.progress, s.progress_at, s.side_effect_recorded
+          FROM task_held held JOIN task_state s ON s.id = held.id
+          WHERE held.queue = ${name} AND held.lease_until <= ${cutoff}
+            AND coalesce(s.status IN ('claimed', 'started') AND s.lease_until <= ${cutoff}, false)
+          ORDER BY held.priority DESC, held.created_at, held.id
           LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED
+          FOR UPDATE OF s SKIP LOCKED
         ), chosen AS (
           SELECT * FROM lapsed ORDER BY priority DESC, created_at, id LIMIT ${Math.min(budget, SWEEP_BATCH)}
         )
