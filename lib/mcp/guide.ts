@@ -45,9 +45,12 @@ export function registerResources(server: McpServer, client: ClaimboardClient) {
   server.registerResource(
     "task",
     new ResourceTemplate(TASK_URI, {
-      // Listed: the tasks the caller holds right now.
+      // Listed: the tasks the caller holds right now (claimed or started). Not every task it
+      // owns: a finished task keeps its owner, so that list was its oldest done tasks.
       list: async () => {
-        const { tasks } = await client.listTasks({ owner: "me", limit: 100 }).catch(() => ({ tasks: [] }));
+        const held = await Promise.all((["claimed", "started"] as const).map((status) =>
+          client.listTasks({ owner: "me", status, limit: 100 }).catch(() => ({ tasks: [] }))));
+        const tasks = held.flatMap((page) => page.tasks);
         return {
           resources: tasks.map((task) => ({
             uri: `claimboard://tasks/${task.id}`, name: `Task ${task.id}: ${task.title}`, mimeType: "application/json",

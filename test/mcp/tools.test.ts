@@ -301,6 +301,16 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     const task = await create("as a resource");
     const read = await mcp.client.readResource({ uri: `claimboard://tasks/${task.id}` });
     expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ task: { id: task.id, title: "as a resource" } });
+    // Listed: what the caller holds now, not what it finished (a done task keeps its owner).
+    const finished = await create("finished as a resource");
+    const claimed = await taskOf(mcp, "claim_task", { id: finished.id, version: 1 });
+    const begun = await taskOf(mcp, "start_task", { id: finished.id, version: claimed.version });
+    await taskOf(mcp, "complete_task", { id: finished.id, version: begun.version });
+    const held = await taskOf(mcp, "claim_task", { id: task.id, version: 1 });
+    const { resources } = await mcp.client.listResources();
+    expect(resources.map((r) => r.uri)).toContain(`claimboard://tasks/${held.id}`);
+    expect(resources.map((r) => r.uri)).not.toContain(`claimboard://tasks/${finished.id}`);
+    await taskOf(mcp, "release_task", { id: task.id, version: held.version });
     const { resourceTemplates } = await mcp.client.listResourceTemplates();
     expect(resourceTemplates.map((r) => r.uriTemplate)).toEqual(["claimboard://tasks/{id}"]);
     await expect(mcp.client.readResource({ uri: "claimboard://tasks/99999999" })).rejects.toThrow(/not_found/);
