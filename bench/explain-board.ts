@@ -39,7 +39,7 @@ async function seed(url: string): Promise<void> {
              CASE WHEN s = 'started' THEN now() + interval '1 hour' END, CASE WHEN s = 'started' THEN 60 END, 2
       FROM generate_series(1, 40) i, LATERAL (SELECT (ARRAY['queued', 'started', 'done', 'escalated'])[1 + i % 4]::task_status AS s) x`);
     await sql.unsafe(`UPDATE task_state SET status = 'escalated', owner_id = NULL WHERE queue = 'default' AND status = 'done' AND id % 1000 = 3`);
-    await sql.unsafe(`VACUUM ANALYZE task_state, task_content, task_held`);
+    await sql.unsafe(`VACUUM ANALYZE task_state, task_content, task_held, task_queued`);
   } finally {
     await sql.end();
   }

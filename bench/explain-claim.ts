@@ -1,6 +1,6 @@
 /**
  * EXPLAIN (ANALYZE, BUFFERS) of the claim path at a million tasks (docs/claiming.md): claim-next
- * walks tasks_queued_order / task_held_order, lapsed leases included; the OR form sorts.
+ * walks task_queued_order / task_held_order, lapsed leases included; the OR form sorts.
  *   npx tsx bench/explain-claim.ts           # DATABASE_URL: a superuser URL; default the local PostgreSQL
  *   npx tsx bench/explain-claim.ts --graph   # the work graph's table: 30 % blocked, 10 % not yet due
  * Creates its own scratch database, applies the migrations, drops it at the end (~1 min).
@@ -31,15 +31,19 @@ const CLOCK_TOLERANCE_SECONDS = 5; // lib/tasks/claiming/breaker.ts
 const CLAIM_NEXT = `
 WITH candidates AS MATERIALIZED (
   WITH queued AS MATERIALIZED (
-    SELECT id, status, owner_id, side_effect_recorded, priority, created_at FROM task_state
-    WHERE queue = $1 AND status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NULL
-    ORDER BY priority DESC, created_at, id LIMIT $2
-    FOR UPDATE SKIP LOCKED
+    SELECT task_state.id, task_state.status, task_state.owner_id, task_state.side_effect_recorded, task_state.priority, task_state.created_at
+    FROM task_queued ready JOIN task_state ON task_state.id = ready.id
+    WHERE ready.queue = $1 AND ready.not_before IS NULL
+      AND coalesce(task_state.status = 'queued' AND task_state.blocked_by = '{}'::bigint[] AND task_state.not_before IS NULL, false)
+    ORDER BY ready.priority DESC, ready.created_at, ready.id LIMIT $2
+    FOR UPDATE OF task_state SKIP LOCKED
   ), due AS MATERIALIZED (
-    SELECT id, status, owner_id, side_effect_recorded, priority, created_at FROM task_state
-    WHERE queue = $1 AND status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NOT NULL AND not_before <= now()
-    ORDER BY not_before LIMIT $2
-    FOR UPDATE SKIP LOCKED
+    SELECT task_state.id, task_state.status, task_state.owner_id, task_state.side_effect_recorded, task_state.priority, task_state.created_at
+    FROM task_queued ready JOIN task_state ON task_state.id = ready.id
+    WHERE ready.queue = $1 AND ready.not_before IS NOT NULL AND ready.not_before <= now()
+      AND coalesce(task_state.status = 'queued' AND task_state.blocked_by = '{}'::bigint[] AND task_state.not_before <= now(), false)
+    ORDER BY ready.not_before LIMIT $2
+    FOR UPDATE OF task_state SKIP LOCKED
   ), lapsed AS MATERIALIZED (
     SELECT task_state.id, task_state.status, task_state.owner_id, task_state.side_effect_recorded, task_state.priority, task_state.created_at
     FROM task_held held JOIN task_state ON task_state.id = held.id
@@ -122,8 +126,8 @@ function verdict(plan: string): string {
     skipBelow = line.includes("(never executed)") ? indent : -1;
     if (skipBelow < 0) walked.push(line);
   }
-  const bad = walked.filter((l) => /(Seq|Bitmap Heap) Scan on task_(state|held)|Anti Join|Sort Key: (task\w*\.|held\.)?(priority|not_before)/.test(l));
-  const walks = ["tasks_queued_order", "tasks_scheduled", "task_held_order"].filter((i) => plan.includes(`Index Scan using ${i}`));
+  const bad = walked.filter((l) => /(Seq|Bitmap Heap) Scan on task_(state|held|queued)|Anti Join|Sort Key: (task\w*\.|held\.|ready\.)?(priority|not_before)/.test(l));
+  const walks = ["task_queued_order", "task_queued_scheduled", "task_held_order"].filter((i) => plan.includes(`Index Scan using ${i}`));
   return bad.length === 0
     ? `VERDICT: index walk (${walks.join(" + ")}); no Seq Scan, no Sort over tasks`
     : `VERDICT: NOT an index walk:\n  ${bad.map((l) => l.trim()).join("\n  ")}`;
@@ -214,7 +218,7 @@ async function main(): Promise<void> {
     // In-flight worst case: ~25,000 held tasks, every lease live (the steady state of many
     // healthy workers), then one lapsed lease ranked below all of them.
     await db.unsafe(`UPDATE task_state SET lease_until = now() + interval '1 hour' WHERE status IN ('claimed', 'started')`);
-    await db.unsafe(`VACUUM ANALYZE task_state, task_content, task_held`);
+    await db.unsafe(`VACUUM ANALYZE task_state, task_content, task_held, task_queued`);
     console.log("\n##### in-flight worst case: ~25,000 held tasks with live leases");
     await explain(db, "(b') readQueueState, no lease lapsed", QUEUE_STATE, ["default"]);
     await engineClaimNext(url.toString(), "(e') no lease lapsed, the gate open");

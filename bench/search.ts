@@ -19,7 +19,7 @@ export async function seedSearchable(url: string): Promise<void> {
              payload = jsonb_build_object('invoice', 'INV-' || t.id, 'supplier', 'Northwind')
       FROM (SELECT id FROM task_content ORDER BY id) s
       WHERE t.id = s.id AND t.id % (SELECT greatest(1, count(*) / ${MATCHES}) FROM task_content) = 0`);
-    await sql.unsafe(`VACUUM ANALYZE task_state, task_content, task_search`);
+    await sql.unsafe(`VACUUM ANALYZE task_state, task_content, task_queued, task_search`);
   } finally {
     await sql.end();
   }

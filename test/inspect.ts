@@ -79,3 +79,21 @@ export async function heldSetDrift(db: Executor): Promise<{ missing: number; ext
                IS DISTINCT FROM (s.queue, s.priority, s.created_at, s.lease_until, s.attempt_limited)) AS stale`);
   return { ...row! };
 }
+
+/**
+ * How far the claimable set (task_queued, migration 0029) is from what it mirrors: queued tasks
+ * that wait on no dependency missing from it, rows of it for other tasks, and rows whose
+ * columns differ from task_state's. Its triggers keep all three at zero for every writer.
+ */
+export async function queuedSetDrift(db: Executor): Promise<{ missing: number; extra: number; stale: number }> {
+  const [row] = await db.execute<{ missing: number; extra: number; stale: number }>(sql`
+    SELECT
+      (SELECT count(*)::int FROM task_state s WHERE s.status = 'queued' AND s.blocked_by = '{}'::bigint[]
+         AND NOT EXISTS (SELECT 1 FROM task_queued r WHERE r.id = s.id)) AS missing,
+      (SELECT count(*)::int FROM task_queued r WHERE NOT EXISTS (
+         SELECT 1 FROM task_state s WHERE s.id = r.id AND s.status = 'queued' AND s.blocked_by = '{}'::bigint[])) AS extra,
+      (SELECT count(*)::int FROM task_queued r JOIN task_state s ON s.id = r.id
+         WHERE (r.queue, r.priority, r.created_at, r.not_before)
+               IS DISTINCT FROM (s.queue, s.priority, s.created_at, s.not_before)) AS stale`);
+  return { ...row! };
+}

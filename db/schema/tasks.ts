@@ -179,15 +179,6 @@ export const taskState = pgTable(
   "task_state",
   stateColumns(),
   (t) => [
-    // Claim-next walks these in order and stops after LIMIT rows, at any table size. Blocked
-    // and scheduled tasks are not in tasks_queued_order at all; due scheduled tasks are read
-    // in not_before order from tasks_scheduled, so no walk ever steps over a not-yet-due row.
-    index("tasks_queued_order")
-      .on(t.queue, t.priority.desc().nullsFirst(), t.createdAt, t.id)
-      .where(sql`${t.status} = 'queued' AND ${t.blockedBy} = '{}'::bigint[] AND ${t.notBefore} IS NULL`),
-    index("tasks_scheduled")
-      .on(t.queue, t.notBefore)
-      .where(sql`${t.status} = 'queued' AND ${t.blockedBy} = '{}'::bigint[] AND ${t.notBefore} IS NOT NULL`),
     // The completing transaction finds the dependents it unblocks here: only blocked tasks are in it.
     index("tasks_blocked_by").using("gin", t.blockedBy).where(sql`${t.blockedBy} <> '{}'::bigint[]`),
     // The task page's "needed by" direction.
@@ -240,6 +231,30 @@ export const taskHeld = pgTable(
     index("task_held_lease").on(t.queue, t.leaseUntil),
     // The few attempts that met their ceiling: a claim strikes their lapse before walking the queue.
     index("task_held_attempt_limited").on(t.queue, t.leaseUntil).where(sql`${t.attemptLimited}`),
+  ],
+);
+
+/**
+ * The claimable set (migration 0029, design q's third step): a row for each queued task that
+ * waits on no dependency, ready now or at its not_before. Written only by the triggers
+ * task_queued_added and task_queued_follows on task_state; the claim walks it and locks and
+ * rechecks on task_state, as the held walks do with task_held.
+ */
+export const taskQueued = pgTable(
+  "task_queued",
+  {
+    id: bigint("id", { mode: "bigint" }).primaryKey(),
+    queue: text("queue").notNull(),
+    priority: integer("priority").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    notBefore: timestamp("not_before", { withTimezone: true }),
+  },
+  (t) => [
+    // Claim-next walks these in order and stops after LIMIT rows, at any table size. Blocked
+    // tasks are not in the set at all; due scheduled tasks are read in not_before order from
+    // task_queued_scheduled, so no walk ever steps over a not-yet-due row.
+    index("task_queued_order").on(t.queue, t.priority.desc().nullsFirst(), t.createdAt, t.id).where(sql`${t.notBefore} IS NULL`),
+    index("task_queued_scheduled").on(t.queue, t.notBefore).where(sql`${t.notBefore} IS NOT NULL`),
   ],
 );
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createTask, resetBreaker, setQueueSettings } from "@/lib/tasks";
 import type { RunningAgent } from "@/test/cli";
-import { heldSetDrift, queueEvents, queueRow } from "@/test/inspect";
+import { heldSetDrift, queuedSetDrift, queueEvents, queueRow } from "@/test/inspect";
 import { expectLogEqualsTable, rig, waitFor, type Rig } from "./harness";
 import { makeQueue } from "@/test/queues";
 
@@ -69,8 +69,9 @@ test("fault 7: hundreds of leases lapsing at once trip the breaker at the thresh
   expect(await queueEvents(r.database.db, queue, "lease_expired")).toHaveLength(TASKS);
   expect(await queueEvents(r.database.db, queue, "breaker_tripped")).toHaveLength(1);
   await expectLogEqualsTable(r.database.db, queue);
-  // The held set (migration 0028), written by its trigger through the lapses, strikes and reclaims above.
+  // The held and claimable sets (migrations 0028, 0029), written by their triggers through the lapses, strikes and reclaims above.
   expect(await heldSetDrift(r.database.db)).toEqual({ missing: 0, extra: 0, stale: 0 });
+  expect(await queuedSetDrift(r.database.db)).toEqual({ missing: 0, extra: 0, stale: 0 });
   console.log(
     `[fault 7] ${TASKS} leases lapsed at once, threshold ${THRESHOLD} in 300 s, ${AGENTS} agents: breaker tripped (expiry_spike) ` +
       `after ${expiries} expiries, ${Math.round(trippedMs)} ms after the agents started; reclaimed while tripped: 0; ` +

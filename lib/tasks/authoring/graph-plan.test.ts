@@ -26,7 +26,7 @@ beforeAll(async () => {
   sara = await f.actor("Sara");
   await f.queue(QUEUE);
   await f.db.execute(sql`INSERT INTO tasks (queue, title) SELECT ${QUEUE}, 'bulk ' || i FROM generate_series(1, ${TASKS}::int) i`);
-  await f.db.execute(sql`ANALYZE task_state, task_content`);
+  await f.db.execute(sql`ANALYZE task_state, task_content, task_queued`);
   plans = [];
   client = postgres(f.database.url, {
     max: 1, // LOAD and SET hold for this one session

@@ -8,6 +8,7 @@ import { loadTask, rawToTaskRow, withContent } from "../core/task-row";
 import { lapseEvent, lapsedOf, lapseReturning, lapseSet } from "../core/lapse";
 import { ownerTransition } from "../core/transition";
 import { lapseCutoff } from "./lock-delay";
+import { recheck } from "./claim-rows";
 import { strikeStatus } from "../core/strike";
 import { effectsLeftUnknown } from "../effects/ledger";
 import { fail, type ActorRef, type Result, type Task } from "../core/types";
@@ -76,12 +77,11 @@ export async function strikeCappedLapses(tx: Executor, clock: Clock, queue: Queu
   const cutoff = lapseCutoff(clock, queue.lockDelaySeconds);
   const rows = await tx.execute<Record<string, unknown>>(withContent(sql`
     WITH capped AS MATERIALIZED (
-      -- Found in the held set (task_held_attempt_limited), locked and rechecked on task_state
-      -- (the recheck in coalesce(), as the claim's lapsed walk writes it: claim-next.ts says why).
+      -- Found in the held set (task_held_attempt_limited), locked and rechecked on task_state (recheck, claim-rows.ts).
       SELECT s.id, s.owner_id, s.progress, s.progress_at, s.side_effect_recorded
       FROM task_held held JOIN task_state s ON s.id = held.id
       WHERE held.queue = ${queue.name} AND held.attempt_limited AND held.lease_until <= ${cutoff} ${one}
-        AND coalesce(s.attempt_limited AND s.status IN ('claimed', 'started') AND s.lease_until <= ${cutoff}, false)
+        AND ${recheck(sql`s.attempt_limited AND s.status IN ('claimed', 'started') AND s.lease_until <= ${cutoff}`)}
       ORDER BY held.lease_until
       LIMIT 100
       FOR UPDATE OF s SKIP LOCKED

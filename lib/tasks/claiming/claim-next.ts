@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import { lapsedLeaseIn, readQueueState, reclaimBudget, reservingTaskIn } from "./breaker";
-import { CANDIDATE_COLUMNS, candidateColumnsOf, claimRows, claimRowsGated } from "./claim-rows";
+import { candidateColumnsOf, claimRows, claimRowsGated, recheck } from "./claim-rows";
 import type { Clock } from "../core/clock";
 import { defineOperation } from "../core/engine";
 import { DEFAULT_QUEUE, refuseNewWork, unknownQueueIn } from "../queues/queues";
@@ -15,9 +15,7 @@ import { lapseCutoff } from "./lock-delay";
 import { lockReservations, reservationFilter } from "../reservations/held";
 import { overMonthlyCap } from "../budgets/cap";
 
-// The partial indexes' predicates (db/schema/tasks.ts), which a query must repeat to use them.
-const READY_QUEUED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NULL`);
-const READY_SCHEDULED = sql.raw(`status = 'queued' AND blocked_by = '{}'::bigint[] AND not_before IS NOT NULL`);
+const WAITS_ON_NOTHING = sql.raw(`task_state.status = 'queued' AND task_state.blocked_by = '{}'::bigint[]`);
 
 /**
  * A claim's LIMIT written into the statement, not bound: bound, the prepared statement's
@@ -61,34 +59,31 @@ function candidateSets(queue: string, clock: Clock, sets: { take: number; takeLa
   const [take, takeLapsed] = [limitLiteral(sets.take), limitLiteral(sets.takeLapsed)];
   return sql`
     WITH queued AS MATERIALIZED (
-      -- tasks_queued_order holds only unblocked tasks with no notBefore (the predicate below
-      -- is the index's, word for word), so the walk never steps over a blocked or waiting row.
-      SELECT ${CANDIDATE_COLUMNS} FROM task_state
-      WHERE queue = ${queue} AND ${READY_QUEUED} ${checkFilter} ${sets.also}
-      ORDER BY priority DESC, created_at, id
+      -- The claimable set (task_queued): its task_queued_order holds only tasks that wait on
+      -- nothing, with no notBefore, so the walk never steps over a blocked or waiting row.
+      SELECT ${candidateColumnsOf("task_state")} FROM task_queued ready JOIN task_state ON task_state.id = ready.id
+      WHERE ready.queue = ${queue} AND ready.not_before IS NULL
+        AND ${recheck(sql`${WAITS_ON_NOTHING} AND task_state.not_before IS NULL`)} ${checkFilter} ${sets.also}
+      ORDER BY ready.priority DESC, ready.created_at, ready.id
       LIMIT ${take}
-      FOR UPDATE SKIP LOCKED
+      FOR UPDATE OF task_state SKIP LOCKED
     ), due AS MATERIALIZED (
-      -- Scheduled and backed-off tasks, walked by tasks_scheduled in not_before order: a range
-      -- read that stops at the first not-yet-due row or at the limit, however many still wait.
-      SELECT ${CANDIDATE_COLUMNS} FROM task_state
-      WHERE queue = ${queue} AND ${READY_SCHEDULED} AND not_before <= ${clock.now()} ${checkFilter} ${sets.also}
-      ORDER BY not_before
+      -- Scheduled and backed-off tasks, walked by task_queued_scheduled in not_before order: a
+      -- range read that stops at the first not-yet-due row or at the limit, however many wait.
+      SELECT ${candidateColumnsOf("task_state")} FROM task_queued ready JOIN task_state ON task_state.id = ready.id
+      WHERE ready.queue = ${queue} AND ready.not_before IS NOT NULL AND ready.not_before <= ${clock.now()}
+        AND ${recheck(sql`${WAITS_ON_NOTHING} AND task_state.not_before <= ${clock.now()}`)} ${checkFilter} ${sets.also}
+      ORDER BY ready.not_before
       LIMIT ${take}
-      FOR UPDATE SKIP LOCKED
+      FOR UPDATE OF task_state SKIP LOCKED
     ), lapsed AS MATERIALIZED (
       -- The held set (task_held) in claim order: "(…) IS TRUE" keeps this a walk of
       -- task_held_order that stops at the limit: offered task_held_lease, the planner may fetch
       -- every lapsed lease and sort them (220 ms for a batch in a 25,000-lease storm, against
-      -- 0.4 ms for the walk). The lock is on task_state, and the lease is read again there:
-      -- a row locked after a concurrent write is rechecked against its new version. That
-      -- recheck is wrapped in coalesce() so the planner does not estimate it from task_state's
-      -- statistics (held rows are 2.5 % of a table of finished tasks): it would expect to walk
-      -- forty held rows for each one it keeps, and sort every lapsed lease of the queue instead
-      -- (121 ms for a batch at a million tasks, bench/explain-claim.ts (a), against 5.6 ms).
+      -- 0.4 ms for the walk).
       SELECT ${candidateColumnsOf("task_state")} FROM task_held held JOIN task_state ON task_state.id = held.id
       WHERE held.queue = ${queue} AND (held.lease_until <= ${sets.lapsedBy}) IS TRUE
-        AND coalesce(task_state.status IN ('claimed', 'started') AND task_state.lease_until <= ${sets.lapsedBy}, false)
+        AND ${recheck(sql`task_state.status IN ('claimed', 'started') AND task_state.lease_until <= ${sets.lapsedBy}`)}
         ${lapsedCheckFilter} ${sets.also}
       ORDER BY held.priority DESC, held.created_at, held.id
       LIMIT ${takeLapsed}

@@ -17,7 +17,7 @@ beforeAll(async () => {
   database = await freshDatabase();
   one = connectDatabase(database.url, { max: 1, prepare: true, applicationName: "claimboard-test" });
   await database.client`INSERT INTO tasks (queue, title) SELECT 'default', 'task ' || i FROM generate_series(1, 3000) i`;
-  await database.client`VACUUM ANALYZE task_state, task_content, task_held`;
+  await database.client`VACUUM ANALYZE task_state, task_content, task_held, task_queued`;
 });
 afterAll(async () => {
   await one?.client.end({ timeout: 5 });

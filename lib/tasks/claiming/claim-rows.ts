@@ -24,8 +24,20 @@ const CANDIDATE_NAMES = ["id", "status", "owner_id", "needs_check", "side_effect
 /** Columns a candidate CTE must select, for claimRows. */
 export const CANDIDATE_COLUMNS = sql.raw(CANDIDATE_NAMES.join(", "));
 
-/** The same columns named by their table, for a walk that joins task_state to a set (task_held) with columns of the same names. */
+/** The same columns named by their table, for a walk that joins task_state to a set (task_queued, task_held) with columns of the same names. */
 export const candidateColumnsOf = (table: string) => sql.raw(CANDIDATE_NAMES.map((c) => `${table}.${c}`).join(", "));
+
+/**
+ * A walk finds its tasks in a set (task_queued, task_held) and locks them on task_state, which
+ * is the record: what made a task a candidate is checked again there, so a row locked after a
+ * concurrent write is rechecked against its new version (EvalPlanQual rechecks the locked
+ * table's row, not the set's). The recheck is wrapped in coalesce() so that the planner does
+ * not estimate it from task_state's statistics: held rows, say, are 2.5 % of a table of
+ * finished tasks, so it would expect to walk forty set rows for each one it keeps, and sort
+ * the whole set instead of walking it (121 ms for a batch's lapsed walk at a million tasks,
+ * bench/explain-claim.ts (a), against 5.6 ms); coalesce() gets its default estimate.
+ */
+export const recheck = (condition: SQL) => sql`coalesce(${condition}, false)`;
 
 type ClaimOptions = { actor: ActorRef; leaseSeconds?: number; start?: boolean; instance?: string };
 

@@ -10,6 +10,7 @@ import { lapseEvent, lapsedOf, lapseReturning, lapseSet } from "../core/lapse";
 import { strikeCappedLapses } from "./ceiling";
 import { SUPERVISORS } from "../core/standing";
 import { lapseCutoff } from "./lock-delay";
+import { recheck } from "./claim-rows";
 import { effectsLeftUnknown } from "../effects/ledger";
 
 /** At most this many expiries per queue per sweep, to keep one transaction small. */
@@ -52,12 +53,11 @@ export const sweepExpiredLeases = defineOperation({
       const cutoff = lapseCutoff(clock, state.queue.lockDelaySeconds);
       const rows = await tx.execute<Record<string, unknown>>(withContent(sql`
         WITH lapsed AS MATERIALIZED (
-          -- Walked in the held set, locked and rechecked on task_state (the recheck in
-          -- coalesce(), as the claim's lapsed walk writes it: claim-next.ts says why).
+          -- Walked in the held set, locked and rechecked on task_state (recheck, claim-rows.ts).
           SELECT s.id, s.owner_id, s.priority, s.created_at, s.progress, s.progress_at, s.side_effect_recorded
           FROM task_held held JOIN task_state s ON s.id = held.id
           WHERE held.queue = ${name} AND held.lease_until <= ${cutoff}
-            AND coalesce(s.status IN ('claimed', 'started') AND s.lease_until <= ${cutoff}, false)
+            AND ${recheck(sql`s.status IN ('claimed', 'started') AND s.lease_until <= ${cutoff}`)}
           ORDER BY held.priority DESC, held.created_at, held.id
           LIMIT ${limit}
           FOR UPDATE OF s SKIP LOCKED

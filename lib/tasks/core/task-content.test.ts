@@ -138,7 +138,7 @@ describe("migration 0027 on a database with tasks in every state", () => {
       SELECT column_name FROM information_schema.columns WHERE table_name = 'task_state' AND column_name IN ('title', 'description', 'payload')`) as unknown as unknown[];
     expect(columns).toEqual([]);
     const indexes = (await database.client`SELECT indexname FROM pg_indexes WHERE tablename = 'task_state' ORDER BY 1`) as unknown as { indexname: string }[];
-    expect(indexes.map((i) => i.indexname)).toContain("tasks_queued_order");
+    expect(indexes.map((i) => i.indexname)).toContain("tasks_status_order");
     const reader = await createActor(database.db, "user", "Reader");
     const found = await listTasks(database.db, listTasksQuery.parse({ q: "OLD-125" }), reader);
     expect(found.items.map((t) => t.title)).toEqual(["Old task 125"]);

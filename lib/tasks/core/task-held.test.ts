@@ -7,6 +7,7 @@ import {
 } from "@/lib/tasks";
 import { createActor } from "@/lib/tasks/core/actors";
 import { readLapsed } from "@/lib/tasks/supervise/lapsed";
+import { readInbox } from "@/lib/tasks/supervise/inbox";
 import { migrateDatabase, migrationsFolderUpTo } from "@/db/migrate";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 import { freshDatabase, type TestDatabase } from "@/test/db";
@@ -104,6 +105,12 @@ describe("task_held follows task_state", () => {
     expect(await heldRow(c.id)).toBeUndefined();
     expect(await heldRow(a.id)).toBeDefined(); // bilal's lease runs
     expect(await heldSetDrift(f.db)).toEqual({ missing: 0, extra: 0, stale: 0 });
+
+    // The inbox's tripped breaker lists what it holds back from the set too. (Its read is on the
+    // database's clock, where the fixture's 2026-01-01 lease of bilal has long lapsed.)
+    await f.database.client`UPDATE queues SET breaker_tripped_at = now(), breaker_reason = 'test' WHERE name = ${q}`;
+    const inbox = await readInbox(f.db, null, sara);
+    expect(inbox.breakers.find((b) => b.name === q)?.heldBack.map((t) => t.id)).toEqual([a.id]);
   });
 
   test("an attempt at its ceiling is marked in the set, and its lapse is struck from it", async () => {
@@ -177,7 +184,7 @@ describe("migration 0028 on a database with held, lapsed and finished tasks", ()
     expect(await heldSetDrift(database.db)).toEqual({ missing: 0, extra: 0, stale: 0 });
     const indexes = (await database.client`SELECT indexname FROM pg_indexes WHERE tablename = 'task_state'`) as unknown as { indexname: string }[];
     const names = indexes.map((i) => i.indexname);
-    expect(names).toContain("tasks_queued_order");
+    expect(names).toContain("tasks_status_order");
     expect(names.filter((n) => ["tasks_held_order", "tasks_held_lease", "tasks_attempt_limited"].includes(n))).toEqual([]);
   });
 
