@@ -177,7 +177,15 @@ const stateColumns = () => ({
  */
 export const taskState = pgTable(
   "task_state",
-  stateColumns(),
+  {
+    ...stateColumns(),
+    /**
+     * Bumped by a statement that writes the task's set rows (task_queued, task_held) itself, the
+     * claim's and the completion's: the set triggers run only where it did not change
+     * (migration 0030). Not a fact of the task; not in the view `tasks`.
+     */
+    setsMark: integer("sets_mark").notNull().default(0),
+  },
   (t) => [
     // The completing transaction finds the dependents it unblocks here: only blocked tasks are in it.
     index("tasks_blocked_by").using("gin", t.blockedBy).where(sql`${t.blockedBy} <> '{}'::bigint[]`),

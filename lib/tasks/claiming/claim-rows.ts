@@ -4,7 +4,7 @@ import type { TaskRow } from "@/db/schema";
 import type { Clock } from "../core/clock";
 import { appendEvents, type NewEvent } from "../core/events";
 import { lapseEvent } from "../core/lapse";
-import { rawToTaskRow, withContent } from "../core/task-row";
+import { CONTENT_COLUMNS, contentOf, rawToTaskRow } from "../core/task-row";
 import type { ActorRef } from "../core/types";
 import { executePrepared } from "../core/prepared";
 import { instanceOf, lapseHandoff, startAttempt } from "../core/attempt";
@@ -52,10 +52,12 @@ type ClaimOptions = { actor: ActorRef; leaseSeconds?: number; start?: boolean; i
  * and starts it (version + 1) when asked and no check is needed.
  */
 export async function claimRows(tx: Tx, clock: Clock, candidates: SQL, options: ClaimOptions): Promise<ClaimedRow[]> {
-  const rows = await executePrepared<Record<string, unknown>>(tx, withContent(sql`
+  const rows = await executePrepared<Record<string, unknown>>(tx, sql`
     WITH candidates AS MATERIALIZED (${candidates}),
-    decided AS (${decided(options)})
-    ${claimUpdate(clock, options)}`));
+    decided AS (${decided(options)}),
+    claimed AS (${claimUpdate(clock, options)}),
+    ${claimedSets}
+    SELECT claimed.*, ${CONTENT_COLUMNS} FROM claimed ${contentOf("claimed")}`);
   return claimedFrom(tx, clock, rows, options);
 }
 
@@ -74,13 +76,33 @@ export async function claimRowsGated(
     WITH gate AS MATERIALIZED (SELECT ${gate} AS open),
     candidates AS MATERIALIZED (SELECT * FROM (${candidates}) walked WHERE (SELECT open FROM gate)),
     decided AS (${decided(options)}),
-    claimed AS (${claimUpdate(clock, options)})
-    SELECT gate.open AS gate_open, claimed.*, c.title, c.description, c.payload
-    FROM gate LEFT JOIN claimed ON true LEFT JOIN task_content c ON c.id = claimed.id`);
+    claimed AS (${claimUpdate(clock, options)}),
+    ${claimedSets}
+    SELECT gate.open AS gate_open, claimed.*, ${CONTENT_COLUMNS}
+    FROM gate LEFT JOIN claimed ON true ${contentOf("claimed")}`);
   await after;
   const open = rows[0]?.gate_open === true;
   return { open, claimed: await claimedFrom(tx, clock, rows.filter((raw) => raw.id !== null), options) };
 }
+
+/**
+ * The claim writes its tasks' set rows in its own statement (its UPDATE bumps sets_mark, so the
+ * set triggers leave these rows alone, migration 0030): ~30 µs a task here against ~80–100
+ * through the triggers (docs/performance.md, "design q, step 3"). A task claimed from the
+ * queue leaves the claimable set and enters the held set; a lapsed lease reclaimed keeps its
+ * held row, with the new lease. (Not one INSERT … ON CONFLICT: its speculative insertion
+ * writes one WAL record more a claim.)
+ */
+const claimedSets = sql.raw(`
+    left_queued AS (DELETE FROM task_queued r USING claimed WHERE r.id = claimed.id AND claimed.previous_status = 'queued'),
+    now_held AS (
+      INSERT INTO task_held (id, queue, priority, created_at, lease_until, attempt_limited)
+      SELECT id, queue, priority, created_at, lease_until, attempt_limited FROM claimed WHERE previous_status = 'queued'
+    ),
+    still_held AS (
+      UPDATE task_held h SET lease_until = claimed.lease_until, attempt_limited = claimed.attempt_limited
+      FROM claimed WHERE h.id = claimed.id AND claimed.previous_status <> 'queued'
+    )`);
 
 /** What the claim decides for each candidate before it writes: the `decided` CTE's body. */
 function decided(options: ClaimOptions): SQL {
@@ -121,7 +143,8 @@ function claimUpdate(clock: Clock, options: ClaimOptions): SQL {
         + CASE WHEN d.previous_status <> 'queued' THEN 1 ELSE 0 END
         + 1
         + CASE WHEN ${start}::boolean AND NOT d.needs_check THEN 1 ELSE 0 END,
-      updated_at = ${clock.now()}
+      updated_at = ${clock.now()},
+      sets_mark = t.sets_mark + 1 -- its set rows are written beside it (claimedSets)
     FROM decided d
     WHERE t.id = d.id
     RETURNING t.*, d.previous_status, d.previous_owner_id, d.progress_at IS NOT NULL AS wrote_handoff, d.lapsed_effects`;

@@ -5,13 +5,13 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { drizzle } from "drizzle-orm/postgres-js";
 import * as schema from "@/db/schema";
 import {
-  cancel, claim, claimBatch, claimNext, complete, editTask, failTask, perform, release, requeue, setQueueSettings, start, type ActorRef,
+  cancel, claim, claimBatch, claimNext, complete, editTask, failTask, perform, release, renew, requeue, setQueueSettings, start, type ActorRef,
 } from "@/lib/tasks";
 import { createActor } from "@/lib/tasks/core/actors";
 import { migrateDatabase, migrationsFolderUpTo } from "@/db/migrate";
 import { engineFixture, withStanding, type EngineFixture } from "@/test/engine";
 import { freshDatabase, type TestDatabase } from "@/test/db";
-import { queuedSetDrift } from "@/test/inspect";
+import { heldSetDrift, queuedSetDrift } from "@/test/inspect";
 
 // The claimable set (task_queued, migration 0029, docs/design-q.md step 3): a row for each
 // queued task that waits on no dependency, written by triggers on task_state, walked by the
@@ -147,6 +147,43 @@ describe("the claim walks the set", () => {
       SELECT id::text FROM task_state WHERE queue = ${q} AND status = 'queued' ORDER BY priority DESC, created_at, id LIMIT 1`;
     const next = await perform(claimNext, { queue: q }, { db: f.db, actor: amal, clock: f.clock });
     expect(next.ok && next.value?.id).toBe(best!.id);
+  });
+});
+
+describe("the loop's own statements write their set rows (migration 0030)", () => {
+  let g: EngineFixture;
+  beforeAll(async () => {
+    g = await engineFixture();
+    // In this database the set triggers refuse to run: whatever still works wrote its set rows itself.
+    for (const fn of ["task_held_follows", "task_queued_follows"]) {
+      await g.database.client.unsafe(`CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'the set trigger ${fn} ran'; END $$`);
+    }
+  });
+  afterAll(async () => {
+    await g?.close();
+  });
+
+  test("claim-next, claim-batch, the targeted claim, a lapsed lease's reclaim and the completion call no set trigger, and the sets stay exact", async () => {
+    const agent = await g.actor("loop", "agent");
+    const q = await g.queue("own-sets", { leaseSeconds: 30 });
+    const tasks = [];
+    for (let i = 0; i < 5; i++) tasks.push(await g.task(`loop ${i}`, { queue: q, priority: i }));
+    const first = (await g.must(claimNext, { queue: q, start: true }, agent))!;
+    const done = await g.must(complete, { taskId: first.id, version: first.version }, agent);
+    expect(done.status).toBe("done");
+    const batch = await g.must(claimBatch, { queue: q, limit: 2 }, agent);
+    expect(batch).toHaveLength(2);
+    const targeted = await g.must(claim, { taskId: tasks[0]!.id, version: tasks[0]!.version }, agent);
+    expect(targeted.status).toBe("claimed");
+    g.clock.advance(31);
+    const reclaimed = (await g.must(claimNext, { queue: q, start: true }, agent))!;
+    expect(reclaimed.id).toBe(batch[0]!.id); // the best lapsed lease, over the last queued task
+    expect(await queuedSetDrift(g.db)).toEqual(noDrift);
+    expect(await heldSetDrift(g.db)).toEqual(noDrift);
+    // The instrument works: a heartbeat moves the lease through the trigger, which refuses here.
+    g.clock.advance(5);
+    await expect(g.run(renew, { taskId: reclaimed.id, version: reclaimed.version }, agent)).rejects.toThrow(/the set trigger task_held_follows ran/);
   });
 });
 

@@ -30,7 +30,17 @@ const nullableTimestamp = (value: string | Date | null) => (value === null ? nul
  */
 export const withContent = (write: SQL) => sql`
   WITH written AS (${write})
-  SELECT written.*, c.title, c.description, c.payload FROM written LEFT JOIN task_content c ON c.id = written.id`;
+  SELECT written.*, ${CONTENT_COLUMNS} FROM written ${contentOf("written")}`;
+
+/** The words' columns, as read by `contentOf` (alias c). */
+export const CONTENT_COLUMNS = sql.raw(`c.title, c.description, c.payload`);
+
+/**
+ * The words of the rows a CTE `cte` wrote, joined by id: for a statement whose write sits among
+ * other data-modifying CTEs (the claim's, the completion's set rows), which withContent cannot
+ * wrap (PostgreSQL takes data-modifying CTEs at the top level only).
+ */
+export const contentOf = (cte: string) => sql.raw(`LEFT JOIN task_content c ON c.id = ${cte}.id`);
 
 /** A raw `RETURNING tasks.*` row (snake_case, text timestamps) as a typed TaskRow. */
 export function rawToTaskRow(raw: Record<string, unknown>): TaskRow {

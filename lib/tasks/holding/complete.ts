@@ -9,7 +9,7 @@ import { instanceOf } from "../core/attempt";
 import { dependentsUnblocked } from "../authoring/graph";
 import { executePrepared } from "../core/prepared";
 import { completeInput, completeNextInput } from "../core/schemas";
-import { loadTask, rawToTaskRow, toTasks, withContent } from "../core/task-row";
+import { CONTENT_COLUMNS, contentOf, loadTask, rawToTaskRow, toTasks } from "../core/task-row";
 import { ownerTransition } from "../core/transition";
 import { ok, type ActorRef, type Result, type Task } from "../core/types";
 import { WORKERS } from "../core/standing";
@@ -63,23 +63,28 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
   const spending = items.some((i) => i.spend !== undefined);
   const spendItem = items.length === 1 ? sql`${items[0]!.spend ?? 0}::numeric` : sql`(${JSON.stringify(Object.fromEntries(items.map((i) => [i.taskId, i.spend ?? 0])))}::jsonb ->> item.id::text)::numeric`;
   const spent = spending ? sql`spent = t.spent + ${spendItem},` : sql``;
-  const updating = executePrepared<Record<string, unknown>>(tx, withContent(sql`
+  // The completion writes its tasks' held-set rows in its own statement (its UPDATE bumps
+  // sets_mark, so the set triggers leave them; claim-rows.ts, claimedSets, says why): a task
+  // done or in review leaves the held set, and enters no other.
+  const updating = executePrepared<Record<string, unknown>>(tx, sql`
     WITH item AS (${item}), locked AS MATERIALIZED (
       SELECT t.id, t.side_effect_recorded FROM task_state t JOIN item ON item.id = t.id
       ORDER BY t.id
       FOR UPDATE OF t
-    )
+    ), written AS (
     UPDATE task_state t SET status = CASE WHEN ${review} THEN 'in_review' ELSE 'done' END::task_status,
                        submission = CASE WHEN ${review} THEN jsonb_build_object(
                          'result', item.result, 'digest', item.digest, 'by', ${JSON.stringify(actorOf(actor))}::jsonb,
                          'attempt', t.attempt, 'at', to_char(${now}::timestamptz AT TIME ZONE 'UTC', ${ISO_MS})
                        ) ELSE t.submission END, ${spent}
                        lease_until = NULL, lease_seconds = NULL, side_effect_recorded = false,
-                       intended_effects = 0, version = t.version + 1, updated_at = ${now}
+                       intended_effects = 0, version = t.version + 1, updated_at = ${now}, sets_mark = t.sets_mark + 1
     FROM locked l, item, queues q
     WHERE t.id = l.id AND item.id = t.id AND q.name = t.queue
       AND ${move.guard(actor, sql`item.version`, now, sql`t.unknown_effects = 0`)}
-    RETURNING t.*, l.side_effect_recorded AS had_effects`));
+    RETURNING t.*, l.side_effect_recorded AS had_effects
+    ), left_held AS (DELETE FROM task_held h USING written WHERE h.id = written.id)
+    SELECT written.*, ${CONTENT_COLUMNS} FROM written ${contentOf("written")}`);
   // Sent behind the UPDATE in the same round trip, it unblocks only what the UPDATE made done
   // (claimable when this commits).
   const unblocking = dependentsUnblocked(tx, clock, actor, items.map((i) => BigInt(i.taskId)));
