@@ -63,37 +63,35 @@ export async function danglingReferences(db: Executor): Promise<Record<string, n
 }
 
 /**
- * How far the held set (task_held, migration 0028) is from what it mirrors: claimed and
- * started tasks missing from it, rows of it for tasks that are not held, and rows whose
- * columns differ from task_state's. Its trigger keeps all three at zero for every writer.
+ * The sets that mirror task_state (migrations 0028, 0029): which tasks each holds, and the
+ * columns it copies. Their triggers, and the claim's and completion's own statements, keep
+ * them exact for every writer.
  */
-export async function heldSetDrift(db: Executor): Promise<{ missing: number; extra: number; stale: number }> {
-  const [row] = await db.execute<{ missing: number; extra: number; stale: number }>(sql`
+const SETS = {
+  task_held: { member: `s.status IN ('claimed', 'started')`, columns: `queue, priority, created_at, lease_until, attempt_limited` },
+  task_queued: { member: `s.status = 'queued' AND s.blocked_by = '{}'::bigint[]`, columns: `queue, priority, created_at, not_before` },
+} as const;
+
+/**
+ * How far a set is from what it mirrors: member tasks missing from it, rows of it for tasks
+ * that are not members, and rows whose copied columns differ from task_state's.
+ */
+async function setDrift(db: Executor, set: keyof typeof SETS): Promise<{ missing: number; extra: number; stale: number }> {
+  const { member, columns } = SETS[set];
+  const copied = (alias: string) => columns.split(", ").map((c) => `${alias}.${c}`).join(", ");
+  const [row] = await db.execute<{ missing: number; extra: number; stale: number }>(sql.raw(`
     SELECT
-      (SELECT count(*)::int FROM task_state s WHERE s.status IN ('claimed', 'started')
-         AND NOT EXISTS (SELECT 1 FROM task_held h WHERE h.id = s.id)) AS missing,
-      (SELECT count(*)::int FROM task_held h WHERE NOT EXISTS (
-         SELECT 1 FROM task_state s WHERE s.id = h.id AND s.status IN ('claimed', 'started'))) AS extra,
-      (SELECT count(*)::int FROM task_held h JOIN task_state s ON s.id = h.id
-         WHERE (h.queue, h.priority, h.created_at, h.lease_until, h.attempt_limited)
-               IS DISTINCT FROM (s.queue, s.priority, s.created_at, s.lease_until, s.attempt_limited)) AS stale`);
+      (SELECT count(*)::int FROM task_state s WHERE ${member}
+         AND NOT EXISTS (SELECT 1 FROM ${set} r WHERE r.id = s.id)) AS missing,
+      (SELECT count(*)::int FROM ${set} r WHERE NOT EXISTS (
+         SELECT 1 FROM task_state s WHERE s.id = r.id AND ${member})) AS extra,
+      (SELECT count(*)::int FROM ${set} r JOIN task_state s ON s.id = r.id
+         WHERE (${copied("r")}) IS DISTINCT FROM (${copied("s")})) AS stale`));
   return { ...row! };
 }
 
-/**
- * How far the claimable set (task_queued, migration 0029) is from what it mirrors: queued tasks
- * that wait on no dependency missing from it, rows of it for other tasks, and rows whose
- * columns differ from task_state's. Its triggers keep all three at zero for every writer.
- */
-export async function queuedSetDrift(db: Executor): Promise<{ missing: number; extra: number; stale: number }> {
-  const [row] = await db.execute<{ missing: number; extra: number; stale: number }>(sql`
-    SELECT
-      (SELECT count(*)::int FROM task_state s WHERE s.status = 'queued' AND s.blocked_by = '{}'::bigint[]
-         AND NOT EXISTS (SELECT 1 FROM task_queued r WHERE r.id = s.id)) AS missing,
-      (SELECT count(*)::int FROM task_queued r WHERE NOT EXISTS (
-         SELECT 1 FROM task_state s WHERE s.id = r.id AND s.status = 'queued' AND s.blocked_by = '{}'::bigint[])) AS extra,
-      (SELECT count(*)::int FROM task_queued r JOIN task_state s ON s.id = r.id
-         WHERE (r.queue, r.priority, r.created_at, r.not_before)
-               IS DISTINCT FROM (s.queue, s.priority, s.created_at, s.not_before)) AS stale`);
-  return { ...row! };
-}
+/** The held set's drift (task_held: claimed and started tasks). */
+export const heldSetDrift = (db: Executor) => setDrift(db, "task_held");
+
+/** The claimable set's drift (task_queued: queued tasks that wait on no dependency). */
+export const queuedSetDrift = (db: Executor) => setDrift(db, "task_queued");
