@@ -1,7 +1,8 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import { lapsedLeaseIn, readQueueState, reclaimBudget, reservingTaskIn } from "./breaker";
-import { candidateColumnsOf, claimRows, claimRowsGated, recheck } from "./claim-rows";
+import { candidateColumnsOf, claimRows, claimRowsGated } from "./claim-rows";
+import { recheck } from "../core/transition";
 import type { Clock } from "../core/clock";
 import { defineOperation } from "../core/engine";
 import { DEFAULT_QUEUE, refuseNewWork, unknownQueueIn } from "../queues/queues";

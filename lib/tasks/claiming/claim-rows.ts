@@ -24,20 +24,14 @@ const CANDIDATE_NAMES = ["id", "status", "owner_id", "needs_check", "side_effect
 /** Columns a candidate CTE must select, for claimRows. */
 export const CANDIDATE_COLUMNS = sql.raw(CANDIDATE_NAMES.join(", "));
 
-/** The same columns named by their table, for a walk that joins task_state to a set (task_queued, task_held) with columns of the same names. */
-export const candidateColumnsOf = (table: string) => sql.raw(CANDIDATE_NAMES.map((c) => `${table}.${c}`).join(", "));
-
 /**
- * A walk finds its tasks in a set (task_queued, task_held) and locks them on task_state, which
- * is the record: what made a task a candidate is checked again there, so a row locked after a
+ * The same columns named by their table, for a walk that finds its tasks in a set (task_queued,
+ * task_held) and locks them on task_state, which is the record: what made a task a candidate
+ * is checked again there, inside recheck() (core/transition.ts), so a row locked after a
  * concurrent write is rechecked against its new version (EvalPlanQual rechecks the locked
- * table's row, not the set's). The recheck is wrapped in coalesce() so that the planner does
- * not estimate it from task_state's statistics: held rows, say, are 2.5 % of a table of
- * finished tasks, so it would expect to walk forty set rows for each one it keeps, and sort
- * the whole set instead of walking it (121 ms for a batch's lapsed walk at a million tasks,
- * bench/explain-claim.ts (a), against 5.6 ms); coalesce() gets its default estimate.
+ * table's row, not the set's).
  */
-export const recheck = (condition: SQL) => sql`coalesce(${condition}, false)`;
+export const candidateColumnsOf = (table: string) => sql.raw(CANDIDATE_NAMES.map((c) => `${table}.${c}`).join(", "));
 
 type ClaimOptions = { actor: ActorRef; leaseSeconds?: number; start?: boolean; instance?: string };
 
@@ -56,7 +50,7 @@ export async function claimRows(tx: Tx, clock: Clock, candidates: SQL, options: 
     WITH candidates AS MATERIALIZED (${candidates}),
     decided AS (${decided(options)}),
     claimed AS (${claimUpdate(clock, options)}),
-    ${claimedSets}
+    ${claimedSets(true)}
     SELECT claimed.*, ${CONTENT_COLUMNS} FROM claimed ${contentOf("claimed")}`);
   return claimedFrom(tx, clock, rows, options);
 }
@@ -65,7 +59,9 @@ export async function claimRows(tx: Tx, clock: Clock, candidates: SQL, options: 
  * claimRows behind a gate: `gate`, a condition evaluated once, before the walk; a shut gate
  * walks nothing and locks nothing (a one-time filter above the candidates). The answer says
  * whether it opened, also when nothing was claimed, so a caller can take its longer way in
- * the same transaction without having paid a statement to ask first.
+ * the same transaction without having paid a statement to ask first. Its candidates are queued
+ * tasks only (the plain queue's walk: a lapsed lease shuts the gate), so its statement updates
+ * no held row.
  */
 export async function claimRowsGated(
   tx: Tx, clock: Clock, gate: SQL, candidates: SQL, options: ClaimOptions,
@@ -77,12 +73,14 @@ export async function claimRowsGated(
     candidates AS MATERIALIZED (SELECT * FROM (${candidates}) walked WHERE (SELECT open FROM gate)),
     decided AS (${decided(options)}),
     claimed AS (${claimUpdate(clock, options)}),
-    ${claimedSets}
+    ${claimedSets(false)}
     SELECT gate.open AS gate_open, claimed.*, ${CONTENT_COLUMNS}
     FROM gate LEFT JOIN claimed ON true ${contentOf("claimed")}`);
   await after;
   const open = rows[0]?.gate_open === true;
-  return { open, claimed: await claimedFrom(tx, clock, rows.filter((raw) => raw.id !== null), options) };
+  const claimed = rows.filter((raw) => raw.id !== null);
+  if (claimed.some((raw) => raw.previous_status !== "queued")) throw new Error("a gated claim took a held task: its held row was not updated");
+  return { open, claimed: await claimedFrom(tx, clock, claimed, options) };
 }
 
 /**
@@ -91,18 +89,20 @@ export async function claimRowsGated(
  * through the triggers (docs/performance.md, "design q, step 3"). A task claimed from the
  * queue leaves the claimable set and enters the held set; a lapsed lease reclaimed keeps its
  * held row, with the new lease. (Not one INSERT … ON CONFLICT: its speculative insertion
- * writes one WAL record more a claim.)
+ * writes one WAL record more a claim.) A claim that takes no lapsed lease leaves out that
+ * update: planned as a hash join, it read task_held up to its first live row even when it
+ * had nothing to update, and under the loop's churn that is most of the table's pages.
  */
-const claimedSets = sql.raw(`
+const claimedSets = (reclaiming: boolean) => sql.raw(`
     left_queued AS (DELETE FROM task_queued r USING claimed WHERE r.id = claimed.id AND claimed.previous_status = 'queued'),
     now_held AS (
       INSERT INTO task_held (id, queue, priority, created_at, lease_until, attempt_limited)
       SELECT id, queue, priority, created_at, lease_until, attempt_limited FROM claimed WHERE previous_status = 'queued'
-    ),
+    )${reclaiming ? `,
     still_held AS (
       UPDATE task_held h SET lease_until = claimed.lease_until, attempt_limited = claimed.attempt_limited
       FROM claimed WHERE h.id = claimed.id AND claimed.previous_status <> 'queued'
-    )`);
+    )` : ""}`);
 
 /** What the claim decides for each candidate before it writes: the `decided` CTE's body. */
 function decided(options: ClaimOptions): SQL {

@@ -10,7 +10,7 @@ import { lapseEvent, lapsedOf, lapseReturning, lapseSet } from "../core/lapse";
 import { strikeCappedLapses } from "./ceiling";
 import { SUPERVISORS } from "../core/standing";
 import { lapseCutoff } from "./lock-delay";
-import { recheck } from "./claim-rows";
+import { recheck } from "../core/transition";
 import { effectsLeftUnknown } from "../effects/ledger";
 
 /** At most this many expiries per queue per sweep, to keep one transaction small. */

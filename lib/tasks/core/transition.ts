@@ -14,6 +14,19 @@ export interface Changed {
 }
 
 /**
+ * A condition checked on a row already found by other means, never a way to find it: a guard on
+ * a task found by its key, a walk's recheck on the task_state row of a set's candidate.
+ * coalesce() keeps the planner from reading it as a search condition or estimating it from
+ * task_state's statistics:
+ * - a guard's `status = 'started'` made the completion read every started task of the queue
+ *   through tasks_status_order when the statistics said none was started (16 index reads and
+ *   heap rows a completion in the loop's replay, where one key lookup does; docs/performance.md);
+ * - a walk's bare recheck made the batch's lapsed walk sort every lapsed lease instead of
+ *   walking the held set (121 ms at a million tasks against 5.6 ms, bench/explain-claim.ts (a)).
+ */
+export const recheck = (condition: SQL) => sql`coalesce(${condition}, false)`;
+
+/**
  * One guarded UPDATE of one task. `set` and `guard` may refer to the task as `t` and its
  * queue as `q`. The row is locked first (waiting at most the session's lock_timeout) so
  * the RETURNING can say what the row was before; the guard then decides, and a null
@@ -28,7 +41,7 @@ export async function transition(tx: Tx, taskId: string, set: SQL, guard: SQL): 
     )
     UPDATE task_state t SET ${set}
     FROM before b, queues q
-    WHERE t.id = b.id AND q.name = t.queue AND ${guard}
+    WHERE t.id = b.id AND q.name = t.queue AND ${recheck(guard)}
     RETURNING t.*, b.status AS previous_status, b.owner_id AS previous_owner_id,
               b.needs_check AS previous_needs_check, b.side_effect_recorded AS previous_side_effect_recorded`));
   if (!raw) return null;

@@ -10,7 +10,7 @@ import { dependentsUnblocked } from "../authoring/graph";
 import { executePrepared } from "../core/prepared";
 import { completeInput, completeNextInput } from "../core/schemas";
 import { CONTENT_COLUMNS, contentOf, loadTask, rawToTaskRow, toTasks } from "../core/task-row";
-import { ownerTransition } from "../core/transition";
+import { ownerTransition, recheck } from "../core/transition";
 import { ok, type ActorRef, type Result, type Task } from "../core/types";
 import { WORKERS } from "../core/standing";
 import { effectsAppliedByCompletion } from "../effects/ledger";
@@ -81,7 +81,7 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
                        intended_effects = 0, version = t.version + 1, updated_at = ${now}, sets_mark = t.sets_mark + 1
     FROM locked l, item, queues q
     WHERE t.id = l.id AND item.id = t.id AND q.name = t.queue
-      AND ${move.guard(actor, sql`item.version`, now, sql`t.unknown_effects = 0`)}
+      AND ${recheck(move.guard(actor, sql`item.version`, now, sql`t.unknown_effects = 0`))}
     RETURNING t.*, l.side_effect_recorded AS had_effects
     ), left_held AS (DELETE FROM task_held h USING written WHERE h.id = written.id)
     SELECT written.*, ${CONTENT_COLUMNS} FROM written ${contentOf("written")}`);
