@@ -50,6 +50,21 @@ export async function engineFixture(): Promise<EngineFixture> {
 }
 
 /**
+ * `count` queued tasks in `queue` (made first), written as bench/ seeds write them: one INSERT
+ * into task_state (the sets' statement triggers take them all at once) and their words, oldest
+ * first, priority `i % priorities`; then ANALYZE, so that plans see the statistics of a
+ * freshly seeded queue.
+ */
+export async function seedQueued(f: EngineFixture, queue: string, count: number, priorities = 1): Promise<void> {
+  await f.queue(queue);
+  await f.database.client`
+    INSERT INTO task_state (queue, priority, created_at)
+    SELECT ${queue}, i % ${priorities}, now() - make_interval(secs => i) FROM generate_series(1, ${count}::int) i`;
+  await f.database.client`INSERT INTO task_content (id, title) SELECT id, 'seeded ' || id FROM task_state WHERE queue = ${queue}`;
+  await f.database.client`ANALYZE task_state, task_content, task_queued, task_held`;
+}
+
+/**
  * `op` run with `standing` in its context, as a surface passes it: a supervisor's edit of any
  * task, say, where the fixture's own calls carry no standing.
  */

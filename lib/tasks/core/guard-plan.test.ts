@@ -3,7 +3,7 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import * as schema from "@/db/schema";
 import { claimNext, complete, perform, renew, type ActorRef, type Task } from "@/lib/tasks";
-import { engineFixture, type EngineFixture } from "@/test/engine";
+import { engineFixture, seedQueued, type EngineFixture } from "@/test/engine";
 
 // A guard is checked on a task found by its key (recheck, core/transition.ts). Here the
 // statistics say what a freshly seeded queue says, that no task is started, while twenty are:
@@ -19,11 +19,7 @@ const held: Task[] = [];
 beforeAll(async () => {
   f = await engineFixture();
   agent = await f.actor("guarded", "agent");
-  await f.queue(queue, { leaseSeconds: 300 });
-  await f.database.client`
-    INSERT INTO task_state (queue, priority, created_at) SELECT ${queue}, 0, now() - make_interval(secs => i) FROM generate_series(1, 2000) i`;
-  await f.database.client`INSERT INTO task_content (id, title) SELECT id, 'guard ' || id FROM task_state WHERE queue = ${queue}`;
-  await f.database.client`ANALYZE task_state, task_content, task_queued, task_held`;
+  await seedQueued(f, queue, 2000);
   for (let i = 0; i < 20; i++) {
     const claimed = await perform(claimNext, { queue, start: true }, { db: f.db, actor: agent, clock: f.clock });
     if (!claimed.ok || !claimed.value) throw new Error("claim failed");

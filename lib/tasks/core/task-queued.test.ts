@@ -9,7 +9,7 @@ import {
 } from "@/lib/tasks";
 import { createActor } from "@/lib/tasks/core/actors";
 import { migrateDatabase, migrationsFolderUpTo } from "@/db/migrate";
-import { engineFixture, withStanding, type EngineFixture } from "@/test/engine";
+import { engineFixture, seedQueued, withStanding, type EngineFixture } from "@/test/engine";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { heldSetDrift, queuedSetDrift } from "@/test/inspect";
 
@@ -113,11 +113,7 @@ describe("the claim walks the set", () => {
   let plans: string[];
   const q = "task-queued-plan";
   beforeAll(async () => {
-    await f.queue(q);
-    await f.database.client`
-      INSERT INTO task_state (queue, priority, created_at) SELECT ${q}, i % 10, now() - make_interval(secs => i) FROM generate_series(1, 20000) i`;
-    await f.database.client`INSERT INTO task_content (id, title) SELECT id, 'plan ' || id FROM task_state WHERE queue = ${q}`;
-    await f.database.client`ANALYZE task_state, task_content, task_queued, task_held`;
+    await seedQueued(f, q, 20_000, 10);
     // 20,000 rows in one INSERT into task_state (as bench/ seeds write): the set took them all, once a statement.
     expect(await queuedSetDrift(f.db)).toEqual(noDrift);
     plans = [];
