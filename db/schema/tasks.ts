@@ -185,6 +185,12 @@ export const taskState = pgTable(
      * (migration 0030). Not a fact of the task; not in the view `tasks`.
      */
     setsMark: integer("sets_mark").notNull().default(0),
+    /**
+     * updated_at while the task is done, null otherwise (migration 0031): what tasks_spent_done
+     * keys on, so a heartbeat, which changes updated_at, changes no indexed value and can be
+     * HOT. Not in the view `tasks`.
+     */
+    doneAt: timestamp("done_at", { withTimezone: true }).generatedAlwaysAs(sql`CASE WHEN status = 'done' THEN updated_at END`),
   },
   (t) => [
     // The completing transaction finds the dependents it unblocks here: only blocked tasks are in it.
@@ -197,7 +203,7 @@ export const taskState = pgTable(
     // Only tasks that reserve are in it: what is held, and whether a queue has such tasks at all.
     index("tasks_reserving").on(t.status, t.queue).where(sql`${t.reserves} IS NOT NULL`),
     // Insights' spend per done task (lib/insights/spend.ts): only done tasks that reported spend are in it.
-    index("tasks_spent_done").on(t.queue, t.updatedAt).where(sql`${t.status} = 'done' AND ${t.spent} > 0`),
+    index("tasks_spent_done").on(t.queue, t.doneAt).where(sql`${t.status} = 'done' AND ${t.spent} > 0`),
     index("tasks_owner").on(t.ownerId).where(sql`${t.ownerId} IS NOT NULL`),
     index("tasks_queue_status").on(t.queue, t.status, t.id),
     check(
