@@ -31,6 +31,19 @@ test.describe("the work graph", () => {
     await expect(reasons.nth(2)).toHaveText(/^Not before \S+ \d\d:\d\d:\d\d$/);
   });
 
+  test("the readiness panel follows the reader's own claim on the task page, without waiting for the live stream", async ({ page, db, queue, actorOf }) => {
+    const task = await makeTask(db, await actorOf(SARA), { title: `Ready ${queue}`, queue });
+    await signIn(page, AMAL, `/tasks/${task.id}`);
+    // No live stream: only the claim's own answer can tell the panel that the task is taken.
+    await page.context().route("**/api/v1/events**", (route) => route.abort());
+    await page.reload();
+    const readiness = page.getByTestId("readiness");
+    await expect(readiness).toHaveText("You can claim it now.");
+    await page.getByRole("button", { name: "Claim", exact: true }).click();
+    await expect(readiness.getByRole("listitem")).toHaveText(/^Claimed by you; the lease runs until /);
+    await expect(readiness).not.toContainText("You can claim it now.");
+  });
+
   test("a supervisor pauses a queue on /queues; the board says so and by whom; resuming clears it", async ({ page, browser, queue, db, actorOf }) => {
     await makeTask(db, await actorOf(SARA), { title: `Waiting ${queue}`, queue });
     await signIn(page, SARA, "/queues");

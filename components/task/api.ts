@@ -8,6 +8,8 @@ export const taskKeys = {
   counts: ["tasks", "counts"] as const,
   countsOf: (filter: Omit<ListFilter, "status" | "sort">) => ["tasks", "counts", filter] as const,
   detail: (id: string) => ["tasks", "detail", id] as const,
+  /** Under the task's detail, so whatever refreshes the task refreshes it too. */
+  readiness: (id: string) => ["tasks", "detail", id, "readiness"] as const,
   events: (id: string) => ["tasks", "events", id] as const,
 };
 export const queueKeys = ["queues"] as const;

@@ -64,7 +64,7 @@ export function NotBefore({ iso }: { iso: string | null }) {
 /** The task page's section: dependencies both ways, and readiness in words. */
 export function WorkGraph({ task, editable = false }: { task: TaskView; editable?: boolean }) {
   const now = useNow(false);
-  const readiness = useQuery({ queryKey: [...taskKeys.detail(task.id), "readiness"], queryFn: () => fetchReadiness(task.id) });
+  const readiness = useQuery({ queryKey: taskKeys.readiness(task.id), queryFn: () => fetchReadiness(task.id) });
   const dependents = useQuery({ queryKey: [...taskKeys.detail(task.id), "dependents"], queryFn: () => fetchDependents(task.id) });
   const needed = dependents.data ?? [];
   return (
@@ -93,7 +93,8 @@ export function WorkGraph({ task, editable = false }: { task: TaskView; editable
       <AddDependency task={task} />
       {editable && now !== null ? <NotBeforeForm key={`${task.notBefore}`} task={task} now={now} /> : null}
       <div className="mt-2" data-testid="readiness">
-        {readiness.data ? (
+        {/* While an action on this task is on its way, the last answer may already be wrong. */}
+        {readiness.data && !task.pending ? (
           readiness.data.claimable ? (
             <p className="text-green-800">You can claim it now.</p>
           ) : (

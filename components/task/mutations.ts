@@ -154,6 +154,8 @@ export function useTaskMutation(options: { onDone?: (call: TaskCall, task: TaskV
     },
     onSuccess: (task, call) => {
       putTask(client, task, viewer);
+      // Readiness is the server's answer about the task as it was: dropped, not shown while refetched.
+      void client.resetQueries({ queryKey: taskKeys.readiness(task.id) });
       const done = confirmation(call.action, task, !!call.vars?.handoff);
       if (done) notify("info", done);
       options.onDone?.(call, task);
