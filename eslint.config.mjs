@@ -3,7 +3,7 @@ import nextTypescript from "eslint-config-next/typescript";
 import drizzle from "eslint-plugin-drizzle";
 
 const config = [
-  { ignores: [".next/**", ".data/**", "node_modules/**", "next-env.d.ts", "db/migrations/**", "bench/results/**"] },
+  { ignores: [".next/**", ".data/**", "node_modules/**", "next-env.d.ts", "db/migrations/**", "bench/results/**", "bench/scratch/**"] },
   ...next,
   ...nextTypescript,
   {

@@ -203,7 +203,7 @@ export const taskState = pgTable(
     // Only tasks that reserve are in it: what is held, and whether a queue has such tasks at all.
     index("tasks_reserving").on(t.status, t.queue).where(sql`${t.reserves} IS NOT NULL`),
     // Insights' spend per done task (lib/insights/spend.ts): only done tasks that reported spend are in it.
-    index("tasks_spent_done").on(t.queue, t.doneAt).where(sql`${t.status} = 'done' AND ${t.spent} > 0`),
+    index("tasks_spent_done").on(t.queue, t.doneAt).where(sql`${t.doneAt} IS NOT NULL AND ${t.spent} > 0`),
     index("tasks_owner").on(t.ownerId).where(sql`${t.ownerId} IS NOT NULL`),
     index("tasks_queue_status").on(t.queue, t.status, t.id),
     check(
