@@ -191,6 +191,12 @@ export const taskState = pgTable(
      * HOT. Not in the view `tasks`.
      */
     doneAt: timestamp("done_at", { withTimezone: true }).generatedAlwaysAs(sql`CASE WHEN status = 'done' THEN updated_at END`),
+    /**
+     * The status of a task that reserves, null for one that does not (migration 0032): what
+     * tasks_reserving keys on, so that no index names the status of a task that reserves
+     * nothing, and its claim could be HOT. Not in the view `tasks`.
+     */
+    reservingStatus: taskStatus("reserving_status").generatedAlwaysAs(sql`CASE WHEN reserves IS NOT NULL THEN status END`),
   },
   (t) => [
     // The completing transaction finds the dependents it unblocks here: only blocked tasks are in it.
@@ -201,7 +207,7 @@ export const taskState = pgTable(
     // The board's columns across all queues: one status in claim order.
     index("tasks_status_order").on(t.status, t.priority.desc().nullsFirst(), t.createdAt, t.id),
     // Only tasks that reserve are in it: what is held, and whether a queue has such tasks at all.
-    index("tasks_reserving").on(t.status, t.queue).where(sql`${t.reserves} IS NOT NULL`),
+    index("tasks_reserving").on(t.reservingStatus, t.queue).where(sql`${t.reservingStatus} IS NOT NULL`),
     // Insights' spend per done task (lib/insights/spend.ts): only done tasks that reported spend are in it.
     index("tasks_spent_done").on(t.queue, t.doneAt).where(sql`${t.doneAt} IS NOT NULL AND ${t.spent} > 0`),
     index("tasks_owner").on(t.ownerId).where(sql`${t.ownerId} IS NOT NULL`),

@@ -31,10 +31,13 @@ export const lapsedLeaseIn = (now: SQL) => sql`EXISTS (
   SELECT 1 FROM task_held held
   WHERE held.queue = q.name AND held.lease_until <= ${now})`;
 
-/** Some unfinished task of the queue `q` reserves something (read from tasks_reserving, which holds only such tasks). */
+/**
+ * Some unfinished task of the queue `q` reserves something: a probe of tasks_reserving, which
+ * holds only such tasks, keyed on their reserving_status (null for a task that reserves nothing).
+ */
 export const reservingTaskIn = sql`EXISTS (
   SELECT 1 FROM task_state t
-  WHERE t.reserves IS NOT NULL AND t.status IN ('queued', 'claimed', 'started') AND t.queue = q.name)`;
+  WHERE t.reserving_status IN ('queued', 'claimed', 'started') AND t.queue = q.name)`;
 
 /**
  * The queue's settings and whether any lease in it has lapsed. A prepared statement of its

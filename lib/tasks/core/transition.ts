@@ -70,9 +70,9 @@ export const endAttempt = (status: SQL, now: SQL) => sql`
   version = t.version + 1,
   updated_at = ${now}`;
 
-/** `t.status` in `statuses`: the machine's constants, written into the statement as literals. */
-export const statusIn = (statuses: readonly MachineStatus[], alias = "t") =>
-  sql.raw(statuses.length === 1 ? `${alias}.status = '${statuses[0]}'` : `${alias}.status IN (${statuses.map((s) => `'${s}'`).join(", ")})`);
+/** `t.status` (or another column of statuses) in `statuses`: the machine's constants, written into the statement as literals. */
+export const statusIn = (statuses: readonly MachineStatus[], alias = "t", column = "status") =>
+  sql.raw(statuses.length === 1 ? `${alias}.${column} = '${statuses[0]}'` : `${alias}.${column} IN (${statuses.map((s) => `'${s}'`).join(", ")})`);
 
 /** A guarded call names its task and the version it saw. */
 export interface Fenced {

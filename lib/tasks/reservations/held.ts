@@ -11,15 +11,18 @@ import type { Reservation } from "./schemas";
 // held exactly while the task is held — claimed or started with a live lease — so they end
 // with the holding, in the transaction that ends it, and a crashed holder's lapse frees
 // them without anyone deleting anything. The tasks_reserving index holds only tasks that
-// reserve, so what is held is an index read of the holders, never a scan.
+// reserve, keyed on their reserving_status (migration 0032: the status of a task that reserves,
+// null otherwise), so what is held is an index read of the holders, never a scan. The column
+// is task_state's alone, so these reads name task_state, not the view `tasks`.
 
 /**
- * Held now: claimed or started with a live lease (a lapsed lease holds nothing), or parked on
- * a question (awaiting_input: the owner keeps the task and its lease waits, docs/questions.md).
+ * Held now (`alias` a task_state row): claimed or started with a live lease (a lapsed lease
+ * holds nothing), or parked on a question (awaiting_input: the owner keeps the task and its
+ * lease waits, docs/questions.md). Only a task that reserves has a reserving_status.
  */
 export const heldReserving = (alias: string, clock: Clock) =>
-  sql`${sql.raw(alias)}.reserves IS NOT NULL
-    AND (${statusIn(PARKED, alias)} OR (${statusIn(HELD, alias)} AND ${sql.raw(alias)}.lease_until > ${clock.now()}))`;
+  sql`(${statusIn(PARKED, alias, "reserving_status")}
+    OR (${statusIn(HELD, alias, "reserving_status")} AND ${sql.raw(alias)}.lease_until > ${clock.now()}))`;
 
 /**
  * Every claim that may take reservations first takes this one transaction-scoped advisory
@@ -43,7 +46,7 @@ export async function lockReservationsOf(tx: Executor, taskId: string): Promise<
 /** Conflicting holdings of `candidate`'s reservations (a task alias in the query using it). */
 const conflictsOf = (candidate: string, clock: Clock, select: SQL) => sql`
   SELECT ${select}
-  FROM tasks h
+  FROM task_state h
   CROSS JOIN LATERAL jsonb_array_elements(h.reserves) hr
   CROSS JOIN LATERAL jsonb_array_elements(${sql.raw(candidate)}.reserves) cr
   WHERE ${heldReserving("h", clock)} AND h.id <> ${sql.raw(candidate)}.id
@@ -72,8 +75,9 @@ export interface HeldConflict {
 /** What holds the resources `taskId` reserves now (readiness `reserved`); empty when nothing does. */
 export async function conflictingHoldings(db: Executor, clock: Clock, taskId: string): Promise<HeldConflict[]> {
   return db.execute<HeldConflict & Record<string, unknown>>(sql`
-    SELECT DISTINCT x.resource, x.id::text AS "taskId", x.title, o.name AS owner
-    FROM tasks c, LATERAL (${conflictsOf("c", clock, sql`h.id, h.title, h.owner_id, hr->>'resource' AS resource`)}) x
+    SELECT DISTINCT x.resource, x.id::text AS "taskId", words.title, o.name AS owner
+    FROM tasks c, LATERAL (${conflictsOf("c", clock, sql`h.id, h.owner_id, hr->>'resource' AS resource`)}) x
+    LEFT JOIN task_content words ON words.id = x.id
     LEFT JOIN actors o ON o.id = x.owner_id
     WHERE c.id = ${taskId}::bigint AND c.reserves IS NOT NULL
     ORDER BY "taskId", x.resource`);
@@ -91,9 +95,10 @@ export interface HeldReservation extends Reservation {
 /** GET /reservations: every reservation held now, by resource. */
 export async function listHeldReservations(db: Executor, clock: Clock): Promise<HeldReservation[]> {
   const rows = await db.execute<Record<string, unknown>>(sql`
-    SELECT r->>'resource' AS resource, r->>'mode' AS mode, h.id::text AS task_id, h.title, h.queue, h.lease_until,
+    SELECT r->>'resource' AS resource, r->>'mode' AS mode, h.id::text AS task_id, words.title, h.queue, h.lease_until,
            o.id AS owner_id, o.name AS owner_name, o.kind AS owner_kind
-    FROM tasks h CROSS JOIN LATERAL jsonb_array_elements(h.reserves) r
+    FROM task_state h CROSS JOIN LATERAL jsonb_array_elements(h.reserves) r
+    LEFT JOIN task_content words ON words.id = h.id
     JOIN actors o ON o.id = h.owner_id
     WHERE ${heldReserving("h", clock)}
     ORDER BY r->>'resource', h.id`);
