@@ -1,12 +1,10 @@
-import { rm } from "node:fs/promises";
 import { getTableConfig } from "drizzle-orm/pg-core";
-import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ensurePartitions, listPartitions, monthOf } from "@/lib/events/partitions";
 import { databaseClock } from "@/lib/tasks/core/clock";
 import { appendEvents, type NewEvent } from "@/lib/tasks/core/events";
 import { freshDatabase, type TestDatabase } from "@/test/db";
-import { migrateDatabase, migrationsFolderUpTo } from "./migrate";
+import { migrateDatabase } from "./migrate";
 import { taskEvents } from "./schema";
 
 // Migration 0012 turns a task_events that has rows into a partitioned one: run here on a
@@ -23,10 +21,7 @@ const monthsAgo = (n: number) => {
 };
 
 beforeAll(async () => {
-  database = await freshDatabase({ migrated: false });
-  const folder = await migrationsFolderUpTo(11);
-  await migrate(database.db, { migrationsFolder: folder });
-  await rm(folder, { recursive: true });
+  database = await freshDatabase({ migratedUpTo: 11 });
   const sql = database.client;
   const [task] = await sql<{ id: string }[]>`INSERT INTO tasks (queue, title) VALUES ('default', 'old') RETURNING id::text`;
   for (const at of [monthsAgo(4), monthsAgo(4), monthsAgo(2), new Date()]) {

@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
+import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { inject } from "vitest";
 import { connectDatabase, type Database } from "@/db/client";
+import { migrationsFolderUpTo } from "@/db/migrate";
 import { withDatabase } from "./db-url";
 
 export interface TestDatabase extends Database {
@@ -13,9 +16,21 @@ export interface TestDatabase extends Database {
 
 /**
  * A fresh, migrated database of this test file's own (a copy of the run's template); with
- * `{ migrated: false }` an empty one, for a test that runs migrations itself (db/partitions.test.ts).
+ * `{ migrated: false }` an empty one, for a test that runs migrations itself (db/transactions.test.ts);
+ * with `{ migratedUpTo: n }` one migrated through migration n only, for a test of a later
+ * migration on a database with history (it then writes the history and runs migrateDatabase).
  */
-export async function freshDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+export async function freshDatabase(options: { migrated?: boolean; migratedUpTo?: number } = {}): Promise<TestDatabase> {
+  if (options.migratedUpTo !== undefined) {
+    const database = await freshDatabase({ migrated: false });
+    const folder = await migrationsFolderUpTo(options.migratedUpTo);
+    try {
+      await migrate(database.db, { migrationsFolder: folder });
+    } finally {
+      await rm(folder, { recursive: true });
+    }
+    return database;
+  }
   const adminUrl = inject("adminUrl");
   const name = `${inject("databasePrefix")}_${randomBytes(4).toString("hex")}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });

@@ -1,7 +1,5 @@
-import { migrate } from "drizzle-orm/postgres-js/migrator";
-import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { migrateDatabase, migrationsFolderUpTo } from "@/db/migrate";
+import { migrateDatabase } from "@/db/migrate";
 import { readFleet } from "@/lib/fleet";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 
@@ -40,10 +38,7 @@ const EXPECTED = [
 describe("migration 0026 on a log with history in several months", () => {
   let database: TestDatabase;
   beforeAll(async () => {
-    database = await freshDatabase({ migrated: false });
-    const folder = await migrationsFolderUpTo(25);
-    await migrate(database.db, { migrationsFolder: folder });
-    await rm(folder, { recursive: true });
+    database = await freshDatabase({ migratedUpTo: 25 });
     await database.client`SELECT task_events_ensure_partitions(now() - interval '70 days')`;
     await database.client`INSERT INTO actors (id, kind, name) VALUES ('11111111-1111-4111-8111-111111111111', 'agent', 'old-bot')`;
     await database.client`INSERT INTO queues (name) VALUES ('old')`;

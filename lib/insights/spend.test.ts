@@ -1,10 +1,8 @@
-import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { sql } from "drizzle-orm";
-import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { claim, complete, renew, start, type ActorRef, type Task } from "@/lib/tasks";
 import type { Db } from "@/db/client";
-import { migrateDatabase, migrationsFolderUpTo } from "@/db/migrate";
+import { migrateDatabase } from "@/db/migrate";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { readQueueSpend } from "./spend";
@@ -81,10 +79,7 @@ describe("migration 0031 on a database with done, metered tasks", () => {
   let database: TestDatabase;
   const doneAt = new Date("2026-11-30T10:00:00.000Z");
   beforeAll(async () => {
-    database = await freshDatabase({ migrated: false });
-    const folder = await migrationsFolderUpTo(30);
-    await migrate(database.db, { migrationsFolder: folder });
-    await rm(folder, { recursive: true });
+    database = await freshDatabase({ migratedUpTo: 30 });
     await database.client`INSERT INTO queues (name) VALUES ('old')`;
     // Done with spend (units usd_cents and none), done without, cancelled with spend, queued: twelve of each.
     await database.client`

@@ -1,10 +1,8 @@
-import { migrate } from "drizzle-orm/postgres-js/migrator";
-import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { claim, claimNext, complete, editTask, loadTask, perform, renew, start, type ActorRef } from "@/lib/tasks";
 import { listTasks, listTasksQuery } from "@/lib/tasks/reads/queries";
 import { createActor } from "@/lib/tasks/core/actors";
-import { migrateDatabase, migrationsFolderUpTo } from "@/db/migrate";
+import { migrateDatabase } from "@/db/migrate";
 import { engineFixture, withStanding, type EngineFixture } from "@/test/engine";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 
@@ -98,10 +96,7 @@ describe("migration 0027 on a database with tasks in every state", () => {
   let database: TestDatabase;
   let before: unknown;
   beforeAll(async () => {
-    database = await freshDatabase({ migrated: false });
-    const folder = await migrationsFolderUpTo(26);
-    await migrate(database.db, { migrationsFolder: folder });
-    await rm(folder, { recursive: true });
+    database = await freshDatabase({ migratedUpTo: 26 });
     await database.client`INSERT INTO actors (id, kind, name) VALUES ('11111111-1111-4111-8111-111111111111', 'agent', 'old-bot')`;
     await database.client`
       INSERT INTO tasks (queue, title, description, payload, priority, status, owner_id, lease_until, lease_seconds, version, attempt,

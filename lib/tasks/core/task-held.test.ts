@@ -1,5 +1,3 @@
-import { migrate } from "drizzle-orm/postgres-js/migrator";
-import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   answerQuestion, askQuestion, claim, claimNext, complete, failTask, forceRelease, perform, renew, setQueueSettings, start,
@@ -8,7 +6,7 @@ import {
 import { createActor } from "@/lib/tasks/core/actors";
 import { readLapsed } from "@/lib/tasks/supervise/lapsed";
 import { readInbox } from "@/lib/tasks/supervise/inbox";
-import { migrateDatabase, migrationsFolderUpTo } from "@/db/migrate";
+import { migrateDatabase } from "@/db/migrate";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { heldSetDrift } from "@/test/inspect";
@@ -154,10 +152,7 @@ describe("migration 0028 on a database with held, lapsed and finished tasks", ()
   let database: TestDatabase;
   let held: string[];
   beforeAll(async () => {
-    database = await freshDatabase({ migrated: false });
-    const folder = await migrationsFolderUpTo(27);
-    await migrate(database.db, { migrationsFolder: folder });
-    await rm(folder, { recursive: true });
+    database = await freshDatabase({ migratedUpTo: 27 });
     await database.client`INSERT INTO actors (id, kind, name) VALUES ('11111111-1111-4111-8111-111111111111', 'agent', 'old-bot')`;
     // Every fifth task queued, then claimed (its lease lapsed an hour ago), started (live), done, escalated.
     await database.client`

@@ -1,5 +1,3 @@
-import { migrate } from "drizzle-orm/postgres-js/migrator";
-import { rm } from "node:fs/promises";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -8,7 +6,7 @@ import {
   cancel, claim, claimBatch, claimNext, complete, editTask, failTask, perform, release, renew, requeue, setQueueSettings, start, type ActorRef,
 } from "@/lib/tasks";
 import { createActor } from "@/lib/tasks/core/actors";
-import { migrateDatabase, migrationsFolderUpTo } from "@/db/migrate";
+import { migrateDatabase } from "@/db/migrate";
 import { engineFixture, seedQueued, withStanding, type EngineFixture } from "@/test/engine";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { heldSetDrift, queuedSetDrift } from "@/test/inspect";
@@ -187,10 +185,7 @@ describe("migration 0029 on a database with queued, blocked, scheduled, held and
   let database: TestDatabase;
   let expected: { id: string; not_before: string | null }[];
   beforeAll(async () => {
-    database = await freshDatabase({ migrated: false });
-    const folder = await migrationsFolderUpTo(28);
-    await migrate(database.db, { migrationsFolder: folder });
-    await rm(folder, { recursive: true });
+    database = await freshDatabase({ migratedUpTo: 28 });
     await database.client`INSERT INTO actors (id, kind, name) VALUES ('11111111-1111-4111-8111-111111111111', 'agent', 'old-bot')`;
     // Every sixth task: queued, queued and scheduled, queued and blocked (on task 1), claimed, done, escalated.
     await database.client`

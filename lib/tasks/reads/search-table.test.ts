@@ -1,9 +1,7 @@
-import { migrate } from "drizzle-orm/postgres-js/migrator";
-import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { claim, complete, editTask, renew, start, type ActorRef } from "@/lib/tasks";
 import { listTasks, listTasksQuery } from "@/lib/tasks/reads/queries";
-import { migrateDatabase, migrationsFolderUpTo } from "@/db/migrate";
+import { migrateDatabase } from "@/db/migrate";
 import { engineFixture, withStanding, type EngineFixture } from "@/test/engine";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { createActor } from "@/lib/tasks/core/actors";
@@ -77,10 +75,7 @@ describe("task_search", () => {
 describe("migration 0025 on a database with tasks", () => {
   let database: TestDatabase;
   beforeAll(async () => {
-    database = await freshDatabase({ migrated: false });
-    const folder = await migrationsFolderUpTo(24);
-    await migrate(database.db, { migrationsFolder: folder });
-    await rm(folder, { recursive: true });
+    database = await freshDatabase({ migratedUpTo: 24 });
     await database.client`
       INSERT INTO tasks (queue, title, description, payload)
       SELECT 'default', 'Old task ' || n, 'written before 0025', jsonb_build_object('code', 'OLD-' || n) FROM generate_series(1, 300) n`;

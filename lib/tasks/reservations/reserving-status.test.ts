@@ -1,13 +1,11 @@
-import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { sql } from "drizzle-orm";
-import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { claimNext, listReservations, perform, taskReadiness } from "@/lib/tasks";
 import { createActor } from "@/lib/tasks/core/actors";
 import { ManualClock } from "@/lib/tasks/core/clock";
 import { reservingTaskIn } from "@/lib/tasks/claiming/breaker";
 import { heldReserving } from "./held";
-import { migrateDatabase, migrationsFolderUpTo } from "@/db/migrate";
+import { migrateDatabase } from "@/db/migrate";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 
 // tasks_reserving keys on reserving_status since migration 0032 (the status of a task that
@@ -19,10 +17,7 @@ const HOLDER = "11111111-1111-4111-8111-111111111111";
 describe("migration 0032 on a database with tasks that reserve, held, parked, queued and done", () => {
   let database: TestDatabase;
   beforeAll(async () => {
-    database = await freshDatabase({ migrated: false });
-    const folder = await migrationsFolderUpTo(31);
-    await migrate(database.db, { migrationsFolder: folder });
-    await rm(folder, { recursive: true });
+    database = await freshDatabase({ migratedUpTo: 31 });
     await database.client`INSERT INTO actors (id, kind, name) VALUES (${HOLDER}, 'agent', 'old-bot')`;
     await database.client`INSERT INTO queues (name) VALUES ('old')`;
     await database.client`
