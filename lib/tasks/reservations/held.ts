@@ -3,7 +3,7 @@ import type { Executor } from "@/db/client";
 import type { Clock } from "../core/clock";
 import { HELD, PARKED } from "../core/machine";
 import { statusIn } from "../core/transition";
-import { parseTimestamp } from "../core/task-row";
+import { contentOf, parseTimestamp } from "../core/task-row";
 import type { ActorRef } from "../core/types";
 import type { Reservation } from "./schemas";
 
@@ -75,11 +75,11 @@ export interface HeldConflict {
 /** What holds the resources `taskId` reserves now (readiness `reserved`); empty when nothing does. */
 export async function conflictingHoldings(db: Executor, clock: Clock, taskId: string): Promise<HeldConflict[]> {
   return db.execute<HeldConflict & Record<string, unknown>>(sql`
-    SELECT DISTINCT x.resource, x.id::text AS "taskId", words.title, o.name AS owner
-    FROM tasks c, LATERAL (${conflictsOf("c", clock, sql`h.id, h.owner_id, hr->>'resource' AS resource`)}) x
-    LEFT JOIN task_content words ON words.id = x.id
+    SELECT DISTINCT x.resource, x.id::text AS "taskId", c.title, o.name AS owner
+    FROM task_state candidate, LATERAL (${conflictsOf("candidate", clock, sql`h.id, h.owner_id, hr->>'resource' AS resource`)}) x
+    ${contentOf("x")}
     LEFT JOIN actors o ON o.id = x.owner_id
-    WHERE c.id = ${taskId}::bigint AND c.reserves IS NOT NULL
+    WHERE candidate.id = ${taskId}::bigint AND candidate.reserves IS NOT NULL
     ORDER BY "taskId", x.resource`);
 }
 
@@ -95,10 +95,10 @@ export interface HeldReservation extends Reservation {
 /** GET /reservations: every reservation held now, by resource. */
 export async function listHeldReservations(db: Executor, clock: Clock): Promise<HeldReservation[]> {
   const rows = await db.execute<Record<string, unknown>>(sql`
-    SELECT r->>'resource' AS resource, r->>'mode' AS mode, h.id::text AS task_id, words.title, h.queue, h.lease_until,
+    SELECT r->>'resource' AS resource, r->>'mode' AS mode, h.id::text AS task_id, c.title, h.queue, h.lease_until,
            o.id AS owner_id, o.name AS owner_name, o.kind AS owner_kind
     FROM task_state h CROSS JOIN LATERAL jsonb_array_elements(h.reserves) r
-    LEFT JOIN task_content words ON words.id = h.id
+    ${contentOf("h")}
     JOIN actors o ON o.id = h.owner_id
     WHERE ${heldReserving("h", clock)}
     ORDER BY r->>'resource', h.id`);
