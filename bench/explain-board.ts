@@ -25,6 +25,8 @@ import { BENCH_AGENT, seedMixed } from "./lib/seed";
 
 const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const TASKS = Number(process.env.TASKS ?? 1_000_000);
+/** A person who owns a few of the tasks (a few held, the rest done), as most owners do; the bench agent owns nearly all. */
+const FEW = { id: "33333333-3333-4333-8333-333333333333", name: "few", kind: "user" as const };
 const RUNS = 5;
 
 /** seedMixed (5 % queued, 2.5 % held, the rest done, one queue) plus a second, small queue in four statuses and some escalated tasks. */
@@ -39,6 +41,8 @@ async function seed(url: string): Promise<void> {
              CASE WHEN s = 'started' THEN now() + interval '1 hour' END, CASE WHEN s = 'started' THEN 60 END, 2
       FROM generate_series(1, 40) i, LATERAL (SELECT (ARRAY['queued', 'started', 'done', 'escalated'])[1 + i % 4]::task_status AS s) x`);
     await sql.unsafe(`UPDATE task_state SET status = 'escalated', owner_id = NULL WHERE queue = 'default' AND status = 'done' AND id % 1000 = 3`);
+    await sql.unsafe(`INSERT INTO actors (id, kind, name) VALUES ('${FEW.id}', '${FEW.kind}', '${FEW.name}')`);
+    await sql.unsafe(`UPDATE task_state SET owner_id = '${FEW.id}' WHERE status IN ('started', 'done') AND id % 20000 = 7`);
     await sql.unsafe(`VACUUM ANALYZE task_state, task_content, task_held, task_queued`);
   } finally {
     await sql.end();
@@ -96,8 +100,11 @@ async function main(): Promise<void> {
       await read(`queue ${queue} in every status (priority)`, () => listTasks(db, listTasksQuery.parse({ queue, sort: "priority" }), actor));
     }
     await read("mine, every status", () => listTasks(db, listTasksQuery.parse({ owner: "me" }), actor));
+    await read("mine, every status, an owner of a few", () => listTasks(db, listTasksQuery.parse({ owner: "me" }), FEW));
+    await read("mine, done, an owner of a few (newest)", () => listTasks(db, listTasksQuery.parse({ owner: "me", status: "done", order: "newest" }), FEW));
     await read("the board's counts", () => countTasks(db, countTasksQuery.parse({}), actor));
     await read("the board's counts, queue rare", () => countTasks(db, countTasksQuery.parse({ queue: "rare" }), actor));
+    await read("the board's counts, mine, an owner of a few", () => countTasks(db, countTasksQuery.parse({ owner: "me" }), FEW));
     await read("the queue list", () => listQueues(db));
     await read("the metrics' gauges", () => readGauges(db));
     await read("the inbox badge", () => countEscalated(db));

@@ -6,7 +6,7 @@
  * is, and the server's CPU a task (bench/lib/cpu.ts, where the server runs on this machine):
  * the steadier figure on a busy machine.
  *
- * - `--setup SQL` runs on the variant's database before its drain (e.g. "DROP INDEX tasks_owner").
+ * - `--setup SQL` runs on the variant's database before its drain (e.g. "DROP INDEX tasks_settled_owner").
  * - `--replace FROM=>TO` edits the statements' text (every occurrence; it must occur).
  * - `--drop PREFIX` leaves out the loop's statements that start with PREFIX.
  *

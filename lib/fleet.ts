@@ -13,13 +13,13 @@ import type { ActorRef } from "@/lib/tasks/core/types";
 //   instances; it costs what those minutes wrote, whatever the log's size;
 // - which agents: actors of kind agent with a token, or that worked — an event in the
 //   window, an outcome (task_events_actor_outcomes), a lapse (task_events_lapsed_owner) or
-//   a task held now (tasks_owner) — each an index probe;
+//   a task it holds (task_held_owner) or held last (tasks_settled_owner) — each an index probe;
 // - last sign of life: its newest event in the window; quieter than that, the newest of its
 //   last completion or failure (task_events_actor_outcomes, a backward walk of one entry)
 //   and its token's last use (written at most once a minute);
 // - done and failed in 24 h: task_events_actor_outcomes (partial: those two types only);
 // - lapsed in 24 h: task_events_lapsed_owner (lease_expired by previous owner);
-// - held now: tasks_owner. Counts stop at COUNT_CAP.
+// - held now: task_held_owner. Counts stop at COUNT_CAP.
 
 export const FLEET_LIMIT = 200;
 export const INSTANCE_WINDOW_MINUTES = 15;
@@ -97,7 +97,8 @@ async function agentRows(db: Executor): Promise<Row[]> {
     WHERE a.kind = 'agent'
       AND (last.at IS NOT NULL
         OR EXISTS (SELECT 1 FROM agent_tokens t WHERE t.actor_id = a.id)
-        OR EXISTS (SELECT 1 FROM tasks t WHERE t.owner_id = a.id)
+        OR EXISTS (SELECT 1 FROM task_held h WHERE h.owner_id = a.id)
+        OR EXISTS (SELECT 1 FROM task_state t WHERE t.settled_owner = a.id)
         OR EXISTS (SELECT 1 FROM task_events e WHERE e.type = 'lease_expired' AND e.payload->>'previousOwnerId' = a.id::text))
     ORDER BY last.at DESC NULLS LAST, a.name, a.id
     LIMIT ${FLEET_LIMIT + 1}`);
@@ -116,10 +117,10 @@ async function instanceRows(db: Executor, ids: string[]): Promise<Row[]> {
 
 async function heldRows(db: Executor, ids: string[]): Promise<Row[]> {
   return db.execute<Row>(sql`
-    SELECT t.owner_id, t.id::text AS id, t.title, t.queue, t.status, t.version, t.lease_until
-    FROM tasks t
-    WHERE t.owner_id = ANY(${idList(ids)}) AND t.status IN ('claimed', 'started')
-    ORDER BY t.lease_until ASC NULLS LAST, t.id
+    SELECT h.owner_id, t.id::text AS id, t.title, t.queue, t.status, t.version, t.lease_until
+    FROM task_held h JOIN tasks t ON t.id = h.id
+    WHERE h.owner_id = ANY(${idList(ids)})
+    ORDER BY h.lease_until, t.id
     LIMIT ${COUNT_CAP}`);
 }
 

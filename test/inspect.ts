@@ -68,7 +68,7 @@ export async function danglingReferences(db: Executor): Promise<Record<string, n
  * them exact for every writer.
  */
 const SETS = {
-  task_held: { member: `s.status IN ('claimed', 'started')`, columns: `queue, priority, created_at, lease_until, attempt_limited` },
+  task_held: { member: `s.status IN ('claimed', 'started')`, columns: `queue, priority, created_at, lease_until, attempt_limited, owner_id` },
   task_queued: { member: `s.status = 'queued' AND s.blocked_by = '{}'::bigint[]`, columns: `queue, priority, created_at, not_before` },
 } as const;
 

@@ -197,6 +197,13 @@ export const taskState = pgTable(
      * nothing, and its claim could be HOT. Not in the view `tasks`.
      */
     reservingStatus: taskStatus("reserving_status").generatedAlwaysAs(sql`CASE WHEN reserves IS NOT NULL THEN status END`),
+    /**
+     * The owner of a task that is neither claimed nor started, null while it is queued or held
+     * (migration 0033): what tasks_settled_owner keys on, so a claim changes no indexed value
+     * of the owner. A held task's owner is found in task_held (task_held_owner). Not in
+     * the view `tasks`.
+     */
+    settledOwner: uuid("settled_owner").generatedAlwaysAs(sql`CASE WHEN status NOT IN ('claimed', 'started') THEN owner_id END`),
   },
   (t) => [
     // The completing transaction finds the dependents it unblocks here: only blocked tasks are in it.
@@ -210,7 +217,8 @@ export const taskState = pgTable(
     index("tasks_reserving").on(t.reservingStatus, t.queue).where(sql`${t.reservingStatus} IS NOT NULL`),
     // Insights' spend per done task (lib/insights/spend.ts): only done tasks that reported spend are in it.
     index("tasks_spent_done").on(t.queue, t.doneAt).where(sql`${t.doneAt} IS NOT NULL AND ${t.spent} > 0`),
-    index("tasks_owner").on(t.ownerId).where(sql`${t.ownerId} IS NOT NULL`),
+    // "Whose is it?" for tasks no longer held; task_held_owner answers it for held ones.
+    index("tasks_settled_owner").on(t.settledOwner).where(sql`${t.settledOwner} IS NOT NULL`),
     index("tasks_queue_status").on(t.queue, t.status, t.id),
     check(
       "tasks_held_has_owner_and_lease",
@@ -243,6 +251,8 @@ export const taskHeld = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
     leaseUntil: timestamp("lease_until", { withTimezone: true }).notNull(),
     attemptLimited: boolean("attempt_limited").notNull(),
+    /** The holder (migration 0033): task_state's owner index names only settled owners. */
+    ownerId: uuid("owner_id").notNull(),
   },
   (t) => [
     // The claim's walk of lapsed leases, in claim order, stopping at its limit.
@@ -251,6 +261,8 @@ export const taskHeld = pgTable(
     index("task_held_lease").on(t.queue, t.leaseUntil),
     // The few attempts that met their ceiling: a claim strikes their lapse before walking the queue.
     index("task_held_attempt_limited").on(t.queue, t.leaseUntil).where(sql`${t.attemptLimited}`),
+    // The tasks one actor holds: presence renewal, "mine", the fleet.
+    index("task_held_owner").on(t.ownerId),
   ],
 );
 

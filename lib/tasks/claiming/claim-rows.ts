@@ -96,11 +96,11 @@ export async function claimRowsGated(
 const claimedSets = (reclaiming: boolean) => sql.raw(`
     left_queued AS (DELETE FROM task_queued r USING claimed WHERE r.id = claimed.id AND claimed.previous_status = 'queued'),
     now_held AS (
-      INSERT INTO task_held (id, queue, priority, created_at, lease_until, attempt_limited)
-      SELECT id, queue, priority, created_at, lease_until, attempt_limited FROM claimed WHERE previous_status = 'queued'
+      INSERT INTO task_held (id, queue, priority, created_at, lease_until, attempt_limited, owner_id)
+      SELECT id, queue, priority, created_at, lease_until, attempt_limited, owner_id FROM claimed WHERE previous_status = 'queued'
     )${reclaiming ? `,
     still_held AS (
-      UPDATE task_held h SET lease_until = claimed.lease_until, attempt_limited = claimed.attempt_limited
+      UPDATE task_held h SET lease_until = claimed.lease_until, attempt_limited = claimed.attempt_limited, owner_id = claimed.owner_id
       FROM claimed WHERE h.id = claimed.id AND claimed.previous_status <> 'queued'
     )` : ""}`);
 

@@ -33,13 +33,15 @@ export const heldLeases = defineOperation({
     if (input.renew) {
       const renewed = await tx.execute<Record<string, unknown>>(withContent(sql`
         WITH mine AS MATERIALIZED (
-          SELECT id FROM task_state
-          WHERE owner_id = ${actor.id}::uuid AND status IN ('claimed', 'started') AND lease_until > ${now}
+          -- Found in the held set by owner (task_held_owner), locked and rechecked on task_state.
+          SELECT s.id FROM task_held h JOIN task_state s ON s.id = h.id
+          WHERE h.owner_id = ${actor.id}::uuid
+            AND s.owner_id = ${actor.id}::uuid AND s.status IN ('claimed', 'started') AND s.lease_until > ${now}
             -- Due: RENEW_FRACTION (lib/cadence.ts, a third) of the lease has passed since the claim or the last renewal. However
             -- many pages ask, a lease is renewed once a third, and a fresh one not at all.
-            AND lease_until <= ${now} + make_interval(secs => lease_seconds * 2.0 / 3)
-          ORDER BY id
-          FOR UPDATE SKIP LOCKED
+            AND s.lease_until <= ${now} + make_interval(secs => s.lease_seconds * 2.0 / 3)
+          ORDER BY s.id
+          FOR UPDATE OF s SKIP LOCKED
         )
         UPDATE task_state t SET lease_until = ${now} + make_interval(secs => t.lease_seconds), updated_at = ${now}
         FROM mine m, queues q
@@ -53,7 +55,7 @@ export const heldLeases = defineOperation({
       })));
     }
     const held = await tx.execute<Record<string, unknown>>(sql`
-      SELECT * FROM tasks WHERE owner_id = ${actor.id}::uuid AND status IN ('claimed', 'started') ORDER BY id`);
+      SELECT t.* FROM task_held h JOIN tasks t ON t.id = h.id WHERE h.owner_id = ${actor.id}::uuid ORDER BY t.id`);
     const rows = held.map(rawToTaskRow);
     if (input.renew) {
       // A live lease left unrenewed met its ceiling: mark the attempt as a heartbeat would.

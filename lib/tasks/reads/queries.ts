@@ -61,12 +61,23 @@ function keyset(order: Ordering, cursor: string | undefined, t: OrderColumns): {
   return { after: id ? gt(t.id, BigInt(id)) : undefined, orderBy: [asc(t.id)] };
 }
 
+/**
+ * Owned by the caller, exactly (owner_id), in a form two indexes can answer (migration 0033): no
+ * index of task_state names a held task's owner, so that a claim changes no indexed value.
+ * A settled task's owner is tasks_settled_owner's key; a held task's is found in task_held
+ * (task_held_owner), its ids handed over as an array the primary key can probe. A queued task
+ * has no owner.
+ */
+export const ownedBy = (actorId: string) => sql`${taskState.ownerId} = ${actorId}::uuid
+  AND (${taskState.settledOwner} = ${actorId}::uuid
+       OR ${taskState.id} = ANY(ARRAY(SELECT h.id FROM task_held h WHERE h.owner_id = ${actorId}::uuid)))`;
+
 /** The filters of a list (everything but the page position), on task_state's columns; the counts share them. */
 export function taskFilters(query: Omit<ListTasksQuery, "order" | "sort" | "limit" | "cursor">, caller: ActorRef): SQL[] {
   const filters: (SQL | undefined)[] = [
     query.status ? eq(taskState.status, query.status) : undefined,
     query.queue ? eq(taskState.queue, query.queue) : undefined,
-    query.owner === "me" ? eq(taskState.ownerId, caller.id) : undefined,
+    query.owner === "me" ? ownedBy(caller.id) : undefined,
     query.owner === "none" ? isNull(taskState.ownerId) : undefined,
     query.needsCheck ? eq(taskState.needsCheck, query.needsCheck === "true") : undefined,
     query.q ? searchCondition(query.q) : undefined,

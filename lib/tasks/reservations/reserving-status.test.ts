@@ -58,7 +58,7 @@ describe("migration 0032 on a database with tasks that reserve, held, parked, qu
     const rolledBack = new Error("rolled back");
     await database.db.transaction(async (tx) => {
       await tx.execute(sql`SET LOCAL enable_seqscan = off`);
-      await tx.execute(sql`DROP INDEX tasks_queue_status, tasks_status_order, tasks_owner, tasks_spent_done, tasks_idempotency_key`);
+      await tx.execute(sql`DROP INDEX tasks_queue_status, tasks_status_order, tasks_settled_owner, tasks_spent_done, tasks_idempotency_key`);
       const plan = async (query: ReturnType<typeof sql>) =>
         (await tx.execute<{ "QUERY PLAN": string }>(sql`EXPLAIN ${query}`)).map((r) => r["QUERY PLAN"]).join("\n");
       plans.push(await plan(sql`SELECT ${reservingTaskIn} FROM queues q WHERE q.name = 'old'`));
