@@ -33,6 +33,17 @@ test("free attempts, then a wait that doubles up to the max, per scope and key",
   expect(await admit(db, "account", "bo@example.com", policy)).toBe(true);
 });
 
+test("two attempts at once within the free ones are both admitted, whichever transaction began first", async () => {
+  const { db } = database;
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT now()`); // this transaction's now() is fixed here, before the other's
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await admit(db, "account", "twice@example.com", policy)).toBe(true); // another connection, committed
+    expect(await admit(tx, "account", "twice@example.com", policy)).toBe(true);
+  });
+  expect((await row("account", "twice@example.com"))!.failures).toBe(2);
+});
+
 test("a key quiet past its wait starts over; a refund gives one back; a success forgets it", async () => {
   const { db } = database;
   await db.execute(sql`INSERT INTO sign_in_backoff (scope, key, failures, next_at, last_at)

@@ -62,6 +62,10 @@ const delay = (n: SQL, p: BackoffPolicy) =>
 /**
  * Charges one attempt to `key` if it may make one now, in one statement: true when admitted.
  * The upsert waits for the key's row lock, so concurrent attempts see each other's charges.
+ * "Now" for the wait is the clock when the row is read, not the transaction's start: a free
+ * attempt sets next_at to its own now(), and a second sign-in of the same account whose
+ * transaction began a moment earlier would otherwise find that in its future and be refused
+ * as "too many" with no failure at all (two tabs, a double submit; an e2e run of 6 Dec 2026).
  * The same statement sweeps up to 100 rows of any key that have been quiet past `quiet`.
  */
 export async function admit(db: Executor, scope: BackoffScope, key: string, p: BackoffPolicy): Promise<boolean> {
@@ -80,7 +84,7 @@ export async function admit(db: Executor, scope: BackoffScope, key: string, p: B
       failures = ${counted},
       next_at = now() + make_interval(secs => ${delay(counted, p)}),
       last_at = now()
-    WHERE b.next_at <= now()
+    WHERE b.next_at <= clock_timestamp()
     RETURNING failures`);
   return rows.length > 0;
 }
