@@ -45,7 +45,7 @@ describe("the owner, held and settled", () => {
   test("mine holds every task the caller owns, held or settled, through claims, a lapse and a reclaim by someone else", async () => {
     const made = [];
     for (const title of ["claimed", "started", "asked", "done", "left queued"]) made.push(await f.task(title, { queue }));
-    const [claimed, started, asked, done, left] = made;
+    const [claimed, started, asked, done] = made; // the fifth stays queued: no one's
     const c = await f.must(claim, { taskId: claimed!.id, version: claimed!.version }, amal);
     const claimAndStart = async (t: { id: string; version: number }) =>
       f.must(start, { taskId: t.id, version: (await f.must(claim, { taskId: t.id, version: t.version }, amal)).version }, amal);
@@ -62,7 +62,6 @@ describe("the owner, held and settled", () => {
     expect(counts.statuses).toMatchObject({ queued: 0, claimed: 1, started: 1, awaiting_input: 1, done: 1 });
     const held = await perform(heldLeases, { renew: false }, { db: f.db, actor: amal, clock: f.clock });
     expect(held.ok && held.value.map((h) => h.task.title)).toEqual(["claimed", "started"]);
-    expect(left!.owner).toBeNull();
 
     // Both leases lapse; Bilal's claim takes the first back. The held row names its new owner.
     f.clock.advance(31);
