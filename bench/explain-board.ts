@@ -79,10 +79,14 @@ async function main(): Promise<void> {
       capturing = false;
       const statements = [...new Map(captured.map((c) => [c.query, c])).values()];
       const plans: string[] = [];
-      for (const s of statements) {
-        const rows = await raw.unsafe(`EXPLAIN (ANALYZE, BUFFERS) ${s.query}`, s.parameters as never[]);
-        plans.push(rows.map((r) => r["QUERY PLAN"] as string).join("\n"));
-      }
+      // In one transaction, as a read that sets its own (SET LOCAL) settings runs them.
+      await raw.begin(async (tx) => {
+        for (const s of statements) {
+          if (/^\s*(BEGIN|COMMIT|ROLLBACK)\b/i.test(s.query)) continue;
+          const rows = await tx.unsafe(`EXPLAIN (ANALYZE, BUFFERS) ${s.query}`, s.parameters as never[]);
+          plans.push(rows.map((r) => r["QUERY PLAN"] as string).join("\n"));
+        }
+      });
       const all = plans.join("\n");
       const indexes = [...new Set([...all.matchAll(/Scan(?: Backward)? (?:using|on) (tasks_\w+)/g)].map((m) => m[1]))];
       const executions = [...all.matchAll(/Execution Time: ([\d.]+)/g)].map((m) => Number(m[1]).toFixed(2));

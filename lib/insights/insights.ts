@@ -10,7 +10,7 @@ import { fail, ok } from "@/lib/tasks/core/types";
 import { POPULATIONS, type DistributionSet, type Population, type QueueDistributions } from "./distributions";
 import { readPlannedDistributions } from "./rolled";
 import { mostInNeed } from "./attention";
-import { withReadSettings } from "./read-settings";
+import { withReadSettings } from "@/db/read-settings";
 import { planOf, type Plan } from "./rollup";
 import { recommendLease, type Evidence, type Recommendation } from "./recommend";
 import { readClaimants, readQueueFacts, readSeries, type Bucket, type Claimant, type QueueFact } from "./series";
@@ -182,7 +182,7 @@ export async function readInsights(
   const span = spanOf(window, await now(db, options.clock ?? databaseClock));
   // The first reader of a closed hour rolls it up (lib/insights/rollup.ts); later ones read the rollup.
   const plan = options.rollups === false ? { ...span, h0: span.to, h1: span.to } : await planOf(db, span, { write: true });
-  // One transaction with JIT off (read-settings.ts): the statements are small whatever the planner estimates.
+  // One transaction with JIT off (db/read-settings.ts): the statements are small whatever the planner estimates.
   return withReadSettings(db, async (tx) => {
     const overview = await readOverview(tx, plan);
     const chosen = overview.find((o) => o.queue.name === options.queue) ?? (options.queue ? undefined : mostInNeed(overview));

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { fineBucket } from "./fine-buckets";
-import { withReadSettings } from "./read-settings";
+import { withReadSettings } from "@/db/read-settings";
 import { pairedEvents, samplesFrom } from "./samples";
 import { COUNTED } from "./series";
 import { at, type Span } from "./window";

@@ -12,7 +12,8 @@ import type { ActorRef } from "../core/types";
  * by the cap, not by the table: 100,000 done tasks cost what 1,001 do, and the board says
  * "1,000+" (GitHub and Linear do the same). Below the cap every count is exact. Each probe
  * is an index(-only) scan: tasks_status_order for a status, tasks_queue_status for a queue
- * and status, task_search_words for a search (docs/performance.md has the EXPLAINs).
+ * and status (queueStatusCount), task_search_words for a search (docs/performance.md has the
+ * EXPLAINs).
  */
 export const COUNT_CAP = 1000;
 
@@ -28,6 +29,22 @@ export interface TaskCounts {
   cap: number;
 }
 
+/**
+ * A queue's tasks in one status, counted to the cap, for a statement over `queues q`: the
+ * board's per-queue counts and the queue list. The queue is the outer row's, so the planner
+ * cannot use its statistics and guesses the tasks per queue as an average; with one queue
+ * holding most of the tasks it guessed that a scan of the table (or of its primary key) finds
+ * 1,001 done tasks of a small queue at once, and read the whole table (130–300 ms at a
+ * million tasks). So the probe asks for the order of tasks_queue_status, which no other path
+ * gives without sorting everything it reads: the status as a range of one (`BETWEEN`), since
+ * an equality would make the planner drop it from the order, and the order by id alone is
+ * the primary key's too. The range stops the walk at the status's last entry, as `=` does
+ * (docs/performance.md, "the per-queue counts").
+ */
+export const queueStatusCount = (status: TaskStatus) =>
+  sql`(SELECT count(*)::int FROM (SELECT 1 FROM task_state t WHERE t.queue = q.name AND t.status BETWEEN ${status} AND ${status}
+        ORDER BY t.status, t.id LIMIT ${COUNT_CAP + 1}) c)`;
+
 const capped = (where: SQL) => sql`(SELECT count(*)::int FROM (SELECT 1 FROM ${taskState} WHERE ${where} LIMIT ${COUNT_CAP + 1}) capped)`;
 
 export async function countTasks(db: Executor, query: CountTasksQuery, caller: ActorRef): Promise<TaskCounts> {
@@ -38,7 +55,7 @@ export async function countTasks(db: Executor, query: CountTasksQuery, caller: A
     sql`, `,
   );
   const perQueue = sql.join(
-    statuses.map((status) => sql`(SELECT count(*)::int FROM (SELECT 1 FROM task_state t WHERE t.queue = q.name AND t.status = ${status} LIMIT ${COUNT_CAP + 1}) c) AS ${sql.identifier(status)}`),
+    statuses.map((status) => sql`${queueStatusCount(status)} AS ${sql.identifier(status)}`),
     sql`, `,
   );
   const [filtered, queues] = await Promise.all([

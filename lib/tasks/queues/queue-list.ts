@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
+import { withReadSettings } from "@/db/read-settings";
 import { taskStatus, type Claimants, type TaskStatus } from "@/db/schema";
-import { COUNT_CAP } from "./counts";
+import { queueStatusCount } from "./counts";
 
 // Every queue as a supervisor sees it (GET /api/v1/queues, the /queues page): its settings,
 // its state (paused, breaker tripped, archived), live counts by status and its throughput.
@@ -42,20 +43,21 @@ type Row = Omit<QueueSummary, "counts" | "throughput"> & Record<TaskStatus | "do
 
 /**
  * Every queue, archived ones too (their state says so), alphabetically. Each count is the
- * board's capped probe of tasks_queue_status (its cost bounded by the cap, not the table);
+ * board's capped probe of tasks_queue_status (queueStatusCount: its cost bounded by the cap,
+ * not the table);
  * throughput walks task_events_queue_finished (partial: only the events that finish a task,
- * task_event_finishes) over the last hour and day.
+ * task_event_finishes) over the last hour and day. JIT off (db/read-settings.ts says why).
  */
 export async function listQueues(db: Executor, now?: Date, name?: string): Promise<QueueSummary[]> {
   const at = now ? sql`${now.toISOString()}::timestamptz` : sql`now()`;
   const perStatus = sql.join(
-    taskStatus.enumValues.map((status) => sql`(SELECT count(*)::int FROM (SELECT 1 FROM tasks t WHERE t.queue = q.name AND t.status = ${status} LIMIT ${COUNT_CAP + 1}) c) AS ${sql.identifier(status)}`),
+    taskStatus.enumValues.map((status) => sql`${queueStatusCount(status)} AS ${sql.identifier(status)}`),
     sql`, `,
   );
   const finished = (interval: string) => sql`(SELECT count(*)::int FROM task_events e
       WHERE e.queue = q.name AND e.created_at > ${at} - ${interval}::interval AND e.created_at <= ${at}
         AND task_event_finishes(e.type))`;
-  const rows = await db.execute<Row>(sql`
+  const rows = await withReadSettings(db, (tx) => tx.execute<Row>(sql`
     SELECT q.name, q.description, q.lease_seconds AS "leaseSeconds", q.max_failures AS "maxFailures",
            q.expiry_threshold AS "expiryThreshold", q.expiry_window_seconds AS "expiryWindowSeconds",
            q.retry_delay_seconds AS "retryDelaySeconds", q.lock_delay_seconds AS "lockDelaySeconds", q.question_timeout_seconds AS "questionTimeoutSeconds", q.claimants, q.commenters, q.review, q.max_attempt_seconds AS "maxAttemptSeconds",
@@ -65,7 +67,7 @@ export async function listQueues(db: Executor, now?: Date, name?: string): Promi
            ${perStatus}, ${finished("1 hour")} AS done_hour, ${finished("24 hours")} AS done_day
     FROM queues q LEFT JOIN actors p ON p.id = q.paused_by LEFT JOIN actors a ON a.id = q.archived_by
     ${name === undefined ? sql`` : sql`WHERE q.name = ${name}`}
-    ORDER BY q.name`);
+    ORDER BY q.name`));
   return rows.map((row) => {
     const { done_hour, done_day, ...rest } = row;
     const counts = Object.fromEntries(taskStatus.enumValues.map((s) => [s, Number(row[s])])) as QueueStatusCounts;
