@@ -236,8 +236,10 @@ export const taskState = pgTable(
 
 /**
  * The held set (migration 0028, design q's second step): a row for each claimed or started
- * task, with the columns the walks of held tasks read. Written only by the trigger
- * task_held_follows on task_state, so it is exact for every writer; task_state stays the
+ * task, with the columns the walks of held tasks read. The claim and the completion write
+ * their rows in their own statement (migration 0030: they bump sets_mark, so the trigger
+ * leaves them); the trigger task_held_follows on task_state writes them for every other
+ * writer, so the set is exact whoever writes; task_state stays the
  * record, and a walk that locks a task rechecks its status and lease there (EvalPlanQual
  * rechecks the locked row, not this one). Its indexes left task_state, where every claim,
  * start, heartbeat and completion had to insert into them.
@@ -268,8 +270,9 @@ export const taskHeld = pgTable(
 
 /**
  * The claimable set (migration 0029, design q's third step): a row for each queued task that
- * waits on no dependency, ready now or at its not_before. Written only by the triggers
- * task_queued_added and task_queued_follows on task_state; the claim walks it and locks and
+ * waits on no dependency, ready now or at its not_before. The claim deletes its rows in its
+ * own statement (migration 0030); the triggers task_queued_added and task_queued_follows on
+ * task_state write them for every other writer; the claim walks it and locks and
  * rechecks on task_state, as the held walks do with task_held.
  */
 export const taskQueued = pgTable(
