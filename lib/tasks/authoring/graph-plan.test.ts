@@ -6,6 +6,7 @@ import * as schema from "@/db/schema";
 import { cancel, claim, complete, start, type ActorRef } from "@/lib/tasks";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 import { taskRow } from "@/test/inspect";
+import { planReporter } from "@/test/plans";
 
 // The graph's probes (who waits for this task?) run on every completion and cancel. Only a
 // few tasks have dependencies, so they must go through the partial index tasks_blocked_by
@@ -27,14 +28,7 @@ beforeAll(async () => {
   await f.queue(QUEUE);
   await f.db.execute(sql`INSERT INTO tasks (queue, title) SELECT ${QUEUE}, 'bulk ' || i FROM generate_series(1, ${TASKS}::int) i`);
   await f.db.execute(sql`ANALYZE task_state, task_content, task_queued`);
-  plans = [];
-  client = postgres(f.database.url, {
-    max: 1, // LOAD and SET hold for this one session
-    onnotice: (notice) => void plans.push(String(notice.message)),
-    connection: { TimeZone: "UTC" },
-  });
-  await client.unsafe(`LOAD 'auto_explain'`);
-  await client.unsafe(`SET auto_explain.log_min_duration = 0; SET auto_explain.log_level = notice; SET auto_explain.log_nested_statements = on`);
+  ({ client, plans } = await planReporter(f.database.url, { nested: true }));
 }, 60_000);
 afterAll(async () => {
   await client?.end();

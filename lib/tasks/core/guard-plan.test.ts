@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import * as schema from "@/db/schema";
 import { claimNext, complete, perform, renew, type ActorRef, type Task } from "@/lib/tasks";
 import { engineFixture, seedQueued, type EngineFixture } from "@/test/engine";
+import { planReporter } from "@/test/plans";
 
 // A guard is checked on a task found by its key (recheck, core/transition.ts). Here the
 // statistics say what a freshly seeded queue says, that no task is started, while twenty are:
@@ -12,7 +13,7 @@ import { engineFixture, seedQueued, type EngineFixture } from "@/test/engine";
 let f: EngineFixture;
 let agent: ActorRef;
 let client: postgres.Sql;
-let plans: string[] = [];
+let plans: string[];
 const queue = "guard-plan";
 const held: Task[] = [];
 
@@ -25,9 +26,7 @@ beforeAll(async () => {
     if (!claimed.ok || !claimed.value) throw new Error("claim failed");
     held.push(claimed.value);
   }
-  client = postgres(f.database.url, { max: 1, onnotice: (n) => void plans.push(String(n.message)), connection: { TimeZone: "UTC" } });
-  await client.unsafe(`LOAD 'auto_explain'`);
-  await client.unsafe(`SET auto_explain.log_min_duration = 0; SET auto_explain.log_level = notice`);
+  ({ client, plans } = await planReporter(f.database.url));
 }, 60_000);
 afterAll(async () => {
   await client?.end();
@@ -41,7 +40,7 @@ test.each(["auto", "force_generic_plan"])("the completion and a heartbeat reach 
   // Each statement runs more than five times, so that `auto` has made its generic plan too.
   for (let i = 0; i < 7; i++) {
     const [beat, done] = [held.shift()!, held.shift()!];
-    plans = [];
+    plans.length = 0;
     const renewed = await perform(renew, { taskId: beat.id, version: beat.version }, context);
     const completed = await perform(complete, { taskId: done.id, version: done.version }, context);
     expect(renewed.ok && completed.ok).toBe(true);

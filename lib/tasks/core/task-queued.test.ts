@@ -10,6 +10,7 @@ import { migrateDatabase } from "@/db/migrate";
 import { engineFixture, seedQueued, withStanding, type EngineFixture } from "@/test/engine";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { heldSetDrift, queuedSetDrift } from "@/test/inspect";
+import { planReporter } from "@/test/plans";
 
 // The claimable set (task_queued, migration 0029, docs/design-q.md step 3): a row for each
 // queued task that waits on no dependency, written by triggers on task_state, walked by the
@@ -114,10 +115,7 @@ describe("the claim walks the set", () => {
     await seedQueued(f, q, 20_000, 10);
     // 20,000 rows in one INSERT into task_state (as bench/ seeds write): the set took them all, once a statement.
     expect(await queuedSetDrift(f.db)).toEqual(noDrift);
-    plans = [];
-    client = postgres(f.database.url, { max: 1, onnotice: (n) => void plans.push(String(n.message)), connection: { TimeZone: "UTC" } });
-    await client.unsafe(`LOAD 'auto_explain'`);
-    await client.unsafe(`SET auto_explain.log_min_duration = 0; SET auto_explain.log_level = notice; SET auto_explain.log_nested_statements = on`);
+    ({ client, plans } = await planReporter(f.database.url, { nested: true }));
   }, 60_000);
   afterAll(async () => {
     await client?.end();

@@ -6,6 +6,7 @@ import type { ActorRef } from "@/lib/tasks";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 import { COUNT_CAP, countTasks, countTasksQuery } from "./counts";
 import { listQueues } from "./queue-list";
+import { planReporter } from "@/test/plans";
 
 // The board's per-queue counts and the queue list probe each queue in each status, capped,
 // from a statement over `queues q`. The queue is the outer row's, so the planner guesses the
@@ -32,14 +33,7 @@ beforeAll(async () => {
   await f.database.client`INSERT INTO task_state (queue) SELECT 'small' FROM generate_series(1, 5)`;
   await f.database.client`INSERT INTO task_content (id, title) SELECT id, 'seeded ' || id FROM task_state`;
   await f.database.client`ANALYZE task_state, task_content, task_queued, task_held`;
-  plans = [];
-  client = postgres(f.database.url, {
-    max: 1, // LOAD and SET hold for this one session
-    onnotice: (notice) => void plans.push(String(notice.message)),
-    connection: { TimeZone: "UTC" },
-  });
-  await client.unsafe(`LOAD 'auto_explain'`);
-  await client.unsafe(`SET auto_explain.log_min_duration = 0; SET auto_explain.log_level = notice`);
+  ({ client, plans } = await planReporter(f.database.url));
 }, 60_000);
 afterAll(async () => {
   await client?.end();
