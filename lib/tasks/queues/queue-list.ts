@@ -44,9 +44,9 @@ type Row = Omit<QueueSummary, "counts" | "throughput"> & Record<TaskStatus | "do
 /**
  * Every queue, archived ones too (their state says so), alphabetically. Each count is the
  * board's capped probe of tasks_queue_status (queueStatusCount: its cost bounded by the cap,
- * not the table);
- * throughput walks task_events_queue_finished (partial: only the events that finish a task,
- * task_event_finishes) over the last hour and day. JIT off (db/read-settings.ts says why).
+ * not the table); throughput walks task_events_queue_finished (partial: only the events that
+ * finish a task, task_event_finishes) over the last hour and day. JIT off (db/read-settings.ts
+ * says why).
  */
 export async function listQueues(db: Executor, now?: Date, name?: string): Promise<QueueSummary[]> {
   const at = now ? sql`${now.toISOString()}::timestamptz` : sql`now()`;
