@@ -41,13 +41,13 @@ afterAll(async () => {
   await f?.close();
 });
 
-/** The plans of what `fn` ran whose probes take their queue from the outer row. */
-async function perQueuePlans(fn: () => Promise<unknown>): Promise<string[]> {
+/** The plan of the one statement `fn` ran whose probes take their queue from the outer row. */
+async function perQueuePlan(fn: () => Promise<unknown>): Promise<string> {
   plans.length = 0;
   await fn();
   const found = plans.filter((p) => p.includes("q.name"));
   expect(found, `plans with a per-queue probe among ${plans.length}`).toHaveLength(1);
-  return found;
+  return found[0]!;
 }
 
 // Each of the eight probes (a status each) reads tasks_queue_status: an index-only walk that
@@ -67,8 +67,8 @@ describe.each(["auto", "force_generic_plan"])("per-queue counts walk tasks_queue
   test(`the board's counts, one queue of ${BIG} tasks beside one of five`, async () => {
     const db = drizzle(client, { schema });
     let counts: Awaited<ReturnType<typeof countTasks>> | undefined;
-    const [plan] = await perQueuePlans(async () => (counts = await countTasks(db, countTasksQuery.parse({}), viewer)));
-    everyProbeThroughTheIndex(plan!);
+    const plan = await perQueuePlan(async () => (counts = await countTasks(db, countTasksQuery.parse({}), viewer)));
+    everyProbeThroughTheIndex(plan);
     const byQueue = Object.fromEntries(counts!.queues.map((q) => [q.queue, q.statuses]));
     expect(byQueue.big).toMatchObject({ queued: COUNT_CAP + 1, done: COUNT_CAP + 1, started: 0 });
     expect(byQueue.small).toMatchObject({ queued: 5, done: 0, started: 0 });
@@ -77,8 +77,8 @@ describe.each(["auto", "force_generic_plan"])("per-queue counts walk tasks_queue
   test(`the queue list, the same queues`, async () => {
     const db = drizzle(client, { schema });
     let queues: Awaited<ReturnType<typeof listQueues>> | undefined;
-    const [plan] = await perQueuePlans(async () => (queues = await listQueues(db)));
-    everyProbeThroughTheIndex(plan!);
+    const plan = await perQueuePlan(async () => (queues = await listQueues(db)));
+    everyProbeThroughTheIndex(plan);
     const byName = Object.fromEntries(queues!.map((q) => [q.name, q.counts]));
     expect(byName.big).toMatchObject({ queued: COUNT_CAP + 1, done: COUNT_CAP + 1 });
     expect(byName.small).toMatchObject({ queued: 5, done: 0 });
