@@ -10,9 +10,16 @@ export const resolve = {
   },
 };
 
+/**
+ * Each worker starts with the hook the project's scripts start with (scripts/module-hooks.mjs):
+ * without it, loading drizzle-orm costs every test file ~2.7 s of CPU on Node 24.
+ */
+export const execArgv = ["--import", path.resolve(import.meta.dirname, "scripts/module-hooks.mjs")];
+
 export default defineConfig({
   resolve,
   test: {
+    execArgv,
     include: ["lib/**/*.test.ts", "app/**/*.test.ts", "db/**/*.test.ts", "scripts/**/*.test.ts", "test/**/*.test.ts"],
     // The fault suite and the scale test have their own configs: `npm run test:faults`, `npm run test:scale`.
     exclude: ["**/node_modules/**", "test/faults/**", "test/scale/**"],

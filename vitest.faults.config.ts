@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import { resolve } from "./vitest.config";
+import { execArgv, resolve } from "./vitest.config";
 
 // `npm run test:faults`: faults injected from outside into real processes (docs/reliability.md).
 // One file at a time: a fault (a PostgreSQL restart, a held visibility horizon, a
@@ -7,6 +7,7 @@ import { resolve } from "./vitest.config";
 export default defineConfig({
   resolve,
   test: {
+    execArgv,
     include: ["test/faults/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
     pool: "forks",

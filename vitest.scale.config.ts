@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import { resolve } from "./vitest.config";
+import { execArgv, resolve } from "./vitest.config";
 
 // `npm run test:scale`: a deployment's shape on one machine — two instances behind HAProxy,
 // PgBouncer in transaction mode, one PostgreSQL (docs/scaling.md). Needs the production
@@ -7,6 +7,7 @@ import { resolve } from "./vitest.config";
 export default defineConfig({
   resolve,
   test: {
+    execArgv,
     include: ["test/scale/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
     pool: "forks",

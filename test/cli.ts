@@ -4,6 +4,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 // tsx`, not `npx tsx`, which forks a second node): a signal sent to the child reaches
 // the script itself, SIGKILL included.
 
+/** Node's arguments before a script, as package.json's scripts give them (scripts/module-hooks.mjs). */
+export const scriptNodeArgs = ["--import", "./scripts/module-hooks.mjs", "--import", "tsx"];
+
 export interface Finished {
   code: number | null;
   stdout: string;
@@ -11,7 +14,7 @@ export interface Finished {
 }
 
 function spawnScript(script: string, args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", script, ...args], {
+  return spawn(process.execPath, [...scriptNodeArgs, script, ...args], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

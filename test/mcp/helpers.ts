@@ -1,9 +1,9 @@
-import { createRequire } from "node:module";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect } from "vitest";
+import { scriptNodeArgs } from "@/test/cli";
 import type { HttpFixture, WireTask } from "@/test/http/helpers";
 import { expectNoLeak, expectTask } from "@/test/http/helpers";
 
@@ -21,7 +21,6 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-const tsxCli = createRequire(import.meta.url).resolve("tsx/cli");
 
 export async function connect(
   f: HttpFixture, transport: TransportName, token: string, headers: Record<string, string> = {}, env: Record<string, string> = {},
@@ -35,7 +34,7 @@ export async function connect(
   }
   const stdio = new StdioClientTransport({
     command: process.execPath,
-    args: [tsxCli, "scripts/mcp.ts"],
+    args: [...scriptNodeArgs, "scripts/mcp.ts"],
     env: { PATH: process.env.PATH ?? "", CLAIMBOARD_URL: f.server.url, CLAIMBOARD_TOKEN: token, ...env },
     stderr: "pipe",
   });

@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { jsonSchema } from "@/lib/mcp/schemas";
 import { tools } from "@/lib/mcp/tools";
+import { scriptNodeArgs } from "@/test/cli";
 import { expectNoLeak, expectTaskResponse, httpFixture, type HttpFixture } from "@/test/http/helpers";
 import { call, connect, eventTypes, refusalOf, resultJson, taskDigest, taskOf, type McpSession, type TransportName } from "./helpers";
 
@@ -324,7 +324,7 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
 describe("over stdio only", () => {
   test("lines that are not JSON-RPC are skipped without a word on stdout or a stack; the next request is answered", { timeout: 120_000 }, async () => {
     const env = { PATH: process.env.PATH ?? "", CLAIMBOARD_URL: f.server.url, CLAIMBOARD_TOKEN: tokens.rival! } as unknown as NodeJS.ProcessEnv;
-    const child = spawn(process.execPath, [createRequire(import.meta.url).resolve("tsx/cli"), "scripts/mcp.ts"], { env, stdio: "pipe" });
+    const child = spawn(process.execPath, [...scriptNodeArgs, "scripts/mcp.ts"], { env, stdio: "pipe" });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
