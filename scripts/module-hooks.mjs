@@ -1,5 +1,6 @@
 // Loaded with `node --import ./scripts/module-hooks.mjs` before tsx by every script entry
-// point (package.json, test/cli.ts, test/mcp/helpers.ts) and by Vitest's workers (vitest.config.ts).
+// point (package.json's scripts, test/cli.ts's scriptNodeArgs) and by Vitest's workers
+// (vitest.config.ts).
 //
 // Why: since Node 22 (24.22.3 included), resolving an ES module file inside a package
 // re-reads that package's package.json and parses its whole "exports" map, once to find a
@@ -13,8 +14,8 @@
 // - a bare name from a directory under the same conditions resolves to the same file every
 //   time, so the first answer (Node's or tsx's) is kept and given again;
 // - a relative import (not a require) of an existing .js/.mjs/.cjs file from a module inside
-//   node_modules is that file, its format given by the extension or by the nearest package.json's "type"
-//   (read once per directory); a package without a "type" is left to Node.
+//   node_modules is that file, its format given by the extension or by the nearest
+//   package.json's "type" (read once per directory); a package without a "type" is left to Node.
 // Every other import goes to Node's resolver (and tsx's) unchanged.
 import { readFileSync, statSync } from "node:fs";
 import { registerHooks } from "node:module";
