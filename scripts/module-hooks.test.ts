@@ -41,13 +41,18 @@ const countReachingNode = "data:text/javascript," + encodeURIComponent(`
   } });
 `);
 
-async function load(hooked: boolean): Promise<{ resolutions: string[]; reachedNode: { insideDrizzle: number; drizzleByName: number } }> {
+interface Loaded {
+  resolutions: string[];
+  reachedNode: { insideDrizzle: number; drizzleByName: number };
+}
+
+async function load(hooked: boolean): Promise<Loaded> {
   const hook = hooked ? ["--import", "./scripts/module-hooks.mjs"] : [];
   const { stdout } = await promisify(execFile)(
     process.execPath, ["--import", countReachingNode, ...hook, "--import", "tsx", "--input-type=module", "--eval", probe],
     { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NODE_OPTIONS: "" } },
   );
-  return JSON.parse(stdout) as { resolutions: string[]; reachedNode: { insideDrizzle: number; drizzleByName: number } };
+  return JSON.parse(stdout) as Loaded;
 }
 
 test("with the hook every import resolves to the same file in the same format as without it; most never reached Node's resolver", { timeout: 60_000 }, async () => {

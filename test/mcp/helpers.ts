@@ -21,7 +21,6 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-
 export async function connect(
   f: HttpFixture, transport: TransportName, token: string, headers: Record<string, string> = {}, env: Record<string, string> = {},
 ): Promise<McpSession> {
