@@ -43,7 +43,7 @@ async function seed(url: string): Promise<void> {
     await sql.unsafe(`UPDATE task_state SET status = 'escalated', owner_id = NULL WHERE queue = 'default' AND status = 'done' AND id % 1000 = 3`);
     await sql.unsafe(`INSERT INTO actors (id, kind, name) VALUES ('${FEW.id}', '${FEW.kind}', '${FEW.name}')`);
     await sql.unsafe(`UPDATE task_state SET owner_id = '${FEW.id}' WHERE status IN ('started', 'done') AND id % 20000 = 7`);
-    await sql.unsafe(`VACUUM ANALYZE task_state, task_content, task_held, task_queued`);
+    await sql.unsafe(`VACUUM ANALYZE task_state, task_content, task_held, task_lease, task_queued`);
   } finally {
     await sql.end();
   }

@@ -46,8 +46,8 @@ WITH candidates AS MATERIALIZED (
     FOR UPDATE OF task_state SKIP LOCKED
   ), lapsed AS MATERIALIZED (
     SELECT task_state.id, task_state.status, task_state.owner_id, task_state.side_effect_recorded, task_state.priority, task_state.created_at
-    FROM task_held held JOIN task_state ON task_state.id = held.id
-    WHERE held.queue = $1 AND (held.lease_until <= now()) IS TRUE
+    FROM task_held held JOIN task_lease lease ON lease.id = held.id JOIN task_state ON task_state.id = held.id
+    WHERE held.queue = $1 AND (lease.lease_until <= now()) IS TRUE
       AND coalesce(task_state.status IN ('claimed', 'started') AND task_state.lease_until <= now(), false)
     ORDER BY held.priority DESC, held.created_at, held.id LIMIT $3
     FOR UPDATE OF task_state SKIP LOCKED
@@ -72,8 +72,8 @@ RETURNING t.*, d.previous_status, d.previous_owner_id`;
 
 // readQueueState (lib/tasks/claiming/breaker.ts): the queue's settings and whether any lease lapsed.
 const QUEUE_STATE = `
-SELECT q.*, EXISTS (SELECT 1 FROM task_held held WHERE held.queue = q.name
-  AND held.lease_until <= now()) AS has_expired
+SELECT q.*, EXISTS (SELECT 1 FROM task_lease lease WHERE lease.queue = q.name
+  AND lease.lease_until <= now()) AS has_expired
 FROM queues q WHERE q.name = $1`;
 
 // reclaimBudget (lib/tasks/claiming/breaker.ts): expiries in the window, and the clock probe.
@@ -218,7 +218,7 @@ async function main(): Promise<void> {
     // In-flight worst case: ~25,000 held tasks, every lease live (the steady state of many
     // healthy workers), then one lapsed lease ranked below all of them.
     await db.unsafe(`UPDATE task_state SET lease_until = now() + interval '1 hour' WHERE status IN ('claimed', 'started')`);
-    await db.unsafe(`VACUUM ANALYZE task_state, task_content, task_held, task_queued`);
+    await db.unsafe(`VACUUM ANALYZE task_state, task_content, task_held, task_lease, task_queued`);
     console.log("\n##### in-flight worst case: ~25,000 held tasks with live leases");
     await explain(db, "(b') readQueueState, no lease lapsed", QUEUE_STATE, ["default"]);
     await engineClaimNext(url.toString(), "(e') no lease lapsed, the gate open");

@@ -45,7 +45,7 @@ export async function seedGraph(url: string, tasks: number): Promise<void> {
             FROM (SELECT i, i % 200 AS k FROM generate_series(1, ${tasks}) i) n) g`));
     await sql.unsafe(`INSERT INTO task_events (task_id, queue, type, actor_id, payload, created_at)
       SELECT id, queue, 'created', '${BENCH_AGENT.id}', '{"version":1}', created_at FROM task_state ORDER BY id`);
-    await sql.unsafe(`VACUUM ANALYZE task_state, task_content, task_held, task_queued, task_events`);
+    await sql.unsafe(`VACUUM ANALYZE task_state, task_content, task_held, task_lease, task_queued, task_events`);
   } finally {
     await sql.end();
   }
@@ -80,7 +80,7 @@ export async function seedFanout(url: string, dependents: number): Promise<{ par
     const [parent, plain] = started.map((r) => r.id as string) as [string, string];
     await sql.unsafe(insertTasks(`INSERT INTO task_state (queue, depends_on, blocked_by)
       SELECT 'fanout', ARRAY[${parent}]::bigint[], ARRAY[${parent}]::bigint[] FROM generate_series(1, ${dependents}) i`, `'waits ' || made.id`));
-    await sql.unsafe(`VACUUM ANALYZE task_state, task_content, task_held, task_queued`);
+    await sql.unsafe(`VACUUM ANALYZE task_state, task_content, task_held, task_lease, task_queued`);
     return { parent, plain };
   } finally {
     await sql.end();

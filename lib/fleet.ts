@@ -120,7 +120,7 @@ async function heldRows(db: Executor, ids: string[]): Promise<Row[]> {
     SELECT h.owner_id, t.id::text AS id, t.title, t.queue, t.status, t.version, t.lease_until
     FROM task_held h JOIN tasks t ON t.id = h.id
     WHERE h.owner_id = ANY(${idList(ids)})
-    ORDER BY h.lease_until, t.id
+    ORDER BY t.lease_until, t.id
     LIMIT ${COUNT_CAP}`);
 }
 

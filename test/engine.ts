@@ -61,7 +61,7 @@ export async function seedQueued(f: EngineFixture, queue: string, count: number,
     INSERT INTO task_state (queue, priority, created_at)
     SELECT ${queue}, i % ${priorities}, now() - make_interval(secs => i) FROM generate_series(1, ${count}::int) i`;
   await f.database.client`INSERT INTO task_content (id, title) SELECT id, 'seeded ' || id FROM task_state WHERE queue = ${queue}`;
-  await f.database.client`ANALYZE task_state, task_content, task_queued, task_held`;
+  await f.database.client`ANALYZE task_state, task_content, task_queued, task_held, task_lease`;
 }
 
 /**

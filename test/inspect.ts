@@ -63,12 +63,13 @@ export async function danglingReferences(db: Executor): Promise<Record<string, n
 }
 
 /**
- * The sets that mirror task_state (migrations 0028, 0029): which tasks each holds, and the
- * columns it copies. Their triggers, and the claim's and completion's own statements, keep
+ * The sets that mirror task_state (migrations 0028, 0029, 0034): which tasks each holds, and
+ * the columns it copies. Their triggers, and the claim's and completion's own statements, keep
  * them exact for every writer.
  */
 const SETS = {
-  task_held: { member: `s.status IN ('claimed', 'started')`, columns: `queue, priority, created_at, lease_until, attempt_limited, owner_id` },
+  task_held: { member: `s.status IN ('claimed', 'started')`, columns: `queue, priority, created_at, owner_id` },
+  task_lease: { member: `s.status IN ('claimed', 'started')`, columns: `queue, lease_until, attempt_limited` },
   task_queued: { member: `s.status = 'queued' AND s.blocked_by = '{}'::bigint[]`, columns: `queue, priority, created_at, not_before` },
 } as const;
 
@@ -90,8 +91,11 @@ async function setDrift(db: Executor, set: keyof typeof SETS): Promise<{ missing
   return { ...row! };
 }
 
-/** The held set's drift (task_held: claimed and started tasks). */
-export const heldSetDrift = (db: Executor) => setDrift(db, "task_held");
+/** The held set's drift (task_held and its leases, task_lease: claimed and started tasks), the two tables' counts added. */
+export async function heldSetDrift(db: Executor): Promise<{ missing: number; extra: number; stale: number }> {
+  const [held, leases] = [await setDrift(db, "task_held"), await setDrift(db, "task_lease")];
+  return { missing: held.missing + leases.missing, extra: held.extra + leases.extra, stale: held.stale + leases.stale };
+}
 
 /** The claimable set's drift (task_queued: queued tasks that wait on no dependency). */
 export const queuedSetDrift = (db: Executor) => setDrift(db, "task_queued");

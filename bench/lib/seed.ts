@@ -16,7 +16,7 @@ export async function seedQueued(url: string, count: number, queue = "default"):
   try {
     await sql.unsafe(`INSERT INTO queues (name) VALUES ($1) ON CONFLICT DO NOTHING`, [queue]);
     await sql.unsafe(insertTasks(`INSERT INTO task_state (queue) SELECT $1 FROM generate_series(1, $2::int) i`, `'bench ' || made.id`), [queue, count]);
-    await sql.unsafe(`VACUUM ANALYZE task_state, task_content, task_held, task_queued`);
+    await sql.unsafe(`VACUUM ANALYZE task_state, task_content, task_held, task_lease, task_queued`);
   } finally {
     await sql.end();
   }
@@ -50,7 +50,7 @@ export async function seedReserved(url: string, tasks: number): Promise<void> {
   try {
     await sql.unsafe(`UPDATE task_state SET reserves = jsonb_build_array(jsonb_build_object('resource', 'repo/f' || (id % 100), 'mode', 'exclusive'))
                       WHERE id % 5 = 0`);
-    await sql.unsafe(`VACUUM ANALYZE task_state, task_held, task_queued`);
+    await sql.unsafe(`VACUUM ANALYZE task_state, task_held, task_lease, task_queued`);
   } finally {
     await sql.end();
   }
@@ -84,7 +84,7 @@ export async function seedMixed(url: string, tasks: number): Promise<void> {
           CASE WHEN id > (SELECT max(id) FROM task_state) - 1000 THEN now() - random() * interval '4 minutes'
                ELSE created_at + interval '3 minutes' END
    FROM task_state WHERE id % 20 = 7 ORDER BY id`);
-    await sql.unsafe(`VACUUM ANALYZE task_state, task_content, task_held, task_queued, task_events`);
+    await sql.unsafe(`VACUUM ANALYZE task_state, task_content, task_held, task_lease, task_queued, task_events`);
   } finally {
     await sql.end();
   }

@@ -251,20 +251,38 @@ export const taskHeld = pgTable(
     queue: text("queue").notNull(),
     priority: integer("priority").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
-    leaseUntil: timestamp("lease_until", { withTimezone: true }).notNull(),
-    attemptLimited: boolean("attempt_limited").notNull(),
     /** The holder (migration 0033): task_state's owner index names only settled owners. */
     ownerId: uuid("owner_id").notNull(),
   },
   (t) => [
-    // The claim's walk of lapsed leases, in claim order, stopping at its limit.
+    // The claim's walk of lapsed leases, in claim order, stopping at its limit (the lease is read from task_lease).
     index("task_held_order").on(t.queue, t.priority.desc().nullsFirst(), t.createdAt, t.id),
-    // "Has any lease in this queue lapsed?" is one probe here, however many tasks are held.
-    index("task_held_lease").on(t.queue, t.leaseUntil),
-    // The few attempts that met their ceiling: a claim strikes their lapse before walking the queue.
-    index("task_held_attempt_limited").on(t.queue, t.leaseUntil).where(sql`${t.attemptLimited}`),
     // The tasks one actor holds: presence renewal, "mine", the fleet.
     index("task_held_owner").on(t.ownerId),
+  ],
+);
+
+/**
+ * The held tasks' leases (migration 0034, design q step 4a piece 3b): a row for each row of
+ * task_held, with what a heartbeat changes. A heartbeat's update of it is never HOT (it moves
+ * the key of task_lease_until), so its indexes are only those that read the lease, and none
+ * that task_held gains for a claim's or a board's read costs a heartbeat anything. Written
+ * beside task_held, by the claim and the completion in their own statements and by the
+ * trigger task_held_follows for every other writer; task_state's lease_until stays the record.
+ */
+export const taskLease = pgTable(
+  "task_lease",
+  {
+    id: bigint("id", { mode: "bigint" }).primaryKey(),
+    queue: text("queue").notNull(),
+    leaseUntil: timestamp("lease_until", { withTimezone: true }).notNull(),
+    attemptLimited: boolean("attempt_limited").notNull(),
+  },
+  (t) => [
+    // "Has any lease in this queue lapsed?" is one probe here, however many tasks are held.
+    index("task_lease_until").on(t.queue, t.leaseUntil),
+    // The few attempts that met their ceiling: a claim strikes their lapse before walking the queue.
+    index("task_lease_attempt_limited").on(t.queue, t.leaseUntil).where(sql`${t.attemptLimited}`),
   ],
 );
 

@@ -24,12 +24,12 @@ export interface QueueState {
 }
 
 /**
- * Some held task of the queue `q` has a lapsed lease: one probe of task_held_lease. The held
- * set is written in the transaction that writes the task, so this snapshot sees them agree.
+ * Some held task of the queue `q` has a lapsed lease: one probe of task_lease_until. The held
+ * set's leases are written in the transaction that writes the task, so this snapshot sees them agree.
  */
 export const lapsedLeaseIn = (now: SQL) => sql`EXISTS (
-  SELECT 1 FROM task_held held
-  WHERE held.queue = q.name AND held.lease_until <= ${now})`;
+  SELECT 1 FROM task_lease lease
+  WHERE lease.queue = q.name AND lease.lease_until <= ${now})`;
 
 /**
  * Some unfinished task of the queue `q` reserves something: a probe of tasks_reserving, which

@@ -72,16 +72,16 @@ export async function strikeCappedLapses(tx: Executor, clock: Clock, queue: Queu
   // The flag is the fact: a ceiling lifted since still makes that attempt's lapse a strike.
   if (queue.breakerTrippedAt) return [];
   const now = clock.now();
-  const one = taskId ? sql`AND held.id = ${taskId}::bigint` : sql``;
+  const one = taskId ? sql`AND lease.id = ${taskId}::bigint` : sql``;
   const cutoff = lapseCutoff(clock, queue.lockDelaySeconds);
   const rows = await tx.execute<Record<string, unknown>>(withContent(sql`
     WITH capped AS MATERIALIZED (
-      -- Found in the held set (task_held_attempt_limited), locked and rechecked on task_state (recheck, claim-rows.ts).
+      -- Found in the held set's leases (task_lease_attempt_limited), locked and rechecked on task_state (recheck, claim-rows.ts).
       SELECT s.id, s.owner_id, s.progress, s.progress_at, s.side_effect_recorded
-      FROM task_held held JOIN task_state s ON s.id = held.id
-      WHERE held.queue = ${queue.name} AND held.attempt_limited AND held.lease_until <= ${cutoff} ${one}
+      FROM task_lease lease JOIN task_state s ON s.id = lease.id
+      WHERE lease.queue = ${queue.name} AND lease.attempt_limited AND lease.lease_until <= ${cutoff} ${one}
         AND ${recheck(sql`s.attempt_limited AND s.status IN ('claimed', 'started') AND s.lease_until <= ${cutoff}`)}
-      ORDER BY held.lease_until
+      ORDER BY lease.lease_until
       LIMIT 100
       FOR UPDATE OF s SKIP LOCKED
     )

@@ -78,12 +78,13 @@ function candidateSets(queue: string, clock: Clock, sets: { take: number; takeLa
       LIMIT ${take}
       FOR UPDATE OF task_state SKIP LOCKED
     ), lapsed AS MATERIALIZED (
-      -- The held set (task_held) in claim order: "(…) IS TRUE" keeps this a walk of
-      -- task_held_order that stops at the limit: offered task_held_lease, the planner may fetch
-      -- every lapsed lease and sort them (220 ms for a batch in a 25,000-lease storm, against
-      -- 0.4 ms for the walk).
-      SELECT ${candidateColumnsOf("task_state")} FROM task_held held JOIN task_state ON task_state.id = held.id
-      WHERE held.queue = ${queue} AND (held.lease_until <= ${sets.lapsedBy}) IS TRUE
+      -- The held set (task_held) in claim order, each lease read from task_lease by key: "(…) IS
+      -- TRUE" keeps this a walk of task_held_order that stops at the limit: offered
+      -- task_lease_until, the planner may fetch every lapsed lease and sort them (220 ms for a
+      -- batch in a 25,000-lease storm, against 0.4 ms for the walk).
+      SELECT ${candidateColumnsOf("task_state")}
+      FROM task_held held JOIN task_lease lease ON lease.id = held.id JOIN task_state ON task_state.id = held.id
+      WHERE held.queue = ${queue} AND (lease.lease_until <= ${sets.lapsedBy}) IS TRUE
         AND ${recheck(sql`task_state.status IN ('claimed', 'started') AND task_state.lease_until <= ${sets.lapsedBy}`)}
         ${lapsedCheckFilter} ${sets.also}
       ORDER BY held.priority DESC, held.created_at, held.id

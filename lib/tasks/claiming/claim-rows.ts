@@ -87,21 +87,30 @@ export async function claimRowsGated(
  * The claim writes its tasks' set rows in its own statement (its UPDATE bumps sets_mark, so the
  * set triggers leave these rows alone, migration 0030): ~30 µs a task here against ~80–100
  * through the triggers (docs/performance.md, "design q, step 3"). A task claimed from the
- * queue leaves the claimable set and enters the held set; a lapsed lease reclaimed keeps its
- * held row, with the new lease. (Not one INSERT … ON CONFLICT: its speculative insertion
- * writes one WAL record more a claim.) A claim that takes no lapsed lease leaves out that
- * update: planned as a hash join, it read task_held up to its first live row even when it
+ * queue leaves the claimable set and enters the held set, its lease beside it (task_lease,
+ * migration 0034); a lapsed lease reclaimed keeps both rows, with the new lease, and the new
+ * owner where it changed. (Not one INSERT … ON CONFLICT: its speculative insertion writes one
+ * WAL record more a claim.) A claim that takes no lapsed lease leaves out those updates:
+ * planned as a hash join, such an update read task_held up to its first live row even when it
  * had nothing to update, and under the loop's churn that is most of the table's pages.
  */
 const claimedSets = (reclaiming: boolean) => sql.raw(`
     left_queued AS (DELETE FROM task_queued r USING claimed WHERE r.id = claimed.id AND claimed.previous_status = 'queued'),
     now_held AS (
-      INSERT INTO task_held (id, queue, priority, created_at, lease_until, attempt_limited, owner_id)
-      SELECT id, queue, priority, created_at, lease_until, attempt_limited, owner_id FROM claimed WHERE previous_status = 'queued'
+      INSERT INTO task_held (id, queue, priority, created_at, owner_id)
+      SELECT id, queue, priority, created_at, owner_id FROM claimed WHERE previous_status = 'queued'
+    ),
+    now_leased AS (
+      INSERT INTO task_lease (id, queue, lease_until, attempt_limited)
+      SELECT id, queue, lease_until, attempt_limited FROM claimed WHERE previous_status = 'queued'
     )${reclaiming ? `,
     still_held AS (
-      UPDATE task_held h SET lease_until = claimed.lease_until, attempt_limited = claimed.attempt_limited, owner_id = claimed.owner_id
-      FROM claimed WHERE h.id = claimed.id AND claimed.previous_status <> 'queued'
+      UPDATE task_held h SET owner_id = claimed.owner_id
+      FROM claimed WHERE h.id = claimed.id AND claimed.previous_status <> 'queued' AND h.owner_id <> claimed.owner_id
+    ),
+    still_leased AS (
+      UPDATE task_lease l SET lease_until = claimed.lease_until, attempt_limited = claimed.attempt_limited
+      FROM claimed WHERE l.id = claimed.id AND claimed.previous_status <> 'queued'
     )` : ""}`);
 
 /** What the claim decides for each candidate before it writes: the `decided` CTE's body. */

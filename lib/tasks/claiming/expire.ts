@@ -53,10 +53,10 @@ export const sweepExpiredLeases = defineOperation({
       const cutoff = lapseCutoff(clock, state.queue.lockDelaySeconds);
       const rows = await tx.execute<Record<string, unknown>>(withContent(sql`
         WITH lapsed AS MATERIALIZED (
-          -- Walked in the held set, locked and rechecked on task_state (recheck, claim-rows.ts).
+          -- Walked in the held set's leases, locked and rechecked on task_state (recheck, claim-rows.ts).
           SELECT s.id, s.owner_id, s.priority, s.created_at, s.progress, s.progress_at, s.side_effect_recorded
-          FROM task_held held JOIN task_state s ON s.id = held.id
-          WHERE held.queue = ${name} AND held.lease_until <= ${cutoff}
+          FROM task_lease lease JOIN task_held held ON held.id = lease.id JOIN task_state s ON s.id = lease.id
+          WHERE lease.queue = ${name} AND lease.lease_until <= ${cutoff}
             AND ${recheck(sql`s.status IN ('claimed', 'started') AND s.lease_until <= ${cutoff}`)}
           ORDER BY held.priority DESC, held.created_at, held.id
           LIMIT ${limit}

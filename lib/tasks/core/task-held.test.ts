@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
-  answerQuestion, askQuestion, claim, claimNext, complete, failTask, forceRelease, perform, renew, setQueueSettings, start,
+  answerQuestion, askQuestion, claim, claimNext, complete, failTask, forceRelease, heldLeases, perform, renew, setQueueSettings, start,
   sweepExpiredLeases, type ActorRef,
 } from "@/lib/tasks";
 import { createActor } from "@/lib/tasks/core/actors";
@@ -13,7 +13,8 @@ import { heldSetDrift } from "@/test/inspect";
 
 // The held set (task_held, migration 0028, docs/design-q.md step 2): a row for each claimed or
 // started task, written by a trigger on task_state, read by the walks of held tasks (the
-// claim's lapsed walk and gate, strikes, the sweep, the inbox's lapsed list).
+// claim's lapsed walk and gate, strikes, the sweep, the inbox's lapsed list). Its leases are
+// in task_lease (migration 0034, step 4a piece 3b), a row beside each of its rows.
 
 let f: EngineFixture;
 let amal: ActorRef;
@@ -32,11 +33,15 @@ afterAll(async () => {
   await f?.close();
 });
 
-type HeldRow = { id: string; lease_until: Date; attempt_limited: boolean; x: string };
-/** The task's row in the held set, its lease as a Date (the test client returns timestamps as text). */
+type HeldRow = { id: string; lease_until: Date; attempt_limited: boolean; x: string; lease_x: string };
+/**
+ * The task's row in the held set with its lease, the lease as a Date (the test client returns
+ * timestamps as text); `x` and `lease_x` are the two rows' xmin, which change when a row is written.
+ */
 const heldRow = async (id: string): Promise<HeldRow | undefined> => {
   const [row] = (await f.database.client`
-    SELECT id::text, to_json(lease_until)#>>'{}' AS lease_until, attempt_limited, xmin::text AS x FROM task_held WHERE id = ${id}::bigint`) as unknown as
+    SELECT h.id::text, to_json(l.lease_until)#>>'{}' AS lease_until, l.attempt_limited, h.xmin::text AS x, l.xmin::text AS lease_x
+    FROM task_held h FULL JOIN task_lease l ON l.id = h.id WHERE coalesce(h.id, l.id) = ${id}::bigint`) as unknown as
     (Omit<HeldRow, "lease_until"> & { lease_until: string })[];
   return row && { ...row, lease_until: new Date(row.lease_until) };
 };
@@ -58,9 +63,13 @@ describe("task_held follows task_state", () => {
     const started = await f.must(start, { taskId: task.id, version: claimed.version }, amal);
     expect((await heldRow(task.id))!.x).toBe(before!.x);
 
+    // A heartbeat moves the lease: task_lease's row is written, task_held's is not.
     f.clock.advance(10);
     const beat = await f.must(renew, { taskId: task.id, version: started.version }, amal);
-    expect((await heldRow(task.id))!.lease_until).toEqual(beat.leaseUntil);
+    const beaten = await heldRow(task.id);
+    expect(beaten!.lease_until).toEqual(beat.leaseUntil);
+    expect(beaten!.x).toBe(before!.x);
+    expect(beaten!.lease_x).not.toBe(before!.lease_x);
 
     // Parked on a question, the lease waits: not held, so no walk of lapsed leases finds it.
     const { task: parked, question } = await f.must(askQuestion, { taskId: task.id, version: beat.version, question: "Which month?" }, amal);
@@ -109,6 +118,32 @@ describe("task_held follows task_state", () => {
     await f.database.client`UPDATE queues SET breaker_tripped_at = now(), breaker_reason = 'test' WHERE name = ${q}`;
     const inbox = await readInbox(f.db, null, sara);
     expect(inbox.breakers.find((b) => b.name === q)?.heldBack.map((t) => t.id)).toEqual([a.id]);
+  });
+
+  test("presence renewal writes only the lease; a reclaim by someone else writes the held row's owner too", async () => {
+    const q = await f.queue("task-held-presence", { leaseSeconds: 30 });
+    const task = await f.task("watch the import", { queue: q });
+    await f.must(claim, { taskId: task.id, version: task.version }, amal);
+    const claimed = await heldRow(task.id);
+    const owner = async () => (await f.database.client`SELECT owner_id::text AS o FROM task_held WHERE id = ${task.id}::bigint`)[0]!.o;
+    expect(await owner()).toBe(amal.id);
+
+    f.clock.advance(11); // past a third of the lease: due for renewal
+    const [renewed] = await f.must(heldLeases, { renew: true }, amal);
+    expect(renewed!.task.id).toBe(task.id);
+    const after = await heldRow(task.id);
+    expect(after!.lease_until.getTime()).toBeGreaterThan(claimed!.lease_until.getTime());
+    expect(after!.x).toBe(claimed!.x);
+    expect(after!.lease_x).not.toBe(claimed!.lease_x);
+    expect(after!.lease_until).toEqual(await stateLease(task.id));
+
+    f.clock.advance(31);
+    await f.must(claimNext, { queue: q }, bilal);
+    const reclaimed = await heldRow(task.id);
+    expect(await owner()).toBe(bilal.id);
+    expect(reclaimed!.x).not.toBe(after!.x);
+    expect(reclaimed!.lease_until).toEqual(await stateLease(task.id));
+    expect(await heldSetDrift(f.db)).toEqual({ missing: 0, extra: 0, stale: 0 });
   });
 
   test("an attempt at its ceiling is marked in the set, and its lapse is struck from it", async () => {
@@ -192,6 +227,65 @@ describe("migration 0028 on a database with held, lapsed and finished tasks", ()
     const claimed = await perform(claimNext, { queue: "default" }, { db: database.db, actor: worker });
     if (!claimed.ok || !claimed.value) throw new Error(`no claim: ${JSON.stringify(claimed)}`);
     expect(claimed.value.owner?.id).toBe(worker.id);
+    expect(await heldSetDrift(database.db)).toEqual({ missing: 0, extra: 0, stale: 0 });
+  });
+});
+
+describe("migration 0034 on a database with held, lapsed and finished tasks", () => {
+  let database: TestDatabase;
+  let held: { id: string; lease_until: string; attempt_limited: boolean }[];
+  beforeAll(async () => {
+    database = await freshDatabase({ migratedUpTo: 33 });
+    await database.client`INSERT INTO actors (id, kind, name) VALUES ('22222222-2222-4222-8222-222222222222', 'agent', 'old-bot')`;
+    // Every fifth task queued, then claimed (its lease lapsed an hour ago), started (live, some at the ceiling), done, escalated.
+    await database.client`
+      INSERT INTO tasks (queue, title, priority, status, owner_id, lease_until, lease_seconds, version, attempt, attempt_limited)
+      SELECT 'default', 'Old task ' || n, n % 7, s, CASE WHEN s <> 'queued' THEN '22222222-2222-4222-8222-222222222222'::uuid END,
+             CASE s WHEN 'claimed' THEN now() - interval '1 hour' WHEN 'started' THEN now() + interval '1 hour' END,
+             CASE WHEN s IN ('claimed', 'started') THEN 120 END,
+             CASE s WHEN 'queued' THEN 1 WHEN 'claimed' THEN 2 WHEN 'started' THEN 3 ELSE 4 END,
+             CASE WHEN s = 'queued' THEN 0 ELSE 1 END,
+             s = 'started' AND n % 3 = 0
+      FROM generate_series(1, 200) n,
+           LATERAL (SELECT (ARRAY['queued', 'claimed', 'started', 'done', 'escalated'])[1 + n % 5]::task_status AS s) x`;
+    held = (await database.client`
+      SELECT id::text, to_json(lease_until)#>>'{}' AS lease_until, attempt_limited FROM task_state
+      WHERE status IN ('claimed', 'started') ORDER BY id`) as unknown as typeof held;
+    await migrateDatabase(database.url);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  test("every held task's lease moved to task_lease, and the lease left task_held with its two indexes", async () => {
+    const leases = await database.client`
+      SELECT id::text, to_json(lease_until)#>>'{}' AS lease_until, attempt_limited FROM task_lease ORDER BY id`;
+    expect(held).toHaveLength(80);
+    expect(held.filter((h) => h.attempt_limited).length).toBeGreaterThan(0);
+    expect(leases).toEqual(held);
+    expect(await heldSetDrift(database.db)).toEqual({ missing: 0, extra: 0, stale: 0 });
+    const columns = await database.client`SELECT column_name FROM information_schema.columns WHERE table_name = 'task_held' ORDER BY column_name`;
+    expect(columns.map((c) => c.column_name)).toEqual(["created_at", "id", "owner_id", "priority", "queue"]);
+    const indexes = await database.client`SELECT tablename, indexname FROM pg_indexes WHERE tablename IN ('task_held', 'task_lease') ORDER BY 1, 2`;
+    expect(indexes.map((i) => `${i.tablename}.${i.indexname}`)).toEqual([
+      "task_held.task_held_order", "task_held.task_held_owner", "task_held.task_held_pkey",
+      "task_lease.task_lease_attempt_limited", "task_lease.task_lease_pkey", "task_lease.task_lease_until",
+    ]);
+  });
+
+  test("the old lapsed leases are listed, reclaimed and swept from task_lease", async () => {
+    expect((await readLapsed(database.db)).count).toBe(40);
+    const worker = await createActor(database.db, "agent", "new-bot");
+    const claimed = await perform(claimNext, { queue: "default" }, { db: database.db, actor: worker });
+    if (!claimed.ok || !claimed.value) throw new Error(`no claim: ${JSON.stringify(claimed)}`);
+    expect(claimed.value).toMatchObject({ status: "claimed", owner: { id: worker.id } });
+    expect((await readLapsed(database.db)).count).toBe(39);
+    const sara = await createActor(database.db, "user", "Sara");
+    const swept = await perform(sweepExpiredLeases, { queue: "default" }, { db: database.db, actor: sara });
+    if (!swept.ok) throw new Error(`no sweep: ${JSON.stringify(swept)}`);
+    // However many the queue's expiry budget let it take (its breaker may stop it), each left the lapsed list.
+    expect(swept.value.expired).toBeGreaterThan(0);
+    expect((await readLapsed(database.db)).count).toBe(39 - swept.value.expired);
     expect(await heldSetDrift(database.db)).toEqual({ missing: 0, extra: 0, stale: 0 });
   });
 });

@@ -83,7 +83,8 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
     WHERE t.id = l.id AND item.id = t.id AND q.name = t.queue
       AND ${recheck(move.guard(actor, sql`item.version`, now, sql`t.unknown_effects = 0`))}
     RETURNING t.*, l.side_effect_recorded AS had_effects
-    ), left_held AS (DELETE FROM task_held h USING written WHERE h.id = written.id)
+    ), left_held AS (DELETE FROM task_held h USING written WHERE h.id = written.id),
+    left_leased AS (DELETE FROM task_lease l USING written WHERE l.id = written.id)
     SELECT written.*, ${CONTENT_COLUMNS} FROM written ${contentOf("written")}`);
   // Sent behind the UPDATE in the same round trip, it unblocks only what the UPDATE made done
   // (claimable when this commits).

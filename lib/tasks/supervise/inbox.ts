@@ -1,7 +1,7 @@
 import "server-only";
 import { and, asc, eq, inArray, isNotNull, lt, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { actors, queues, taskEvents, taskHeld, tasks } from "@/db/schema";
+import { actors, queues, taskEvents, taskLease, tasks } from "@/db/schema";
 import { typedEvent } from "../core/event-payloads";
 import { listTasks } from "../reads/queries";
 import { toTask } from "../core/task-row";
@@ -100,14 +100,14 @@ async function trippedQueues(db: Executor): Promise<TrippedQueue[]> {
   const tripped = await db.select().from(queues).where(isNotNull(queues.breakerTrippedAt)).orderBy(asc(queues.name));
   return Promise.all(
     tripped.map(async (queue) => {
-      // The lapsed leases are found in the held set (task_held_lease), as the lapsed list's are.
+      // The lapsed leases are found in the held set's leases (task_lease_until), as the lapsed list's are.
       const rows = await db
         .select({ task: tasks, owner: { id: actors.id, name: actors.name, kind: actors.kind } })
-        .from(taskHeld)
-        .innerJoin(tasks, eq(tasks.id, taskHeld.id))
+        .from(taskLease)
+        .innerJoin(tasks, eq(tasks.id, taskLease.id))
         .leftJoin(actors, eq(actors.id, tasks.ownerId))
-        .where(and(eq(taskHeld.queue, queue.name), lt(taskHeld.leaseUntil, sql`now()`)))
-        .orderBy(asc(taskHeld.leaseUntil), asc(taskHeld.id))
+        .where(and(eq(taskLease.queue, queue.name), lt(taskLease.leaseUntil, sql`now()`)))
+        .orderBy(asc(taskLease.leaseUntil), asc(taskLease.id))
         .limit(HELD_BACK_LIMIT);
       return {
         name: queue.name,

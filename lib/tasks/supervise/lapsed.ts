@@ -7,8 +7,8 @@ import type { ActorRef } from "../core/types";
 // Lapsed holdings, as a read (issue 27 item 2). Expiry stays lazy: nothing writes when a
 // lease runs out, so the truth is read where it is shown — a held task whose lease_until
 // is past is lapsed, whatever its status column says, until someone claims it (or a sweep
-// materialises it). The held set (task_held, migration 0028) is what they read: it holds
-// exactly the claimed and started tasks, written in the transaction that writes each.
+// materialises it). The held set's leases (task_lease, migration 0034) are what they read: a
+// row for exactly each claimed or started task, written in the transaction that writes it.
 
 /** Most lapsed tasks the inbox lists; the count stops at LAPSED_CAP + 1. */
 export const LAPSED_LIMIT = 200;
@@ -43,16 +43,16 @@ export async function readLapsed(db: Executor, limit = LAPSED_LIMIT): Promise<La
     db.execute<Row>(sql`
       SELECT t.id::text AS id, t.title, t.queue, t.status, t.version, t.lease_until, t.lease_seconds,
              a.id AS owner_id, a.name AS owner_name, a.kind AS owner_kind
-      FROM task_held held JOIN tasks t ON t.id = held.id JOIN actors a ON a.id = t.owner_id
-      WHERE held.lease_until < now()
-      ORDER BY held.lease_until, held.id
+      FROM task_lease lease JOIN tasks t ON t.id = lease.id JOIN actors a ON a.id = t.owner_id
+      WHERE lease.lease_until < now()
+      ORDER BY lease.lease_until, lease.id
       LIMIT ${limit}`),
     db.execute<{ n: number }>(sql`
       SELECT count(*)::int AS n FROM (
-        SELECT 1 FROM task_held held WHERE held.lease_until < now() LIMIT ${LAPSED_CAP + 1}
+        SELECT 1 FROM task_lease lease WHERE lease.lease_until < now() LIMIT ${LAPSED_CAP + 1}
       ) x`),
     db.execute<{ at: unknown }>(sql`
-      SELECT min(held.lease_until) AS at FROM task_held held WHERE held.lease_until >= now()`),
+      SELECT min(lease.lease_until) AS at FROM task_lease lease WHERE lease.lease_until >= now()`),
   ]);
   return {
     tasks: rows.map((r) => ({
