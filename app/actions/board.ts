@@ -23,9 +23,11 @@ export const lapsedCountAction = guardedAction("staff", z.strictObject({}), asyn
 export const reviewsWaitingAction = guardedAction("staff", z.strictObject({}), async (_input, { db, user }) =>
   ok({ count: await reviewsWaitingFor(db, user.actor.id) }));
 
-/** Browser notifications: which of these events (ids the board heard) are a fact for the signed-in person (lib/notify/facts.ts). */
+const id = (what: string) => z.string().regex(/^[1-9][0-9]{0,18}$/, `must be ${what}`);
+
+/** Browser notifications: which of these events (heard by the board: each id with its task's) are a fact for the signed-in person (lib/notify/facts.ts). */
 export const notificationsAction = guardedAction(
   "staff",
-  z.strictObject({ eventIds: z.array(z.string().regex(/^[1-9][0-9]{0,18}$/, "must be event ids")).max(100) }),
-  async ({ eventIds }, { db, user }) => ok(await notificationFacts(db, { actorId: user.actor.id, role: user.role }, eventIds)),
+  z.strictObject({ events: z.array(z.strictObject({ id: id("an event id"), taskId: id("a task id") })).max(100) }),
+  async ({ events }, { db, user }) => ok(await notificationFacts(db, { actorId: user.actor.id, role: user.role }, events)),
 );

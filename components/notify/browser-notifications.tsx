@@ -74,9 +74,10 @@ export function BrowserNotifications() {
   useEffect(() => {
     if (!on) return;
     return onLiveEvents((events) => {
-      const ids = events.filter((e) => isNotifiedType(e.type) && e.actor.id !== viewer.actorId).map((e) => e.eventId);
-      if (ids.length === 0) return;
-      void notificationsAction({ eventIds: ids }).then(async (result) => {
+      const heard = events.flatMap((e) =>
+        isNotifiedType(e.type) && e.actor.id !== viewer.actorId && e.taskId ? [{ id: e.eventId, taskId: e.taskId }] : []);
+      if (heard.length === 0) return;
+      void notificationsAction({ events: heard }).then(async (result) => {
         if (!result.ok) return;
         for (const fact of result.value) if (await claimOnce(viewer.actorId, fact.eventId)) show(fact, (href) => router.push(href));
       });

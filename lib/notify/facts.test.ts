@@ -1,4 +1,6 @@
+import { sql, type SQL } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { Db } from "@/db/client";
 import { claim, complete, forceRelease, start, type ActorRef, type Task } from "@/lib/tasks";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 import { eventsOf } from "@/test/inspect";
@@ -25,7 +27,8 @@ afterAll(async () => {
 });
 
 const at = (t: Task) => ({ taskId: t.id, version: t.version });
-const idsOf = async (task: Task) => (await eventsOf(f.db, task.id)).map((e) => e.id.toString());
+/** The task's events as the board names them: each id with its task's. */
+const idsOf = async (task: Task) => (await eventsOf(f.db, task.id)).map((e) => ({ id: e.id.toString(), taskId: task.id }));
 const staff = (actor: ActorRef) => ({ actorId: actor.id, role: "staff" as const });
 
 describe("notification facts", () => {
@@ -39,7 +42,7 @@ describe("notification facts", () => {
     task = await f.must(complete, at(task), agent);
     const ids = await idsOf(task);
     const facts = await notificationFacts(f.db, staff(pia), ids);
-    expect(facts).toEqual([{ eventId: ids.at(-1), kind: "review_waiting", taskId: task.id, title: "A review waits for you", body: expect.stringContaining("needs eyes") }]);
+    expect(facts).toEqual([{ eventId: ids.at(-1)!.id, kind: "review_waiting", taskId: task.id, title: "A review waits for you", body: expect.stringContaining("needs eyes") }]);
     expect(await notificationFacts(f.db, staff(olu), ids)).toEqual([]); // held an attempt
     expect(await notificationFacts(f.db, staff(agent), ids)).toEqual([]); // its own act
   });
@@ -52,7 +55,7 @@ describe("notification facts", () => {
     let ids = await idsOf(task);
     const takeover = await notificationFacts(f.db, staff(pia), ids);
     expect(takeover).toMatchObject([{ kind: "takeover", taskId: task.id, body: expect.stringContaining("Bot took over") }]);
-    expect(takeover[0]!.eventId).toBe(ids.at(-1));
+    expect(takeover[0]!.eventId).toBe(ids.at(-1)!.id);
     expect(await notificationFacts(f.db, staff(olu), ids)).toEqual([]);
 
     const other = await f.must(claim, at(await f.task("held", { queue: "notify-review" })), pia);
@@ -64,7 +67,47 @@ describe("notification facts", () => {
 
   test("ids it does not know, or of other types, are no fact", async () => {
     const task = await f.task("plain", { queue: "notify-review" });
-    expect(await notificationFacts(f.db, staff(pia), [...(await idsOf(task)), "999999999"])).toEqual([]);
+    expect(await notificationFacts(f.db, staff(pia), [...(await idsOf(task)), { id: "999999999", taskId: task.id }])).toEqual([]);
     expect(await notificationFacts(f.db, staff(pia), [])).toEqual([]);
+  });
+});
+
+/**
+ * Pages of task_events (its partitions and their indexes) a statement touched, by EXPLAIN
+ * (ANALYZE, BUFFERS): a lookup that walks a whole index shows there, not in its rows.
+ */
+async function pagesRead(query: SQL): Promise<number> {
+  type Node = { "Relation Name"?: string; "Shared Hit Blocks"?: number; "Shared Read Blocks"?: number; Plans?: Node[] };
+  const [row] = await f.db.execute<{ "QUERY PLAN": [{ Plan: Node }] }>(sql`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${query}`);
+  const walk = (node: Node): number =>
+    (node["Relation Name"]?.startsWith("task_events") ? (node["Shared Hit Blocks"] ?? 0) + (node["Shared Read Blocks"] ?? 0) : 0)
+    + (node.Plans ?? []).reduce((sum, child) => sum + walk(child), 0);
+  return walk(row!["QUERY PLAN"][0].Plan);
+}
+
+describe("what a call reads", () => {
+  test("each event is found by its task and id: a long log is not read", async () => {
+    const task = await f.task("among many", { queue: "notify-review" });
+    // 30,000 other tasks with an event each, each of a transaction of its own as in a real log
+    // (one transaction id for all would let a skip scan of task_events_feed find any id): the
+    // log a lookup by event id alone would read.
+    await f.database.client`
+      WITH made AS (INSERT INTO task_state (queue) SELECT 'notify-review' FROM generate_series(1, 30000) RETURNING id)
+      INSERT INTO task_events (task_id, queue, type, actor_id, payload, created_at, tx_id)
+      SELECT id, 'notify-review', 'commented', ${agent.id}::uuid, '{}', '2026-01-01T00:00:00Z'::timestamptz, (1000 + id)::text::xid8 FROM made`;
+    await f.database.client`ANALYZE task_state, task_events`;
+    const claimed = await f.must(claim, at(task), agent);
+    await f.must(forceRelease, at(claimed), boss);
+    const refs = await idsOf(task);
+
+    const statements: SQL[] = [];
+    const recording = new Proxy(f.db, {
+      get: (target, key, receiver) =>
+        key === "execute" ? (query: SQL) => (statements.push(query), target.execute(query)) : Reflect.get(target, key, receiver),
+    }) as Db;
+    expect(await notificationFacts(recording, staff(olu), refs)).toEqual([]);
+    expect(statements).toHaveLength(1);
+    // Each event a probe of task_events_task (its subqueries too), a few pages each: 128 for the old lookup by id alone, which walked the whole log.
+    expect(await pagesRead(statements[0]!), "pages of task_events read").toBeLessThanOrEqual(40);
   });
 });

@@ -38,7 +38,7 @@ const SCENES: Record<string, Scene> = {
     return { taskId: task.id, ...approval(task) };
   },
   reviewsWaitingAction: async (_s, _c, q) => (await aSubmission(fixture.database.db, q), {}),
-  notificationsAction: async () => ({ eventIds: ["1"] }),
+  notificationsAction: async () => ({ events: [{ id: "1", taskId: "1" }] }),
   failAction: async (s, c, q) => ({ ...ref(await s.claimed(q, c.actor)), reason: "matrix" }),
   requeueAction: async (s, _c, q) => ref(await s.escalated(q)),
   requeueToAction: async (s, _c, q) => ({ ...ref(await s.escalated(q)), queue: await makeQueue(fixture.database.db, `${q}-to`) }),
