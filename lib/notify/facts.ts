@@ -5,8 +5,9 @@ import { NOTIFIED_TYPES, type NotificationFact, type NotifiedType } from "./kind
 
 // Which events of the log are a fact for a person, decided on the server from the log itself
 // (docs/board.md, "Browser notifications"). One rule per event type; the board sends the ids
-// of the events of these types it heard, each with its task's, and shows what comes back. A new kind of fact is one
-// more row here (question_asked is read by type name, so the rule works once that event exists).
+// of the events of these types it heard, each with its task's, and shows what comes back. A
+// new kind of fact is one more row here (question_asked is read by type name, so the rule
+// works once that event exists).
 
 export interface Person {
   actorId: string;
