@@ -1,8 +1,8 @@
-import { sql } from "drizzle-orm";
+import { and, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { claim, type ActorRef, type Task } from "@/lib/tasks";
-import { listTasks, listTasksQuery, type TaskOrder } from "@/lib/tasks/reads/queries";
-import { engineFixture, type EngineFixture } from "@/test/engine";
+import { claim, complete, start, type ActorRef, type Task } from "@/lib/tasks";
+import { inClaimOrderAcrossStatuses, listTasks, listTasksQuery, taskFilters, type TaskOrder } from "@/lib/tasks/reads/queries";
+import { engineFixture, seedQueued, type EngineFixture } from "@/test/engine";
 
 // The board's additions to listTasks (order, needsCheck), walked page by page.
 
@@ -67,6 +67,40 @@ describe("listTasks for the board", () => {
     const [task] = await walk("priority", { needsCheck: "false" });
     await f.must(claim, { taskId: task!.id, version: task!.version }, amal);
     expect((await walk("newest", { status: "claimed", owner: "me" })).map((t) => t.id)).toEqual([task!.id]);
+  });
+
+  test("claim order across statuses: each status's best, merged, page by page, each task once", async () => {
+    // Tasks of one priority in three statuses, so a page mixes them (the tie-breaks decide).
+    const queued = (await walk("priority")).filter((t) => t.status === "queued");
+    const [a, b] = [queued[1]!, queued[3]!];
+    const held = await f.must(claim, { taskId: a.id, version: a.version }, amal);
+    const claimed = await f.must(claim, { taskId: b.id, version: b.version }, amal);
+    await f.must(complete, { taskId: b.id, version: (await f.must(start, { taskId: b.id, version: claimed.version }, amal)).version }, amal);
+    const rows = await f.db.execute<{ id: string; status: string }>(sql`
+      SELECT id::text, status FROM tasks WHERE queue = ${queue} ORDER BY priority DESC, created_at, id`);
+    expect(new Set(rows.map((r) => r.status))).toEqual(new Set(["queued", "claimed", "done"]));
+    const seen = await walk("priority");
+    expect(seen.map((t) => t.id)).toEqual(rows.map((r) => r.id));
+    expect(seen.find((t) => t.id === a.id)?.status).toBe(held.status);
+    // sort=priority is the same order, and the other filters still apply to every status.
+    expect((await walk(undefined, { sort: "priority" })).map((t) => t.id)).toEqual(rows.map((r) => r.id));
+    expect((await walk(undefined, { sort: "priority", owner: "me" })).map((t) => t.id)).toEqual(
+      rows.filter((r) => r.status !== "queued").map((r) => r.id));
+  });
+
+  test("a page in claim order across statuses reads a page a status, not the queue", async () => {
+    await seedQueued(f, "board-big", 20_000, 5);
+    const page = await listTasks(f.db, listTasksQuery.parse({ queue: "board-big", sort: "priority", limit: "3" }), amal);
+    expect(page.items.map((t) => t.priority)).toEqual([4, 4, 4]);
+    // The statement that chooses that page (its filters are the list's), under EXPLAIN ANALYZE.
+    const chosen = inClaimOrderAcrossStatuses(and(...taskFilters({ queue: "board-big" }, amal)), 4);
+    type Node = { "Relation Name"?: string; "Actual Rows"?: number; "Actual Loops"?: number; "Rows Removed by Filter"?: number; Plans?: Node[] };
+    const rowsRead = (node: Node): number =>
+      (node["Relation Name"] === "task_state" ? ((node["Actual Rows"] ?? 0) + (node["Rows Removed by Filter"] ?? 0)) * (node["Actual Loops"] ?? 1) : 0)
+      + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child), 0);
+    const [plan] = await f.db.execute<{ "QUERY PLAN": [{ Plan: Node }] }>(sql`EXPLAIN (ANALYZE, FORMAT JSON) ${chosen}`);
+    // Eight statuses, four rows each at most (the page and one more): one statement over them all read the queue's 20,000.
+    expect(rowsRead(plan!["QUERY PLAN"][0].Plan), "rows of task_state read").toBeLessThanOrEqual(40);
   });
 
   test("bad values are refused with a readable message", () => {

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, sql, type SQL } from 
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import type { Executor } from "@/db/client";
-import { actors, queues, taskEvents, taskState, tasks } from "@/db/schema";
+import { actors, queues, taskEvents, taskState, taskStatus, tasks } from "@/db/schema";
 import { typedEvent, type TypedEvent } from "../core/event-payloads";
 import { searchCondition } from "./search";
 import { toTask, withOpenEffects } from "../core/task-row";
@@ -89,6 +89,25 @@ export function taskFilters(query: Omit<ListTasksQuery, "order" | "sort" | "limi
 }
 
 /**
+ * The first `limit` ids in claim order (priority, created_at, id) among every status: a page
+ * of each status, then the best of those. No index orders tasks by priority across statuses
+ * (tasks_status_order leads with the status), so one statement over them all read a queue's
+ * every task and sorted them (160–210 ms at a million tasks); a branch a status is a walk of
+ * tasks_status_order that stops at the limit, or, for a small queue, its tasks in that status
+ * from tasks_queue_status and a sort of those (docs/performance.md).
+ */
+export function inClaimOrderAcrossStatuses(where: SQL | undefined, limit: number): SQL {
+  const branches = taskStatus.enumValues.map((status) => sql`(
+    SELECT ${taskState.id}, ${taskState.priority}, ${taskState.createdAt} FROM ${taskState}
+    WHERE ${taskState.status} = ${status} ${where ? sql`AND ${where}` : sql``}
+    ORDER BY ${taskState.priority} DESC, ${taskState.createdAt}, ${taskState.id}
+    LIMIT ${limit})`);
+  // Parenthesized: it is the right side of an IN.
+  return sql`(SELECT id FROM (${sql.join(branches, sql` UNION ALL `)}) every_status
+    ORDER BY priority DESC, created_at, id LIMIT ${limit})`;
+}
+
+/**
  * A page of tasks, keyset-paginated: oldest first by default, or in another `order` /
  * `sort`. Never an OFFSET: a page costs the same at any depth.
  */
@@ -99,7 +118,10 @@ export async function listTasks(db: Executor, query: ListTasksQuery, caller: Act
   // The page is chosen on task_state (its indexes, or a sort of its narrow rows where none
   // serves the order) and only its rows are read with their words and owners: through the view,
   // a sort without an index would join every task to its words first (migration 0027).
-  const chosen = db.select({ id: taskState.id }).from(taskState).where(and(...taskFilters(query, caller), after)).orderBy(...orderBy).limit(size + 1);
+  const where = and(...taskFilters(query, caller), after);
+  const chosen = ordering === "priority" && !query.status
+    ? inClaimOrderAcrossStatuses(where, size + 1)
+    : db.select({ id: taskState.id }).from(taskState).where(where).orderBy(...orderBy).limit(size + 1);
   const rows = await db
     .select({
       task: tasks,
