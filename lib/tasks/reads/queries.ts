@@ -119,7 +119,10 @@ export async function listTasks(db: Executor, query: ListTasksQuery, caller: Act
   // serves the order) and only its rows are read with their words and owners: through the view,
   // a sort without an index would join every task to its words first (migration 0027).
   const where = and(...taskFilters(query, caller), after);
-  const chosen = ordering === "priority" && !query.status
+  // A search, "mine" and dependsOn find their few tasks first (an InitPlan or an index of their
+  // own): one statement sorts those, where eight branches would each find them again.
+  const bounded = query.q || query.owner === "me" || query.dependsOn;
+  const chosen = ordering === "priority" && !query.status && !bounded
     ? inClaimOrderAcrossStatuses(where, size + 1)
     : db.select({ id: taskState.id }).from(taskState).where(where).orderBy(...orderBy).limit(size + 1);
   const rows = await db
