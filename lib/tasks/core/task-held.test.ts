@@ -183,23 +183,31 @@ describe("task_held follows task_state", () => {
   });
 });
 
+/**
+ * An old deployment's tasks, written before a migration: 200 of the agent old-bot, every fifth
+ * queued, then claimed (its lease lapsed an hour ago), started (live; every third of those at
+ * the attempt ceiling), done, escalated.
+ */
+async function oldTasks(database: TestDatabase): Promise<void> {
+  await database.client`INSERT INTO actors (id, kind, name) VALUES ('11111111-1111-4111-8111-111111111111', 'agent', 'old-bot')`;
+  await database.client`
+    INSERT INTO tasks (queue, title, priority, status, owner_id, lease_until, lease_seconds, version, attempt, attempt_limited)
+    SELECT 'default', 'Old task ' || n, n % 7, s, CASE WHEN s <> 'queued' THEN '11111111-1111-4111-8111-111111111111'::uuid END,
+           CASE s WHEN 'claimed' THEN now() - interval '1 hour' WHEN 'started' THEN now() + interval '1 hour' END,
+           CASE WHEN s IN ('claimed', 'started') THEN 120 END,
+           CASE s WHEN 'queued' THEN 1 WHEN 'claimed' THEN 2 WHEN 'started' THEN 3 ELSE 4 END,
+           CASE WHEN s = 'queued' THEN 0 ELSE 1 END,
+           s = 'started' AND n % 3 = 0
+    FROM generate_series(1, 200) n,
+         LATERAL (SELECT (ARRAY['queued', 'claimed', 'started', 'done', 'escalated'])[1 + n % 5]::task_status AS s) x`;
+}
+
 describe("migration 0028 on a database with held, lapsed and finished tasks", () => {
   let database: TestDatabase;
   let held: string[];
   beforeAll(async () => {
     database = await freshDatabase({ migratedUpTo: 27 });
-    await database.client`INSERT INTO actors (id, kind, name) VALUES ('11111111-1111-4111-8111-111111111111', 'agent', 'old-bot')`;
-    // Every fifth task queued, then claimed (its lease lapsed an hour ago), started (live), done, escalated.
-    await database.client`
-      INSERT INTO tasks (queue, title, priority, status, owner_id, lease_until, lease_seconds, version, attempt, attempt_limited)
-      SELECT 'default', 'Old task ' || n, n % 7, s, CASE WHEN s <> 'queued' THEN '11111111-1111-4111-8111-111111111111'::uuid END,
-             CASE s WHEN 'claimed' THEN now() - interval '1 hour' WHEN 'started' THEN now() + interval '1 hour' END,
-             CASE WHEN s IN ('claimed', 'started') THEN 120 END,
-             CASE s WHEN 'queued' THEN 1 WHEN 'claimed' THEN 2 WHEN 'started' THEN 3 ELSE 4 END,
-             CASE WHEN s = 'queued' THEN 0 ELSE 1 END,
-             s = 'started' AND n % 3 = 0
-      FROM generate_series(1, 200) n,
-           LATERAL (SELECT (ARRAY['queued', 'claimed', 'started', 'done', 'escalated'])[1 + n % 5]::task_status AS s) x`;
+    await oldTasks(database);
     held = ((await database.client`SELECT id::text FROM task_state WHERE status IN ('claimed', 'started') ORDER BY id`) as unknown as { id: string }[]).map((r) => r.id);
     await migrateDatabase(database.url);
   });
@@ -236,18 +244,7 @@ describe("migration 0034 on a database with held, lapsed and finished tasks", ()
   let held: { id: string; lease_until: string; attempt_limited: boolean }[];
   beforeAll(async () => {
     database = await freshDatabase({ migratedUpTo: 33 });
-    await database.client`INSERT INTO actors (id, kind, name) VALUES ('22222222-2222-4222-8222-222222222222', 'agent', 'old-bot')`;
-    // Every fifth task queued, then claimed (its lease lapsed an hour ago), started (live, some at the ceiling), done, escalated.
-    await database.client`
-      INSERT INTO tasks (queue, title, priority, status, owner_id, lease_until, lease_seconds, version, attempt, attempt_limited)
-      SELECT 'default', 'Old task ' || n, n % 7, s, CASE WHEN s <> 'queued' THEN '22222222-2222-4222-8222-222222222222'::uuid END,
-             CASE s WHEN 'claimed' THEN now() - interval '1 hour' WHEN 'started' THEN now() + interval '1 hour' END,
-             CASE WHEN s IN ('claimed', 'started') THEN 120 END,
-             CASE s WHEN 'queued' THEN 1 WHEN 'claimed' THEN 2 WHEN 'started' THEN 3 ELSE 4 END,
-             CASE WHEN s = 'queued' THEN 0 ELSE 1 END,
-             s = 'started' AND n % 3 = 0
-      FROM generate_series(1, 200) n,
-           LATERAL (SELECT (ARRAY['queued', 'claimed', 'started', 'done', 'escalated'])[1 + n % 5]::task_status AS s) x`;
+    await oldTasks(database);
     held = (await database.client`
       SELECT id::text, to_json(lease_until)#>>'{}' AS lease_until, attempt_limited FROM task_state
       WHERE status IN ('claimed', 'started') ORDER BY id`) as unknown as typeof held;
