@@ -1,9 +1,8 @@
-import { sql, type SQL } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { Db } from "@/db/client";
 import { claim, complete, forceRelease, start, type ActorRef, type Task } from "@/lib/tasks";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 import { eventsOf } from "@/test/inspect";
+import { readOf, recording } from "@/test/plans";
 import { notificationFacts } from "./facts";
 
 // The rules of browser notifications, against the log itself: one fact per event for the
@@ -72,19 +71,6 @@ describe("notification facts", () => {
   });
 });
 
-/**
- * Pages of task_events (its partitions and their indexes) a statement touched, by EXPLAIN
- * (ANALYZE, BUFFERS): a lookup that walks a whole index shows there, not in its rows.
- */
-async function pagesRead(query: SQL): Promise<number> {
-  type Node = { "Relation Name"?: string; "Shared Hit Blocks"?: number; "Shared Read Blocks"?: number; Plans?: Node[] };
-  const [row] = await f.db.execute<{ "QUERY PLAN": [{ Plan: Node }] }>(sql`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${query}`);
-  const walk = (node: Node): number =>
-    (node["Relation Name"]?.startsWith("task_events") ? (node["Shared Hit Blocks"] ?? 0) + (node["Shared Read Blocks"] ?? 0) : 0)
-    + (node.Plans ?? []).reduce((sum, child) => sum + walk(child), 0);
-  return walk(row!["QUERY PLAN"][0].Plan);
-}
-
 describe("what a call reads", () => {
   test("each event is found by its task and id: a long log is not read", async () => {
     const task = await f.task("among many", { queue: "notify-review" });
@@ -100,14 +86,11 @@ describe("what a call reads", () => {
     await f.must(forceRelease, at(claimed), boss);
     const refs = await idsOf(task);
 
-    const statements: SQL[] = [];
-    const recording = new Proxy(f.db, {
-      get: (target, key, receiver) =>
-        key === "execute" ? (query: SQL) => (statements.push(query), target.execute(query)) : Reflect.get(target, key, receiver),
-    }) as Db;
-    expect(await notificationFacts(recording, staff(olu), refs)).toEqual([]);
-    expect(statements).toHaveLength(1);
-    // Each event a probe of task_events_task (its subqueries too), a few pages each: 128 for the old lookup by id alone, which walked the whole log.
-    expect(await pagesRead(statements[0]!), "pages of task_events read").toBeLessThanOrEqual(40);
+    const recorder = recording(f.db);
+    expect(await notificationFacts(recorder.db, staff(olu), refs)).toEqual([]);
+    expect(recorder.queries).toHaveLength(1);
+    // Each event a probe of task_events_task (its subqueries too), a few pages each: 128 for the
+    // old lookup by id alone, which walked the whole log (its index: pages, not rows, show it).
+    expect(await readOf(f.db, recorder.queries[0]!, "task_events", "pages"), "pages of task_events read").toBeLessThanOrEqual(40);
   });
 });

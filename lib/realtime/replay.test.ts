@@ -1,8 +1,8 @@
-import { sql, type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import type { Db } from "@/db/client";
 import { createActor, createTask, perform, type ActorRef } from "@/lib/tasks";
 import { freshDatabase, type TestDatabase } from "@/test/db";
+import { readOf, recording } from "@/test/plans";
 import { makeQueue } from "@/test/queues";
 import { collect, until } from "@/test/realtime/helpers";
 import type { FeedEvent } from "./feed";
@@ -52,46 +52,8 @@ beforeAll(async () => {
 });
 afterAll(() => database?.close());
 
-/** `db`, but every execute() is recorded and counted while in flight. */
-function recording(db: Db) {
-  const queries: SQL[] = [];
-  const counts = { inFlight: 0, peak: 0, done: 0 };
-  const wrapped = new Proxy(db, {
-    get(target, key, receiver) {
-      if (key !== "execute") return Reflect.get(target, key, receiver);
-      return async (query: SQL) => {
-        queries.push(query);
-        counts.peak = Math.max(counts.peak, ++counts.inFlight);
-        try {
-          return await target.execute(query);
-        } finally {
-          counts.inFlight--;
-          counts.done++;
-        }
-      };
-    },
-  });
-  return { db: wrapped, queries, counts };
-}
-
-interface PlanNode {
-  "Relation Name"?: string;
-  "Actual Rows"?: number;
-  "Actual Loops"?: number;
-  "Rows Removed by Filter"?: number;
-  "Rows Removed by Index Recheck"?: number;
-  Plans?: PlanNode[];
-}
-
 /** Rows the query took out of task_events (its partitions), kept or filtered away. */
-async function rowsRead(query: SQL): Promise<number> {
-  const [row] = await database.db.execute<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(sql`EXPLAIN (ANALYZE, FORMAT JSON) ${query}`);
-  const walk = (node: PlanNode): number =>
-    (node["Relation Name"]?.startsWith("task_events")
-      ? ((node["Actual Rows"] ?? 0) + (node["Rows Removed by Filter"] ?? 0) + (node["Rows Removed by Index Recheck"] ?? 0)) * (node["Actual Loops"] ?? 1)
-      : 0) + (node.Plans ?? []).reduce((sum, child) => sum + walk(child), 0);
-  return walk(row!["QUERY PLAN"][0].Plan);
-}
+const rowsRead = (query: SQL) => readOf(database.db, query, "task_events", "rows");
 
 // The hubs below are never started: a subscriber replays by itself, and only its reads are
 // counted, not the hub's reads of new events (nor its LISTEN connection).

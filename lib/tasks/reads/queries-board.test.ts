@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { claim, complete, start, type ActorRef, type Task } from "@/lib/tasks";
 import { inClaimOrderAcrossStatuses, listTasks, listTasksQuery, taskFilters, type TaskOrder } from "@/lib/tasks/reads/queries";
 import { engineFixture, seedQueued, type EngineFixture } from "@/test/engine";
+import { readOf } from "@/test/plans";
 
 // The board's additions to listTasks (order, needsCheck), walked page by page.
 
@@ -94,13 +95,8 @@ describe("listTasks for the board", () => {
     expect(page.items.map((t) => t.priority)).toEqual([4, 4, 4]);
     // The statement that chooses that page (its filters are the list's), under EXPLAIN ANALYZE.
     const chosen = inClaimOrderAcrossStatuses(and(...taskFilters({ queue: "board-big" }, amal)), 4);
-    type Node = { "Relation Name"?: string; "Actual Rows"?: number; "Actual Loops"?: number; "Rows Removed by Filter"?: number; Plans?: Node[] };
-    const rowsRead = (node: Node): number =>
-      (node["Relation Name"] === "task_state" ? ((node["Actual Rows"] ?? 0) + (node["Rows Removed by Filter"] ?? 0)) * (node["Actual Loops"] ?? 1) : 0)
-      + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child), 0);
-    const [plan] = await f.db.execute<{ "QUERY PLAN": [{ Plan: Node }] }>(sql`EXPLAIN (ANALYZE, FORMAT JSON) ${chosen}`);
     // Eight statuses, four rows each at most (the page and one more): one statement over them all read the queue's 20,000.
-    expect(rowsRead(plan!["QUERY PLAN"][0].Plan), "rows of task_state read").toBeLessThanOrEqual(40);
+    expect(await readOf(f.db, chosen, "task_state", "rows"), "rows of task_state read").toBeLessThanOrEqual(40);
   });
 
   test("bad values are refused with a readable message", () => {
