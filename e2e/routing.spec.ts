@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { makeQueue } from "../test/queues";
 import { AMAL, SARA } from "./people";
 import { expect, live, pageAs, signIn, test } from "./fixtures";
+import { claim, perform, release } from "../lib/tasks";
 import { escalated, makeTask } from "./seed";
 
 // Issue 27 item 6: routing work — a task moved to another queue, from the inbox and from
@@ -33,6 +34,26 @@ test.describe("routing work", () => {
     expect(row).toEqual({ queue: people, status: "queued", failure_count: 0 });
     await amal.context().close();
     await sara.context().close();
+  });
+
+  test("a task Amal worked and let go keeps its queue for a supervisor to change: the field says so, the not-before form is not offered", async ({ page, db, queue, actorOf }) => {
+    const amal = await actorOf(AMAL);
+    let task = await makeTask(db, amal, { title: `Check the boiler ${queue}`, queue });
+    const claimed = await perform(claim, { taskId: task.id, version: task.version }, { db, actor: amal });
+    if (!claimed.ok) throw new Error(claimed.error.message);
+    const released = await perform(release, { taskId: task.id, version: claimed.value.version }, { db, actor: amal });
+    if (!released.ok) throw new Error(released.error.message);
+    task = released.value;
+    await signIn(page, AMAL, `/tasks/${task.id}`);
+    await page.getByRole("button", { name: "Edit", exact: true }).click();
+    const field = page.getByRole("combobox", { name: "Queue" });
+    await expect(field).toBeDisabled();
+    await expect(page.getByTestId("edit-task")).toContainText("Only a supervisor can move a task that has been worked on (attempt 1)");
+    await expect(page.getByRole("form", { name: "Not before" })).toHaveCount(0);
+    // Its words are still hers to edit.
+    await page.getByLabel("Title").fill(`Check the boiler today ${queue}`);
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await expect(page.getByRole("heading", { name: `Check the boiler today ${queue}` })).toBeVisible();
   });
 
   test("on the task page: the queue is edited, a dependency added (shown by title and status), a not-before set and removed", async ({ page, db, queue, actorOf }) => {

@@ -11,7 +11,7 @@ import { Button } from "@/components/ui/button";
 import { focusFirstInvalid, SelectField, TextArea, TextField } from "@/components/ui/field";
 import { fetchHistory, queueKeys, taskKeys } from "./api";
 import { putTask } from "./cache";
-import { conflictSentence, draftOf, fieldWords, lastChangedBy, mergeDraft, readEdit, type EditClash, type EditDraft, type EditField } from "./editing";
+import { conflictSentence, draftOf, fieldWords, lastChangedBy, mayChangeTerms, mergeDraft, readEdit, type EditClash, type EditDraft, type EditField } from "./editing";
 import { ActionFailure, errorSentence, restore, snapshot, unwrap } from "./mutations";
 import { toWire, type TaskView } from "./wire";
 import { LIMITS } from "@/lib/limits";
@@ -77,6 +77,7 @@ export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () =>
     },
     onClose,
   );
+  const termsLocked = !mayChangeTerms(base, viewer);
   const set = (field: EditField) => (event: { target: { value: string } }) => {
     setDraft({ ...draft, [field]: event.target.value });
     if (problems[field]) setProblems({ ...problems, [field]: undefined });
@@ -122,7 +123,16 @@ export function EditTaskForm({ task, onClose }: { task: TaskView; onClose: () =>
       <form onSubmit={save} noValidate className="space-y-3">
         <TextField label="Title" value={draft.title} onChange={set("title")} limit={LIMITS.title} error={problems.title} required autoFocus />
         <TextArea label="Description" value={draft.description} onChange={set("description")} limit={LIMITS.description} error={problems.description} rows={4} />
-        <SelectField label="Queue" hint="Moving it sends it to the back of that queue's claim order by its priority." value={draft.queue} onChange={set("queue")} error={problems.queue}>
+        <SelectField
+          label="Queue"
+          hint={termsLocked
+            ? `Only a supervisor can move a task that has been worked on (attempt ${base.attempt}): the queue's rules, review among them, applied to that work.`
+            : "Moving it sends it to the back of that queue's claim order by its priority."}
+          value={draft.queue}
+          onChange={set("queue")}
+          error={problems.queue}
+          disabled={termsLocked}
+        >
           {[...new Set([base.queue, ...(queues.data ?? [])])].map((q) => (
             <option key={q} value={q}>{q}</option>
           ))}

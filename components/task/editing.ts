@@ -26,6 +26,13 @@ export function mayEdit(task: TaskView, viewer: Viewer, history: EventView[]): b
   return viewer.actorId === creator || viewer.actorId === lastHolder;
 }
 
+/**
+ * Whether the viewer may change the task's terms (its queue, not-before time, reservations,
+ * budget), given that they may edit it: a supervisor always; anyone else only before its
+ * first claim — the engine's rule (TERMS in lib/tasks/authoring/edit.ts).
+ */
+export const mayChangeTerms = (task: TaskView, viewer: Viewer) => viewer.role === "supervisor" || task.attempt === 0;
+
 export interface EditDraft {
   title: string;
   description: string;

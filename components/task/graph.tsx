@@ -62,7 +62,8 @@ export function NotBefore({ iso }: { iso: string | null }) {
 }
 
 /** The task page's section: dependencies both ways, and readiness in words. */
-export function WorkGraph({ task, editable = false }: { task: TaskView; editable?: boolean }) {
+/** `termsEditable`: the viewer may set its not-before time (editing.ts, mayChangeTerms). */
+export function WorkGraph({ task, termsEditable = false }: { task: TaskView; termsEditable?: boolean }) {
   const now = useNow(false);
   const readiness = useQuery({ queryKey: taskKeys.readiness(task.id), queryFn: () => fetchReadiness(task.id) });
   const dependents = useQuery({ queryKey: [...taskKeys.detail(task.id), "dependents"], queryFn: () => fetchDependents(task.id) });
@@ -91,7 +92,7 @@ export function WorkGraph({ task, editable = false }: { task: TaskView; editable
         ) : null}
       </dl>
       <AddDependency task={task} />
-      {editable && now !== null ? <NotBeforeForm key={`${task.notBefore}`} task={task} now={now} /> : null}
+      {termsEditable && now !== null ? <NotBeforeForm key={`${task.notBefore}`} task={task} now={now} /> : null}
       <div className="mt-2" data-testid="readiness">
         {/* While an action on this task is on its way, the last answer may already be wrong. */}
         {readiness.data && !task.pending ? (

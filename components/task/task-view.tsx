@@ -9,7 +9,7 @@ import { LocalTime } from "@/components/ui/local-time";
 import { fetchHistory, fetchTask, taskKeys } from "./api";
 import { CommentBox } from "./comments";
 import { EditTaskForm } from "./edit-form";
-import { mayEdit } from "./editing";
+import { mayChangeTerms, mayEdit } from "./editing";
 import { WorkGraph } from "./graph";
 import { ActorName, NeedsCheckBadge, PriorityBadge, StatusBadge } from "./badges";
 import { LapsedBadge, LeaseCountdown } from "./lease";
@@ -112,7 +112,7 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
             <Field label="Needs check">{task.needsCheck ? "yes" : "no"}</Field>
           </dl>
         </aside>
-        {/^\d+$/.test(task.id) ? <WorkGraph task={task} editable={editable} /> : null}
+        {/^\d+$/.test(task.id) ? <WorkGraph task={task} termsEditable={editable && mayChangeTerms(task, viewer)} /> : null}
         {task.payload && Object.keys(task.payload).length > 0 ? (
           <section aria-labelledby="payload-heading">
             <h2 id="payload-heading" className="text-sm font-semibold">

@@ -39,11 +39,13 @@ interface Due {
 async function claimDue(db: Db, clock: Clock, limit: number): Promise<Due[]> {
   return db.execute<Due & Record<string, unknown>>(sql`
     WITH due AS MATERIALIZED (
-      SELECT id FROM webhook_deliveries
-      WHERE status = 'pending' AND next_attempt_at <= ${clock.now()}
-      ORDER BY next_attempt_at, id
+      -- Only a live webhook's: a disable or a delete fails what is pending, and this keeps a
+      -- row that slipped past it (written back by a try in flight) from being sent again.
+      SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.disabled_at IS NULL
+      WHERE d.status = 'pending' AND d.next_attempt_at <= ${clock.now()}
+      ORDER BY d.next_attempt_at, d.id
       LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED
+      FOR UPDATE OF d SKIP LOCKED
     )
     UPDATE webhook_deliveries d
     SET attempts = d.attempts + 1, last_attempt_at = ${clock.now()},
@@ -98,7 +100,9 @@ async function record(db: Db, clock: Clock, due: Due, outcome: Outcome): Promise
         last_status = ${outcome.status}, last_error = ${outcome.error},
         delivered_at = ${delivered ? clock.now() : null},
         next_attempt_at = ${clock.now()} + make_interval(secs => ${retryIn})
-      WHERE id = ${due.id}::bigint`);
+      -- A try that did not land leaves alone a delivery its webhook's delete or disable failed
+      -- while it was on the wire; one that landed is recorded whatever happened meanwhile.
+      WHERE id = ${due.id}::bigint AND (status = 'pending' OR ${delivered})`);
     if (!gone) return;
     // 410 Gone: the receiver says it is no more. Disable the webhook, drop what was still to
     // send, and leave the fact where supervisors look (the inbox's webhooks; the audit).

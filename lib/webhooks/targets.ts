@@ -15,7 +15,13 @@ for (const [net, bits] of [
   ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["169.254.0.0", 16], ["172.16.0.0", 12],
   ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4],
 ] as const) nonPublic.addSubnet(net, bits, "ipv4");
-for (const [net, bits] of [["::", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8]] as const) nonPublic.addSubnet(net, bits, "ipv6");
+// IPv6 that carries or reaches an IPv4 address a router may translate: IPv4-compatible
+// (::a.b.c.d), NAT64 (64:ff9b::/96 and the local-use /48), 6to4 (2002::/16) and Teredo
+// (2001::/32) — a private IPv4 inside any of them is a private address reached another way.
+for (const [net, bits] of [
+  ["::", 96], ["64:ff9b::", 96], ["64:ff9b:1::", 48], ["100::", 64], ["2001::", 32], ["2001:db8::", 32], ["2002::", 16],
+  ["fc00::", 7], ["fe80::", 10], ["ff00::", 8],
+] as const) nonPublic.addSubnet(net, bits, "ipv6");
 
 export const loopbackAllowed = () => process.env.WEBHOOKS_ALLOW_LOOPBACK === "1";
 

@@ -22,6 +22,8 @@ let sara: ActorRef;
 let amal: ActorRef;
 let received: Received[] = [];
 let answer: (n: number) => number = () => 200;
+/** What happens at the sender's side while the receiver holds its answer (a supervisor's delete, say). */
+let whileAnswering: (() => Promise<unknown>) | null = null;
 let receiver: http.Server;
 let url = "";
 
@@ -36,8 +38,10 @@ beforeAll(async () => {
     req.on("data", (c) => (body += c));
     req.on("end", () => {
       received.push({ headers: req.headers, body });
-      res.statusCode = answer(received.length);
-      res.end(res.statusCode === 500 ? "boom" : "ok");
+      void (whileAnswering?.() ?? Promise.resolve()).then(() => {
+        res.statusCode = answer(received.length);
+        res.end(res.statusCode === 500 ? "boom" : "ok");
+      });
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
@@ -50,11 +54,15 @@ afterAll(async () => {
 beforeEach(() => {
   received = [];
   answer = () => 200;
+  whileAnswering = null;
 });
 
 const register = (input: Record<string, unknown>) => f.run(createWebhook, input as never, sara);
 const deliveries = async (webhookId: string) => (await listDeliveries(f.db, { id: webhookId }))!.deliveries;
 const send = () => sendDueDeliveries(f.db, { clock: f.clock });
+/** A webhook's deliveries from the table: a deleted webhook's are no longer listed. */
+const rawDeliveries = (webhookId: string) => f.db.execute<{ status: string; attempts: number; last_status: number | null }>(
+  sql`SELECT status, attempts, last_status FROM webhook_deliveries WHERE webhook_id = ${webhookId}::uuid ORDER BY id`).then((rows) => [...rows]);
 
 /**
  * Standard Webhooks' own verifier (the `standardwebhooks` package, which also checks the
@@ -77,6 +85,10 @@ describe("registering", () => {
     [{ url: "http://10.0.0.8/hook", events: ["completed"] }, "url", /private/],
     [{ url: "https://169.254.169.254/latest", events: ["completed"] }, "url", /link-local|private/],
     [{ url: "https://[::ffff:192.168.1.1]/x", events: ["completed"] }, "url", /private/],
+    // IPv4 inside IPv6 that a translator on the path would reach: NAT64, 6to4, IPv4-compatible.
+    [{ url: "https://[64:ff9b::a00:1]/x", events: ["completed"] }, "url", /private/],
+    [{ url: "https://[2002:a00:1::1]/x", events: ["completed"] }, "url", /private/],
+    [{ url: "https://[::10.0.0.1]/x", events: ["completed"] }, "url", /private/],
     [{ url: "https://user:pw@198.51.100.7/x", events: ["completed"] }, "url", /credentials/],
     [{ url: "not a url", events: ["completed"] }, "url", /valid URL/],
     [{ url: "https://198.51.100.7/x", events: [] }, "events", /at least one/],
@@ -156,7 +168,7 @@ describe("delivering", () => {
     const body = JSON.parse(got!.body);
     expect(body).toMatchObject({ type: "completed", data: { eventId: pending[0]!.eventId, taskId: task.id, queue: "hooks-a", version: 4, status: "done", actor: { id: amal.id, name: "Amal" } } });
     expect(body.data.task).toMatchObject({ id: task.id, title: "Ship it", status: "done" });
-    expect((await deliveries(webhook.id))[0]).toMatchObject({ status: "delivered", attempts: 1, lastStatus: 200 });
+    expect(await rawDeliveries(webhook.id)).toEqual([{ status: "delivered", attempts: 1, last_status: 200 }]);
     expect(await send()).toBe(0); // nothing twice
   });
 
@@ -225,6 +237,29 @@ describe("delivering", () => {
     expect(await deliveries(webhook.id)).toHaveLength(2); // nothing more is written for it
     const [audit] = await f.db.execute<{ action: string }>(sql`SELECT action FROM audit_events WHERE subject_id = ${webhook.id}::uuid ORDER BY id DESC LIMIT 1`);
     expect(audit!.action).toBe("webhook_disabled");
+  });
+
+  test("a webhook deleted while its delivery is on the wire gets no retry: the delete's failed stands", async () => {
+    await f.queue("hooks-deleted");
+    const { webhook } = await f.must(createWebhook, { url, events: ["created"], queues: ["hooks-deleted"] }, sara);
+    await f.task("sent as it goes", { queue: "hooks-deleted" });
+    answer = () => 500;
+    whileAnswering = () => f.must(deleteWebhook, { id: webhook.id }, sara);
+    expect(await send()).toBe(1);
+    expect(await rawDeliveries(webhook.id)).toEqual([{ status: "failed", attempts: 1, last_status: null }]);
+    whileAnswering = null;
+    f.clock.advance(RETRY_DELAYS.reduce((a, b) => a + b, 0));
+    expect(await send()).toBe(0);
+    expect(received).toHaveLength(1);
+  });
+
+  test("a delivery that lands while its webhook is deleted is recorded delivered", async () => {
+    await f.queue("hooks-landed");
+    const { webhook } = await f.must(createWebhook, { url, events: ["created"], queues: ["hooks-landed"] }, sara);
+    await f.task("landed", { queue: "hooks-landed" });
+    whileAnswering = () => f.must(deleteWebhook, { id: webhook.id }, sara);
+    expect(await send()).toBe(1);
+    expect(await rawDeliveries(webhook.id)).toEqual([{ status: "delivered", attempts: 1, last_status: 200 }]);
   });
 
   test("two senders at once send every delivery exactly once", async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
-  addComment, claim, complete, createTask, editTask, failTask, foldEvents, release, setQueueSettings, start,
+  addComment, claim, complete, createTask, editTask, failTask, foldEvents, release, review, setQueueSettings, start,
   taskHistory, type ActorRef,
 } from "@/lib/tasks";
 import { engineFixture, withStanding, type EngineFixture } from "@/test/engine";
@@ -102,6 +102,41 @@ describe("editTask", () => {
       expect(refused.ok).toBe(false);
       expect((await taskRow(f.db, task.id)).queue).toBe("edits-there");
     }
+  });
+
+  test("a worked task's terms are a supervisor's: its last holder cannot move a rejected task out of review, nor lift its budget", async () => {
+    await f.queue("edits-reviewed", { review: "everyone" });
+    await f.queue("edits-unreviewed");
+    let task = await f.must(createTask, { title: "Refund order 88", queue: "edits-reviewed", budget: { limit: 10, unit: "usd_cents" } }, amal);
+    task = await f.must(claim, { taskId: task.id, version: task.version }, agent);
+    task = await f.must(start, { taskId: task.id, version: task.version }, agent);
+    task = await f.must(complete, { taskId: task.id, version: task.version, result: { refunded: true } }, agent);
+    task = await f.must(review, { taskId: task.id, version: task.version, decision: "reject", digest: task.submission!.digest, note: "wrong amount" }, bilal);
+    expect(task).toMatchObject({ status: "queued", attempt: 1 });
+    const events = (await eventsOf(f.db, task.id)).length;
+    // The agent held it last and the creator made it: neither may change where or how it is worked now.
+    const attempts: [Record<string, unknown>, ActorRef][] = [
+      [{ queue: "edits-unreviewed" }, agent],
+      [{ budget: null }, agent],
+      [{ budget: { limit: 1000, unit: "usd_cents" } }, amal],
+      [{ reserves: [{ resource: "orders/88", mode: "exclusive" }], queue: "edits-unreviewed" }, amal],
+      [{ notBefore: new Date(Date.now() + 60_000).toISOString() }, agent],
+    ];
+    for (const [terms, by] of attempts) {
+      const refused = failure(await f.run(editTask, { taskId: task.id, version: task.version, ...terms }, by), "forbidden");
+      expect(refused.message).toMatch(/has been worked \(attempt 1\): only a supervisor may change its/);
+      expect(refused.field).toBe(Object.keys(terms).includes("queue") ? "queue" : Object.keys(terms)[0]);
+    }
+    const row = await taskRow(f.db, task.id);
+    expect({ queue: row.queue, version: row.version, budget: Number(row.budgetLimit) }).toEqual({ queue: "edits-reviewed", version: task.version, budget: 10 });
+    expect(await eventsOf(f.db, task.id)).toHaveLength(events);
+    // Its words are still theirs; its terms a supervisor's.
+    task = await f.must(editTask, { taskId: task.id, version: task.version, title: "Refund order 88 (partial)" }, agent);
+    task = await f.must(editAnyTask, { taskId: task.id, version: task.version, queue: "edits-unreviewed" }, sara);
+    expect(task).toMatchObject({ queue: "edits-unreviewed", title: "Refund order 88 (partial)" });
+    // Before anyone claims a task, its creator may still set its terms, as a create could have.
+    const fresh = await f.must(createTask, { title: "Refund order 89", queue: "edits-reviewed" }, amal);
+    expect(await f.must(editTask, { taskId: fresh.id, version: fresh.version, queue: "edits-unreviewed", budget: { limit: 5, unit: "usd_cents" } }, amal)).toMatchObject({ queue: "edits-unreviewed" });
   });
 
   test("a move into a queue that already holds the task's idempotency key is refused, naming the queue field", async () => {

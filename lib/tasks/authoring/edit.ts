@@ -59,6 +59,26 @@ function changesOf(task: Task, input: EditTaskInput): Changes {
 /** The fields that are a task's words: task_content's columns, not task_state's. */
 const WORDS: readonly Field[] = ["title", "description", "payload"];
 
+/**
+ * A task's terms: the queue whose rules apply to its work (review, who may claim, pause, the
+ * breaker, the retry delay), when it may be claimed, what it reserves, what it may spend. A
+ * worker sets them for a task nobody has claimed yet, as a create could have; once it has
+ * been worked they are a supervisor's, or its last holder could move a rejected task out of
+ * a reviewed queue and finish it unreviewed, or lift the budget that parked it.
+ */
+const TERMS: readonly Field[] = ["queue", "notBefore", "reserves", "budget"];
+const TERM_WORDS: Record<string, string> = { queue: "queue", notBefore: "notBefore", reserves: "reservations", budget: "budget" };
+
+function refuseTerms(task: Task, terms: Field[]): Result<Task> {
+  const named = terms.map((f) => TERM_WORDS[f]).join(", ");
+  return fail({
+    code: "forbidden",
+    field: terms[0]!,
+    message: `Task ${task.id} has been worked (attempt ${task.attempt}): only a supervisor may change its ${named}; its title, description, priority and payload are still yours to edit`,
+    task,
+  });
+}
+
 const COLUMNS: Record<Field, (value: unknown) => SQL> = {
   title: (v) => sql`title = ${v as string}`,
   description: (v) => sql`description = ${v as string}`,
@@ -117,6 +137,7 @@ async function explain(tx: Tx, input: EditTaskInput, actor: ActorRef, anyone: bo
  * field's {from, to}. An edit that changes nothing writes nothing and answers the task as
  * it is, whatever version it names — so a retry whose first answer was lost is a success.
  * Staff and agents edit a task they created or held last; a supervisor, any (the standing).
+ * Its terms (TERMS) only a supervisor changes once the task has been claimed.
  */
 export const editTask = defineOperation({
   name: "editTask",
@@ -134,6 +155,8 @@ export const editTask = defineOperation({
       const allowed = EDITABLE.includes(task.status) && (anyone || (await mayEdit(tx, input.taskId, actor)));
       return allowed ? ok(task) : explain(tx, input, actor, anyone);
     }
+    const terms = fields.filter((f) => TERMS.includes(f));
+    if (!anyone && terms.length > 0 && task.attempt > 0 && (await mayEdit(tx, input.taskId, actor))) return refuseTerms(task, terms);
     if (changes.queue) {
       const refused = await refuseMove(tx, task, changes.queue.to as string);
       if (refused) return refused;

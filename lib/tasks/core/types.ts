@@ -99,7 +99,7 @@ export interface EngineError {
   message: string;
   /** The task as it is now, where one exists. */
   task?: Task;
-  /** For invalid_request: the offending field, dotted. */
+  /** For invalid_request, and a forbidden edit of a task's terms: the offending field, dotted. */
   field?: string;
 }
 

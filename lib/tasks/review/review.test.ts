@@ -1,7 +1,10 @@
 import type { z } from "zod";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { claim, complete, completeAndClaimNext, foldEvents, start, taskHistory, type ActorRef, type Task } from "@/lib/tasks";
+import { randomUUID } from "node:crypto";
+import { insertToken } from "@/lib/auth/tokens";
 import { review } from "./review";
+import { reviewsWaitingFor } from "./waiting";
 import { canonicalJson, submissionDigest } from "./submission";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 import { eventTypes, failure, rowCounts, taskRow } from "@/test/inspect";
@@ -100,6 +103,28 @@ describe("review before done", () => {
     expect(await taskRow(f.db, task.id)).toEqual(row);
     // A stale version is a version_conflict, the digest notwithstanding.
     failure(await f.run(review, { ...at(inReview), version: inReview.version - 1, decision: "approve", digest }, checker), "version_conflict");
+  });
+
+  test("a person and their OAuth connection's agent are one reviewer: neither may approve what the other worked", async () => {
+    const pat = await f.actor("Pat");
+    const made = (await f.db.transaction((tx) => insertToken(tx, { name: `mcp-claude-${randomUUID().slice(0, 6)}` })))!;
+    const [token] = await f.database.client<{ actor_id: string }[]>`SELECT actor_id::text FROM agent_tokens WHERE id = ${made.id}::uuid`;
+    await f.database.client`INSERT INTO oauth_clients (id, name, redirect_uris, metadata) VALUES ('party-client', 'Claude', '{http://127.0.0.1/cb}', '{}')`;
+    await f.database.client`INSERT INTO oauth_connections (client_id, person_id, token_id, scope) VALUES ('party-client', ${pat.id}::uuid, ${made.id}::uuid, 'board:work')`;
+    const patsAgent: ActorRef = { id: token!.actor_id, name: made.name, kind: "agent" };
+    const outsider = await f.actor("Quinn");
+
+    const byAgent = await submitted("rev-all", patsAgent);
+    const byPat = await submitted("rev-all", pat);
+    // Neither counts as a review waiting for Pat; both do for someone who touched neither.
+    expect(await reviewsWaitingFor(f.db, pat.id)).toBe((await reviewsWaitingFor(f.db, outsider.id)) - 2);
+    const before = await rowCounts(f.db);
+    const refusedPat = failure(await f.run(review, { ...at(byAgent), decision: "approve", digest: byAgent.submission!.digest }, pat), "self_review");
+    expect(refusedPat.message).toMatch(/An OAuth connection of yours, or the person it acts for, submitted task/);
+    const refusedAgent = failure(await f.run(review, { ...at(byPat), decision: "approve", digest: byPat.submission!.digest }, patsAgent), "self_review");
+    expect(refusedAgent.message).toMatch(/An OAuth connection of yours, or the person it acts for, submitted task/);
+    expect(await rowCounts(f.db)).toEqual(before);
+    expect(await f.must(review, { ...at(byAgent), decision: "approve", digest: byAgent.submission!.digest }, outsider)).toMatchObject({ status: "done" });
   });
 
   test("a reject is a strike with the note as the next claimant's hand-off; the third escalates", async () => {

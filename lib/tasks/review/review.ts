@@ -15,6 +15,7 @@ import { endAttempt, statusIn, transition } from "../core/transition";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
 import { doneBy } from "../core/machine";
 import { dependentsUnblocked } from "../authoring/graph";
+import { partyOf } from "./party";
 
 // Review before done (maker–checker, docs/engine.md). The reviewer rule is decided here and
 // only here: every surface (HTTP, MCP, the task page, the CLI, the inbox) performs this
@@ -26,15 +27,22 @@ interface UnderReview {
   version: number;
   digest: string | null;
   submitter: string | null;
-  /** The caller held an attempt of the task (a `claimed` event of theirs in its history). */
+  /** The submitter is the caller's party but not the caller: their OAuth agent, or the person it acts for (party.ts). */
+  submittedByParty: boolean;
+  /** The caller, or their party, held an attempt of the task (a `claimed` event in its history). */
   held: boolean;
+  /** …and the caller itself did. */
+  heldThemselves: boolean;
 }
 
 async function readUnderReview(tx: Tx, taskId: string, actor: ActorRef): Promise<UnderReview | null> {
   const [row] = await executePrepared<Record<string, unknown>>(tx, sql`
+    WITH party AS (SELECT ${partyOf(actor.id)} AS ids)
     SELECT t.status::text AS status, t.version, t.submission->>'digest' AS digest, t.submission->'by'->>'id' AS submitter,
-           EXISTS (SELECT 1 FROM task_events e WHERE e.task_id = t.id AND e.type = 'claimed' AND e.actor_id = ${actor.id}::uuid) AS held
-    FROM task_state t WHERE t.id = ${taskId}::bigint
+           coalesce(t.submission->'by'->>'id' = ANY (party.ids::text[]), false) AS submitted_by_party,
+           EXISTS (SELECT 1 FROM task_events e WHERE e.task_id = t.id AND e.type = 'claimed' AND e.actor_id = ANY (party.ids)) AS held,
+           EXISTS (SELECT 1 FROM task_events e WHERE e.task_id = t.id AND e.type = 'claimed' AND e.actor_id = ${actor.id}::uuid) AS held_themselves
+    FROM task_state t, party WHERE t.id = ${taskId}::bigint
     FOR UPDATE OF t`);
   if (!row) return null;
   return {
@@ -42,20 +50,27 @@ async function readUnderReview(tx: Tx, taskId: string, actor: ActorRef): Promise
     version: Number(row.version),
     digest: (row.digest as string | null) ?? null,
     submitter: (row.submitter as string | null) ?? null,
+    submittedByParty: Boolean(row.submitted_by_party),
     held: Boolean(row.held),
+    heldThemselves: Boolean(row.held_themselves),
   };
 }
 
 /**
  * Whether `actor` may review the task as it stands: not its submitter, nor anyone who held an
- * attempt of it. The refusal every surface returns (403 self_review).
+ * attempt of it — counting a person and their OAuth agents as one (party.ts). The refusal
+ * every surface returns (403 self_review).
  */
-export function selfReview(task: Pick<UnderReview, "submitter" | "held">, actor: ActorRef, taskId: string) {
+export function selfReview(task: Pick<UnderReview, "submitter" | "submittedByParty" | "held" | "heldThemselves">, actor: ActorRef, taskId: string) {
   if (task.submitter === actor.id) {
     return fail({ code: "self_review", message: `You submitted task ${taskId}: someone else must review it (maker–checker)` });
   }
-  if (task.held) {
+  if (task.heldThemselves) {
     return fail({ code: "self_review", message: `You held an attempt of task ${taskId}: someone who did not work on it must review it (maker–checker)` });
+  }
+  if (task.submittedByParty || task.held) {
+    const what = task.submittedByParty ? "submitted" : "held an attempt of";
+    return fail({ code: "self_review", message: `An OAuth connection of yours, or the person it acts for, ${what} task ${taskId}: someone else must review it (maker–checker)` });
   }
   return null;
 }

@@ -1,0 +1,18 @@
+import { sql, type SQL } from "drizzle-orm";
+
+/**
+ * The actors that are one party with `actorId` for the maker–checker rule: the person behind
+ * it (itself, or the person an OAuth connection's agent acts for — API.md: "the token acts as
+ * an agent owned by that person") and the agents of every connection of that person, revoked
+ * ones too, since their work was the person's. Without it a person could approve their own
+ * work through their MCP client's token, or the reverse. An SQL array of actor ids (uuid[]),
+ * read in the statement that decides.
+ */
+export const partyOf = (actorId: string): SQL => sql`ARRAY(
+  WITH person AS (
+    SELECT coalesce(
+      (SELECT c.person_id FROM oauth_connections c JOIN agent_tokens k ON k.id = c.token_id WHERE k.actor_id = ${actorId}::uuid LIMIT 1),
+      ${actorId}::uuid) AS id)
+  SELECT person.id FROM person
+  UNION
+  SELECT k.actor_id FROM person JOIN oauth_connections c ON c.person_id = person.id JOIN agent_tokens k ON k.id = c.token_id)`;
