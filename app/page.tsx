@@ -7,23 +7,14 @@ import { boardColumns, boardSearch, countsQuery, listFilterOf, listQuery, parseB
 import { countTasks } from "@/lib/tasks/queues/counts";
 import { toWire, type PageView, type TaskStatus, type TaskView } from "@/components/task/wire";
 import { listQueueNames, listTasks } from "@/lib/tasks/reads/queries";
-import { requireUser, streamPosition } from "./_lib/session";
+import { requireUser, streamPosition, SUPERVISOR_PAGES } from "./_lib/session";
 
 export const metadata: Metadata = { title: "Board · Claimboard" };
-
-/** The supervisor pages a staff member may be sent back from, in words. */
-const DENIED: Record<string, string> = {
-  inbox: "the escalation inbox",
-  queues: "the queue settings",
-  insights: "Insights",
-  agents: "agent tokens",
-  people: "people management",
-};
 
 export default async function BoardPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = await searchParams;
   const filters = parseBoardFilters(params);
-  const denied = typeof params.denied === "string" ? (DENIED[params.denied] ?? null) : null;
+  const denied = typeof params.denied === "string" && Object.hasOwn(SUPERVISOR_PAGES, params.denied) ? SUPERVISOR_PAGES[params.denied as keyof typeof SUPERVISOR_PAGES] : null;
   const user = await requireUser(`/${boardSearch(filters)}`);
   await streamPosition(); // before any read: the browser's stream resumes from there
   const { db } = getDatabase();

@@ -56,5 +56,10 @@ test.describe("hand-offs and feedback", () => {
 
     await page.goto("/inbox");
     await expect(page.getByTestId("denied")).toHaveText(/Only supervisors may open the escalation inbox, so you were brought back to the board/);
+    // Every supervisors' page says so, the newer ones too.
+    for (const [path, words] of [["/webhooks", "webhooks"], ["/schedules", "schedules"]]) {
+      await page.goto(path!);
+      await expect(page.getByTestId("denied")).toHaveText(new RegExp(`Only supervisors may open ${words}, so you were brought back to the board`));
+    }
   });
 });

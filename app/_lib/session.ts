@@ -21,10 +21,25 @@ export async function requireUser(from: string): Promise<UserAccount> {
 }
 
 /**
+ * The supervisors' pages, in the words the board uses to say why a staff member was sent
+ * back from one: a page not named here cannot call requireSupervisor (it would send staff
+ * back with no word of why).
+ */
+export const SUPERVISOR_PAGES = {
+  inbox: "the escalation inbox",
+  queues: "the queue settings",
+  insights: "Insights",
+  agents: "agent tokens",
+  people: "people management",
+  webhooks: "webhooks",
+  schedules: "schedules",
+} as const;
+
+/**
  * A supervisor, or a redirect: to /login when nobody is signed in, back to the board
  * (`?denied=<page>`) for staff. The page's actions each re-check the role themselves.
  */
-export async function requireSupervisor(from: string, page: string): Promise<UserAccount> {
+export async function requireSupervisor(from: string, page: keyof typeof SUPERVISOR_PAGES): Promise<UserAccount> {
   const user = await requireUser(from);
   if (!hasRole(user, "supervisor")) redirect(`/?denied=${page}`);
   return user;

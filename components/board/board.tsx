@@ -9,7 +9,7 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { ClaimNext } from "./claim-next";
 import { Column } from "./column";
 import { countText, useCounts } from "./counts";
-import { CreateTask } from "./create-task";
+import { CreateTask, type Refused } from "./create-task";
 import { FiltersBar } from "./filters-bar";
 import { BoardKeys } from "./keyboard";
 import { MyTasksOnPhone } from "./my-tasks";
@@ -45,6 +45,8 @@ export function Board({
 }) {
   const queues = useQueues(initialQueues);
   const [creating, setCreating] = useState(false);
+  // A create the server refused after the form closed: the form opens again with it.
+  const [refused, setRefused] = useState<Refused | null>(null);
   const claimQueue = filters.queue ?? "default";
   const { sort: _sort, ...countFilter } = listFilterOf(filters);
   const counts = useCounts(countFilter, initialCounts);
@@ -89,7 +91,22 @@ export function Board({
         )
       ) : null}
       <div id="new-task" hidden={!creating}>
-        {creating ? <CreateTask defaultQueue={claimQueue} queues={queues} onCreated={() => setCreating(false)} /> : null}
+        {creating ? (
+          <CreateTask
+            key={refused ? `refused-${refused.draft.title}` : "new"}
+            defaultQueue={claimQueue}
+            queues={queues}
+            refused={refused}
+            onCreated={() => {
+              setCreating(false);
+              setRefused(null);
+            }}
+            onRefused={(back) => {
+              setRefused(back);
+              setCreating(true);
+            }}
+          />
+        ) : null}
       </div>
       {view === "columns" && !filters.mine ? <MyTasksOnPhone shared={listFilterOf(filters)} /> : null}
       {view === "list" ? (

@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { createTaskAction } from "@/app/actions/tasks";
 import { useViewer } from "@/components/realtime/viewer";
 import { dropTask, putTask } from "@/components/task/cache";
@@ -12,7 +12,7 @@ import { focusFirstInvalid, SelectField, TextArea, TextField } from "@/component
 import { useToast } from "@/components/ui/toaster";
 import { LIMITS, limitText } from "@/lib/limits";
 
-interface Draft {
+export interface Draft {
   title: string;
   description: string;
   queue: string;
@@ -68,21 +68,42 @@ export function draftProblems(draft: Draft): Problems {
   return problems;
 }
 
+/** A create the server refused, handed back to the form: what was written, and why it was not taken. */
+export interface Refused {
+  draft: Draft;
+  why: string;
+}
+
 /**
  * The New-task form: shown at once as a placeholder card, the real one when the server
  * answers. "Create more" keeps the form open, on the same queue and priority, with the
- * title empty and focused, for the next one.
+ * title empty and focused, for the next one. A refused create gives back what was written:
+ * into the form if it is still open and empty, else through `onRefused`, which opens it again
+ * with `refused` (the form closes before the answer, so nothing typed may be lost with it).
  */
-export function CreateTask({ defaultQueue, queues, onCreated }: { defaultQueue: string; queues: string[]; onCreated: () => void }) {
+export function CreateTask({ defaultQueue, queues, onCreated, onRefused, refused }: {
+  defaultQueue: string; queues: string[]; onCreated: () => void; onRefused: (refused: Refused) => void; refused?: Refused | null;
+}) {
   const client = useQueryClient();
   const viewer = useViewer();
   const { notify } = useToast();
   // Existing, open queues only (supervisors make new ones on /queues): a typo cannot make a queue.
-  const [draft, setDraft] = useState<Draft>({ title: "", description: "", queue: queues.includes(defaultQueue) ? defaultQueue : "default", priority: 0 });
-  const [priorityText, setPriorityText] = useState("0");
+  const [draft, setDraft] = useState<Draft>(() => refused?.draft ?? { title: "", description: "", queue: queues.includes(defaultQueue) ? defaultQueue : "default", priority: 0 });
+  const [priorityText, setPriorityText] = useState(() => String(refused?.draft.priority ?? 0));
   const [more, setMore] = useState(false);
   const [problems, setProblems] = useState<Problems>({});
+  const [why, setWhy] = useState<string | null>(refused?.why ?? null);
   const titleRef = useRef<HTMLInputElement>(null);
+  // What the refusal handler needs of the form as it is when the answer comes, not when it was sent.
+  const open = useRef(true);
+  const current = useRef(draft);
+  useEffect(() => {
+    current.current = draft;
+  }, [draft]);
+  useEffect(() => {
+    open.current = true;
+    return () => void (open.current = false);
+  }, []);
   const mutation = useMutation({
     mutationFn: async (input: Draft) => toWire(await unwrap(createTaskAction(input))) as TaskView,
     onMutate: (input) => {
@@ -90,9 +111,17 @@ export function CreateTask({ defaultQueue, queues, onCreated }: { defaultQueue: 
       putTask(client, temp, viewer);
       return { temp };
     },
-    onError: (error, _input, context) => {
+    onError: (error, input, context) => {
       if (context) dropTask(client, context.temp.id);
-      notify("error", errorSentence(error, "create", viewer));
+      const sentence = errorSentence(error, "create", viewer);
+      notify("error", sentence);
+      const back = { draft: input, why: `“${input.title}” was not created: ${sentence} What you wrote is back in the form.` };
+      if (!open.current) return onRefused(back);
+      // Still open ("Create more"): given back unless the person has started the next one.
+      if (current.current.title.trim() || current.current.description.trim()) return;
+      setDraft(back.draft);
+      setPriorityText(String(back.draft.priority));
+      setWhy(back.why);
     },
     onSuccess: (task, _input, context) => {
       if (context) dropTask(client, context.temp.id);
@@ -109,6 +138,7 @@ export function CreateTask({ defaultQueue, queues, onCreated }: { defaultQueue: 
     const found = draftProblems(draft);
     setProblems(found);
     if (Object.values(found).some(Boolean)) return focusFirstInvalid(event.currentTarget);
+    setWhy(null);
     mutation.mutate({ ...draft, title: draft.title.trim(), queue: draft.queue || "default" });
     setDraft({ ...draft, title: "", description: "" });
     if (more) titleRef.current?.focus();
@@ -125,6 +155,8 @@ export function CreateTask({ defaultQueue, queues, onCreated }: { defaultQueue: 
         <TextArea label="Description" hint="Markdown: links, lists, **bold**, `code`." limit={LIMITS.description} error={problems.description} value={draft.description} onChange={(e) => edit({ description: e.target.value }, "description")} />
       </div>
       <SelectField label="Queue" value={draft.queue} onChange={(e) => edit({ queue: e.target.value })}>
+        {/* A chosen queue archived since stays shown, as what would be sent: never another than the picker says. */}
+        {queues.includes(draft.queue) ? null : <option value={draft.queue}>{draft.queue} (no longer open)</option>}
         {queues.map((queue) => (
           <option key={queue} value={queue}>
             {queue}
@@ -142,6 +174,11 @@ export function CreateTask({ defaultQueue, queues, onCreated }: { defaultQueue: 
           edit({ priority: e.target.value.trim() === "" ? NaN : Number(e.target.value) }, "priority");
         }}
       />
+      {why ? (
+        <p role="alert" className="text-sm text-red-800 sm:col-span-2" data-testid="create-refused">
+          {why}
+        </p>
+      ) : null}
       <div className="flex flex-wrap items-center justify-end gap-3 sm:col-span-2">
         {count > 0 ? (
           <p role="alert" className="mr-auto text-sm text-red-800">

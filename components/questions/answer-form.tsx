@@ -6,12 +6,15 @@ import { answerQuestionAction } from "@/app/questions/actions";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 import { LIMITS } from "@/lib/limits";
+import { taskKeys } from "@/components/task/api";
+import { useToast } from "@/components/ui/toaster";
 import { questionKeys } from "./keys";
 
 // A person's answer to an open question: a button per choice, or a free-text answer. The
 // engine decides who may (never the asker: self_review) and refuses a choice not offered.
 export function AnswerForm({ taskId, questionId, choices }: { taskId: string; questionId: string; choices: string[] }) {
   const client = useQueryClient();
+  const { notify } = useToast();
   const [text, setText] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -20,10 +23,17 @@ export function AnswerForm({ taskId, questionId, choices }: { taskId: string; qu
     setError(null);
     const result = await answerQuestionAction({ taskId, questionId, ...answer });
     setBusy(false);
-    if (!result.ok) return setError(result.error.message);
-    setText("");
+    // Either way the lists are read again: a refusal usually means the question moved on (an
+    // answer from someone else, an expiry) and the live stream may not have said so yet.
     void client.invalidateQueries({ queryKey: questionKeys.open });
     void client.invalidateQueries({ queryKey: questionKeys.task(taskId) });
+    void client.invalidateQueries({ queryKey: taskKeys.detail(taskId) });
+    if (!result.ok) {
+      // A question that moved on leaves the list with this form, so the toast keeps the sentence.
+      if (result.error.code === "invalid_transition") notify("error", result.error.message);
+      return setError(result.error.message);
+    }
+    setText("");
   };
   const answer = text.trim();
   const sendable = answer.length > 0 && answer.length <= LIMITS.answer;

@@ -79,6 +79,8 @@ export function Inbox({ initial, queues, initialSearch = "", initialSort = "wait
       );
       void client.invalidateQueries({ queryKey: supervisorKeys.all });
     },
+    // Refused: someone decided first and the stream may not have said so yet; the inbox is read again.
+    onFailed: () => void client.invalidateQueries({ queryKey: supervisorKeys.all }),
   });
 
   const bulk = useSupervisorCall(bulkSuperviseAction, {

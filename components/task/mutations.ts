@@ -132,7 +132,7 @@ export interface TaskCall {
  * (error.task), and a sentence that says who got there first. One hook serves every
  * action of a card, the action being part of the call.
  */
-export function useTaskMutation(options: { onDone?: (call: TaskCall, task: TaskView) => void } = {}) {
+export function useTaskMutation(options: { onDone?: (call: TaskCall, task: TaskView) => void; onFailed?: (call: TaskCall) => void } = {}) {
   const client = useQueryClient();
   const viewer = useViewer();
   const { notify } = useToast();
@@ -144,13 +144,15 @@ export function useTaskMutation(options: { onDone?: (call: TaskCall, task: TaskV
       putTask(client, { ...task, ...predict(action, task, viewer), pending: specs[action].pending }, viewer);
       return { saved };
     },
-    onError: (error, { action, task }, context) => {
+    onError: (error, call, context) => {
+      const { action, task } = call;
       if (context) restore(client, context.saved);
       if (error instanceof ActionFailure && error.error.task) putTask(client, error.error.task, viewer);
       notify("error", errorSentence(error, verbOf(action), viewer));
       void client.invalidateQueries({ queryKey: taskKeys.lists });
       void client.invalidateQueries({ queryKey: taskKeys.detail(task.id) });
       void client.invalidateQueries({ queryKey: taskKeys.events(task.id) });
+      options.onFailed?.(call);
     },
     onSuccess: (task, call) => {
       putTask(client, task, viewer);

@@ -8,9 +8,12 @@ import { Button } from "@/components/ui/button";
 import { LocalTime } from "@/components/ui/local-time";
 import { TextArea } from "@/components/ui/field";
 import { LIMITS, limitText } from "@/lib/limits";
+import { useToast } from "@/components/ui/toaster";
 import { taskKeys } from "./api";
+import { putTask } from "./cache";
+import { describeError, type ErrorView } from "./describe-error";
 import { ActorName } from "./badges";
-import type { EventView, TaskView, Viewer } from "./wire";
+import { toWire, type EventView, type TaskView, type Viewer } from "./wire";
 
 // Review before done (docs/board.md): an in_review task's submission — the result, its digest,
 // who submitted it — and Approve / Reject with a note for whoever may review it. The engine
@@ -29,6 +32,7 @@ export function mayReview(task: TaskView, viewer: Viewer, history: EventView[]):
 export function ReviewPanel({ task, history }: { task: TaskView; history: EventView[] }) {
   const viewer = useViewer();
   const client = useQueryClient();
+  const { notify } = useToast();
   const [note, setNote] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -43,7 +47,17 @@ export function ReviewPanel({ task, history }: { task: TaskView; history: EventV
       taskId: task.id, version: task.version, decision, digest: submission.digest, ...(note.trim() ? { note: note.trim() } : {}),
     });
     setBusy(false);
-    if (!result.ok) return setError(result.error.message);
+    if (!result.ok) {
+      // The task as the server has it now, written in at once: the live stream may be behind.
+      const failure = toWire(result.error) as ErrorView;
+      const sentence = describeError(failure, decision, viewer.actorId);
+      if (failure.task) putTask(client, failure.task, viewer);
+      void client.invalidateQueries({ queryKey: taskKeys.detail(task.id) });
+      void client.invalidateQueries({ queryKey: taskKeys.events(task.id) });
+      // Decided by someone else first: this panel goes with the review, so the toast says why.
+      if (failure.task && failure.task.status !== "in_review") notify("error", sentence);
+      return setError(sentence);
+    }
     setNote("");
     void client.invalidateQueries({ queryKey: taskKeys.detail(task.id) });
     void client.invalidateQueries({ queryKey: taskKeys.events(task.id) });

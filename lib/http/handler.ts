@@ -9,7 +9,7 @@ import { authenticateClaimToken } from "@/lib/auth/claim-tokens";
 import { CLAIM_TOKEN_PREFIX } from "@/lib/tasks/claim-tokens/ops";
 import { claimBodyRefusal, claimRefusal } from "./claim-scope";
 import { classifyDatabaseError, perform, safeParse, validationError, type Operation } from "@/lib/tasks/core/engine";
-import { tokenStanding } from "@/lib/tasks/core/standing";
+import { article, tokenStanding } from "@/lib/tasks/core/standing";
 import type { Result } from "@/lib/tasks/core/types";
 import { readJsonBody } from "./body";
 import { INSTANCE_HEADER, type Endpoint } from "./endpoints";
@@ -99,7 +99,7 @@ export async function authorize(
     return { refusal: response };
   }
   if (endpoint.roles !== "public" && !endpoint.roles.includes(principal.role)) {
-    return { refusal: errorResponse({ code: "forbidden", message: `A ${principal.role} token may not call ${endpoint.operationId}` }) };
+    return { refusal: errorResponse({ code: "forbidden", message: `${article(principal.role)} ${principal.role} token may not call ${endpoint.operationId}` }) };
   }
   return { principal };
 }

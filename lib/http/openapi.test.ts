@@ -106,7 +106,7 @@ describe("the OpenAPI document and the route files agree", () => {
 describe("the OpenAPI document is well formed", () => {
   it("is OpenAPI 3.1.0 with the agreed header", () => {
     expect(doc.openapi).toBe("3.1.0");
-    expect(doc.info).toMatchObject({ title: "Claimboard agent API", version: "1.1", license: { name: expect.any(String) } });
+    expect(doc.info).toMatchObject({ title: "Claimboard agent API", version: "1.2", license: { name: expect.any(String) } });
     expect(doc.servers).toEqual([{ url: "/api/v1" }]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(["Task", "TaskEvent", "Error"]));

@@ -314,7 +314,7 @@ function build(): OpenApiDocument {
     openapi: "3.1.0",
     info: {
       title: "Claimboard agent API",
-      version: "1.1",
+      version: "1.2",
       description: DESCRIPTION,
       // The project is not open source (package.json: private); planners: name a licence if that changes.
       license: { name: "Proprietary: all rights reserved (UNLICENSED)" },

@@ -30,7 +30,7 @@ export interface McpOptions {
   log?: (line: string) => void;
 }
 
-export const SERVER_INFO = { name: "claimboard", version: "1.1.0" };
+export const SERVER_INFO = { name: "claimboard", version: "1.2.0" };
 
 /** Who may call a tool is the API's rule: its endpoint's roles. */
 const listedFor = (tool: Tool, role: TokenRole | null) => {

@@ -58,7 +58,7 @@ export async function urlRefusal(raw: string): Promise<string | null> {
     return `url's host ${host} does not resolve`;
   }
   const refusals = addresses.map(addressRefusal).filter((r): r is string => r !== null);
-  if (refusals.length > 0) return `url points to ${refusals[0]}`;
+  if (refusals.length > 0) return `url points to an address that is not allowed: ${refusals[0]}`;
   if (url.protocol === "https:") return null;
   const toLoopback = addresses.every((a) => loopback.check(plain(a).address, plain(a).family));
   return toLoopback ? null : "url must be https (http only to loopback, with WEBHOOKS_ALLOW_LOOPBACK=1)";

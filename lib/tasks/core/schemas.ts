@@ -89,11 +89,21 @@ export const pageText = (max: number, min = 0) =>
 
 export const MAX_DEPENDENCIES = LIMITS.dependencies;
 export const dependsOn = z.array(taskId).max(MAX_DEPENDENCIES, `must list at most ${MAX_DEPENDENCIES} task ids`);
-export const notBefore = z.iso.datetime({ offset: true, message: "must be an ISO 8601 time, e.g. 2026-12-01T14:30:00Z" });
+// A time PostgreSQL keeps as it was written: ISO 8601 allows year 0000, which timestamptz
+// refuses (it has no year 0) — a 500 at the database until this said it first.
+/** A task's title: one line, and something to read (a title of blanks is refused, as a comment of blanks is). */
+export const title = lineText(LIMITS.title, 1).refine((value) => value.trim().length > 0, "must not be only blanks");
+
+export const notBefore = z.iso
+  .datetime({ offset: true, message: "must be an ISO 8601 time, e.g. 2026-12-01T14:30:00Z" })
+  .refine((value) => {
+    const year = new Date(value).getUTCFullYear();
+    return year >= 1 && year <= 9999;
+  }, "must be a time from the year 1 to 9999 (in UTC)");
 export const idempotencyKey = text(LIMITS.idempotencyKey, 1);
 
 export const createTaskInput = z.strictObject({
-  title: lineText(LIMITS.title, 1),
+  title,
   description: pageText(LIMITS.description).optional(),
   queue: queueName.optional(),
   priority: priority.optional(),
@@ -165,7 +175,7 @@ export const dependenciesBody = z.strictObject({
 /** PATCH /tasks/{id}: the fields an edit may change (docs/api.md); at least one must be named. */
 const editFields = {
   version,
-  title: lineText(LIMITS.title, 1).optional(),
+  title: title.optional(),
   description: pageText(LIMITS.description).optional(),
   priority: priority.optional(),
   payload: jsonObject.optional(),

@@ -31,10 +31,10 @@ describe("who may perform an operation", () => {
     });
     // Bad input too: the standing is checked first, as the guards at the edges did.
     expect(await perform(requeue, { nonsense: true }, { db: f.db, actor: amal, standing: "agent" })).toEqual({
-      ok: false, error: { code: "forbidden", message: "A agent token may not call requeue" },
+      ok: false, error: { code: "forbidden", message: "An agent token may not call requeue" },
     });
     expect(await perform(createTask, { title: "watching" }, { db: f.db, actor: amal, standing: "observer" })).toMatchObject({
-      ok: false, error: { code: "forbidden", message: "A observer token may not call createTask" },
+      ok: false, error: { code: "forbidden", message: "An observer token may not call createTask" },
     });
     expect(await rowCounts(f.db)).toEqual(before);
     expect(refusals()).toBe(counted + 3);

@@ -1,5 +1,8 @@
 import type { TokenRole, UserRole } from "@/db/schema";
 
+/** "An agent", "A supervisor": the article a role's name takes in a sentence. */
+export const article = (word: string) => (/^[aeiou]/i.test(word) ? "An" : "A");
+
 /**
  * Who is calling, as the engine sees it. Each surface derives it once: a server action from
  * the signed-in person's role as the database says now, the API from the bearer token's role
@@ -31,6 +34,6 @@ export const editsAnyTask = (standing: Standing | undefined) => standing === "su
  * the engine decided: a token hears which of its calls it may not make, a person which role may.
  */
 export function refusalMessage(name: string, who: readonly Standing[], standing: Standing): string {
-  if (standing === "agent" || standing === "observer") return `A ${standing} token may not call ${name}`;
+  if (standing === "agent" || standing === "observer") return `${article(standing)} ${standing} token may not call ${name}`;
   return `Only a ${who.includes("supervisor") ? "supervisor" : "operator"} may do this`;
 }

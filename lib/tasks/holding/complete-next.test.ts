@@ -92,6 +92,9 @@ describe("complete with next", () => {
     expect(error.field).toBe("next.queue");
     failure(await f.run(completeAndClaimNext, { taskId: task.id, version: 3, next: { leaseSeconds: 1 } as never }, amal), "invalid_request");
     failure(await f.run(completeAndClaimNext, { taskId: task.id, version: 3, next: { surprise: true } as never }, amal), "invalid_request");
+    // A well-formed queue that does not exist is refused by the claim: still next's field.
+    const unknown = failure(await f.run(completeAndClaimNext, { taskId: task.id, version: 3, next: { queue: "no-such-queue" } }, amal), "invalid_request");
+    expect(unknown.field).toBe("next.queue");
     expect(await taskRow(f.db, task.id)).toMatchObject({ status: "started", version: 3 });
   });
 

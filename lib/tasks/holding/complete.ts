@@ -11,7 +11,7 @@ import { executePrepared } from "../core/prepared";
 import { completeInput, completeNextInput } from "../core/schemas";
 import { CONTENT_COLUMNS, contentOf, loadTask, rawToTaskRow, toTasks } from "../core/task-row";
 import { ownerTransition, recheck } from "../core/transition";
-import { ok, type ActorRef, type Result, type Task } from "../core/types";
+import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
 import { WORKERS } from "../core/standing";
 import { effectsAppliedByCompletion } from "../effects/ledger";
 import { effectsUnresolved } from "../effects/unresolved";
@@ -175,7 +175,8 @@ export const completeAndClaimNext = defineOperation({
       // A retry whose first answer was lost gets the same next task, not a second one.
       if (completed!.replayed) return (await claiming, ok({ task: completed!.value, next: await claimedWith(tx, item.taskId, actor) }));
       const claimed = await claiming!;
-      if (!claimed.ok) throw new Rollback(claimed);
+      // A field the claim names is next's ("next.queue"): the caller's own task was fine.
+      if (!claimed.ok) throw new Rollback(claimed.error.field ? fail({ ...claimed.error, field: `next.${claimed.error.field}` }) : claimed);
       return ok({ task: completed!.value, next: claimed.value[0] ?? null });
     });
   },

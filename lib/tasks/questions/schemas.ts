@@ -28,7 +28,12 @@ export const answerQuestionInput = answerQuestionBody.extend({ taskId, questionI
 
 export const readQuestionInput = z.strictObject({ taskId, questionId });
 export const readQuestionQuery = z.strictObject({
-  wait: z.coerce.number("must be a number of seconds").int("must be a whole number").min(0).max(LIMITS.questionWaitSeconds).optional(),
+  wait: z.coerce
+    .number("must be a number of seconds")
+    .int("must be a whole number")
+    .min(0, `must be from 0 to ${LIMITS.questionWaitSeconds} seconds`)
+    .max(LIMITS.questionWaitSeconds, `must be from 0 to ${LIMITS.questionWaitSeconds} seconds`)
+    .optional(),
 });
 export const listQuestionsInput = z.strictObject({ taskId });
 
