@@ -40,7 +40,7 @@ test("create, list, deliveries, delete; refusals are one line and write nothing"
   expect(deliveries.stdout.trim()).toBe("no deliveries yet");
 
   const refusals = [
-    [["create", "--url", "http://10.0.0.1/x", "--events", "completed"], /^error: --url points to 10\.0\.0\.1 is a private/, 1],
+    [["create", "--url", "http://10.0.0.1/x", "--events", "completed"], /^error: --url points to an address that is not allowed: 10\.0\.0\.1 is a private/, 1],
     [["create", "--url", "https://198.51.100.9/x", "--events", "finished"], /^error: --events/, 1],
     [["create", "--url", "https://198.51.100.9/x"], /--events/, 2],
     [["delete", "nope"], /^error: --id must be a webhook id/, 1],
