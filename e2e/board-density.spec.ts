@@ -73,6 +73,26 @@ test("the chips set the same filters as the words, and an empty column is collap
   expect((await claimed.boundingBox())!.height).toBeLessThan((await queued.boundingBox())!.height);
 });
 
+test("at 1440 px every chip shows its whole name, and a chosen queue its whole name and count", async ({ page, queue }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await signIn(page, AMAL, "/");
+  // What a chip's box leaves beside its text: the native arrow needs ~20 px of it, and with
+  // less Chromium cut the names ("St…", "O…", "Pri…": found by exploratory testing, 6 Dec 2026).
+  const room = () => page.getByRole("search", { name: "Filter tasks" }).locator("select").evaluateAll((chips) => chips.map((chip) => {
+    const select = chip as HTMLSelectElement;
+    const style = getComputedStyle(select);
+    const pen = document.createElement("canvas").getContext("2d")!;
+    pen.font = style.font;
+    const text = select.options[select.selectedIndex]!.text;
+    return { text, spare: Math.round(select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - pen.measureText(text).width) };
+  }));
+  for (const chip of await room()) expect(chip.spare, chip.text).toBeGreaterThanOrEqual(18);
+  await page.getByRole("combobox", { name: "Queue", exact: true }).selectOption(queue);
+  await expect(page).toHaveURL(new RegExp(`queue=${queue}`));
+  const chosen = (await room()).find((chip) => chip.text.startsWith(queue))!;
+  expect(chosen.spare, chosen.text).toBeGreaterThanOrEqual(18);
+});
+
 // Issue 27 item 5: on a phone the filters are a sheet behind one button, the board comes
 // first, and the list's rows are two lines with their action in reach.
 test("at 390 px the filters open in a sheet and list rows are two lines with Claim inline", async ({ page, db, queue, actorOf }) => {

@@ -18,11 +18,12 @@ const chip = (active: boolean) =>
   `rounded-full border py-1 pr-7 pl-3 text-sm ${active ? "border-blue-700 bg-blue-50 font-medium text-blue-950" : "border-slate-300 bg-white text-slate-800"} ${focusRing}`;
 
 /** A filter as a chip: a select whose empty choice is its own name. */
-function Chip({ label, active, width, children, ...props }: SelectHTMLAttributes<HTMLSelectElement> & { label: string; active: boolean; width: string; children: ReactNode }) {
-  // A select is as wide as its longest choice; a chip is as wide as its name (the choice
-  // shows whole in the list, and in the pill).
+function Chip({ label, active, children, ...props }: SelectHTMLAttributes<HTMLSelectElement> & { label: string; active: boolean; children: ReactNode }) {
+  // A select is as wide as its longest choice; a chip is as wide as what it shows
+  // (field-sizing: its name, or the choice made). Fixed widths cut the names ("St…", "O…"):
+  // the native arrow takes its room inside the padding, and fonts differ by machine.
   return (
-    <select aria-label={label} className={`${chip(active)} ${width} truncate`} {...props}>
+    <select aria-label={label} className={`${chip(active)} [field-sizing:content] sm:max-w-56`} {...props}>
       {children}
     </select>
   );
@@ -128,7 +129,7 @@ export function FiltersBar({
             </button>
           </div>
         ) : null}
-        <Chip label="Queue" width="sm:w-32" active={!!shown.queue} value={shown.queue ?? ""} onChange={(e) => set({ queue: e.target.value || undefined })}>
+        <Chip label="Queue" active={!!shown.queue} value={shown.queue ?? ""} onChange={(e) => set({ queue: e.target.value || undefined })}>
           <option value="">Queue</option>
           {queueOptions.map((queue) => {
             const n = open(queue);
@@ -139,7 +140,7 @@ export function FiltersBar({
             );
           })}
         </Chip>
-        <Chip label="Status" width="sm:w-24" active={!!shown.status} value={shown.status ?? ""} onChange={(e) => set({ status: (e.target.value || undefined) as TaskStatus | undefined })}>
+        <Chip label="Status" active={!!shown.status} value={shown.status ?? ""} onChange={(e) => set({ status: (e.target.value || undefined) as TaskStatus | undefined })}>
           <option value="">Status</option>
           {STATUSES.map((status) => (
             <option key={status} value={status}>
@@ -147,24 +148,24 @@ export function FiltersBar({
             </option>
           ))}
         </Chip>
-        <Chip label="Owner" width="sm:w-24" active={!!owner} value={owner} onChange={(e) => set({ mine: e.target.value === "me", unowned: e.target.value === "none" })}>
+        <Chip label="Owner" active={!!owner} value={owner} onChange={(e) => set({ mine: e.target.value === "me", unowned: e.target.value === "none" })}>
           <option value="">Owner</option>
           <option value="me">Owner: me</option>
           <option value="none">Owner: nobody</option>
         </Chip>
-        <Chip label="Priority" width="sm:w-24" active={!!shown.priority} value={shown.priority ?? ""} onChange={(e) => set({ priority: (e.target.value || undefined) as PriorityFilter | undefined })}>
+        <Chip label="Priority" active={!!shown.priority} value={shown.priority ?? ""} onChange={(e) => set({ priority: (e.target.value || undefined) as PriorityFilter | undefined })}>
           <option value="">Priority</option>
           <option value="raised">↑ 1+ (raised)</option>
           <option value="high">↑ 5+ (high)</option>
           {named ? null : <option value={shown.priority}>Priority {minPriorityOf(shown.priority!)}+</option>}
         </Chip>
-        <Chip label="Age" width="sm:w-20" active={!!shown.age} value={shown.age ?? ""} onChange={(e) => set({ age: (e.target.value || undefined) as AgeFilter | undefined })}>
+        <Chip label="Age" active={!!shown.age} value={shown.age ?? ""} onChange={(e) => set({ age: (e.target.value || undefined) as AgeFilter | undefined })}>
           <option value="">Age</option>
           <option value="1h">Age: 1h+</option>
           <option value="1d">Age: 1d+</option>
           <option value="1w">Age: 1w+</option>
         </Chip>
-        <Chip label="Sort" width="sm:w-24" active={!!shown.sort} value={shown.sort ?? ""} onChange={(e) => set({ sort: (e.target.value || undefined) as BoardFilters["sort"] })}>
+        <Chip label="Sort" active={!!shown.sort} value={shown.sort ?? ""} onChange={(e) => set({ sort: (e.target.value || undefined) as BoardFilters["sort"] })}>
           <option value="">Sort</option>
           {SORTS.map((sort) => (
             <option key={sort} value={sort}>
