@@ -130,7 +130,7 @@ export const endpoints = {
   },
   editTask: {
     operationId: "editTask", method: "PATCH", path: "/tasks/{id}",
-    summary: "Edit a queued or escalated task's title, description, priority or payload (version-fenced; creator, last holder or supervisor)",
+    summary: "Edit a queued or escalated task (version-fenced; creator, last holder or supervisor); once it has been claimed, its queue, notBefore, reserves and budget only a supervisor changes",
     roles: WORK, body: input.editTaskBody,
     success: { status: 200, description: "The task after the edit (unchanged, same version, when the edit changed nothing)", schema: taskResponse },
     errors: [400, 403, 404, 409, 413],

@@ -199,10 +199,10 @@ export const tools: Tool[] = [
     name: "edit_task", title: "Edit a task", endpoint: "editTask", leaseEffect: "none",
     effect: { destructive: true, idempotent: true },
     description: describeTool(
-      "Correct a queued or escalated task's title, description, priority or payload — or move it to another queue, or set or clear (null) its notBefore — at the version you last saw — a task you created or held last (a supervisor's token: any task). Name only the fields to change; payload replaces the whole object. The version goes up by one; an edit that changes nothing changes nothing. Not for a task someone holds or one that is done.",
+      "Correct a queued or escalated task's title, description, priority or payload — or, while nobody has claimed it yet, move it to another queue or set or clear (null) its notBefore — at the version you last saw — a task you created or held last (a supervisor's token: any task, and its queue and notBefore at any time). Name only the fields to change; payload replaces the whole object. The version goes up by one; an edit that changes nothing changes nothing. Not for a task someone holds or one that is done.",
       ["not_found", "version_conflict", "invalid_transition", "forbidden", "busy", "payload_too_large"],
       {
-        forbidden: "only whoever created the task, its last holder or a supervisor may edit it (observer tokens only read): leave it, or add_comment instead.",
+        forbidden: "only whoever created the task, its last holder or a supervisor may edit it (observer tokens only read); once the task has been claimed, its queue, notBefore, reservations and budget are a supervisor's (error.field names which): leave them, or add_comment to ask.",
         invalid_transition: "the task is held or finished, and only a queued or escalated task can be edited: add_comment instead.",
       },
     ),
