@@ -59,9 +59,18 @@ export async function readJsonBody(request: Request): Promise<{ ok: true; value:
   if (nestingDepth(text) > MAX_JSON_DEPTH) {
     return { ok: false, error: { code: "invalid_request", message: `Request body nests deeper than ${MAX_JSON_DEPTH} levels` } };
   }
+  let proto = false;
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    value = JSON.parse(text, (key, v: unknown) => {
+      if (key === "__proto__") proto = true;
+      return v;
+    });
   } catch {
     return { ok: false, error: { code: "invalid_request", message: "Request body is not valid JSON" } };
   }
+  // Every copy of an object (the schemas' among them) drops an own "__proto__" key without a
+  // word, so a payload would lose it silently: said instead.
+  if (proto) return { ok: false, error: { code: "invalid_request", message: "Request body has a key named __proto__, which cannot be kept: rename it" } };
+  return { ok: true, value };
 }

@@ -108,6 +108,15 @@ describe("400 invalid_request", () => {
     expect(await current(task.id)).toMatchObject({ status: "started", version: 3 });
   });
 
+  test("a key named __proto__, at any depth, is refused rather than dropped", async () => {
+    for (const text of ['{"title":"proto","payload":{"__proto__":{"x":1}}}', '{"title":"proto","payload":{"a":[{"__proto__":1}]}}']) {
+      const res = await f.api.request("POST", "/tasks", { token: amal, raw: text, headers: { "content-type": "application/json" } });
+      expect(expectError(res, 400, "invalid_request").message).toContain("__proto__");
+    }
+    const [row] = await f.database.client<{ n: number }[]>`SELECT count(*)::int AS n FROM tasks WHERE title = 'proto'`;
+    expect(row!.n).toBe(0);
+  });
+
   test("a bad query parameter or path id is named", async () => {
     for (const [path, field] of [
       ["/tasks?limit=0", "limit"],
