@@ -237,7 +237,7 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     const raw = header ?? query.after;
     const after = raw === undefined ? null : parseCursor(raw);
     if (raw !== undefined && !after) {
-      return errorResponse({ code: "invalid_request", message: "Last-Event-ID must be a cursor from an event's id: field", field: "Last-Event-ID" });
+      return errorResponse({ code: "invalid_request", message: "Last-Event-ID must be a cursor this stream sent (the id: line of one of its events)", field: "Last-Event-ID" });
     }
     // Every cursor this server hands out is at or behind the feed's position now; one ahead
     // of it (made up, or from another database) would get a stream that never says anything.
