@@ -35,7 +35,7 @@ function sessionAction<T>(
   name: string,
   body: (raw: unknown, ctx: ActionContext & { standing: Standing }) => Promise<ActionResult<T>>,
 ): (raw: unknown) => Promise<ActionResult<T>> {
-  return (raw) => withinDeadline(`[action] ${name}`, run(raw), () => ({
+  return (raw) => withinDeadline(`[action] ${name}`, () => run(raw), () => ({
     ok: false, error: { code: "unavailable", message: "The database did not answer in time; try again shortly" },
   }));
 

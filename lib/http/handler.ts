@@ -111,7 +111,7 @@ export async function authorize(
  */
 export function handle<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Promise<Response>) {
   return async (request: Request, context: RouteContext): Promise<Response> =>
-    withTransportSecurity(request, await withinDeadline(`[api] ${endpoint.operationId}`, answer(endpoint, fn, request, context), () =>
+    withTransportSecurity(request, await withinDeadline(`[api] ${endpoint.operationId}`, () => answer(endpoint, fn, request, context), () =>
       errorResponse({ code: "unavailable", message: "The database did not answer in time; retry shortly" })));
 }
 

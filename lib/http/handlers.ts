@@ -1,5 +1,6 @@
 import "server-only";
 import type { z } from "zod";
+import { idle } from "@/lib/deadline";
 import { databaseIsUp } from "@/lib/health";
 import { collectMetrics } from "@/lib/metrics/collect";
 import { PROMETHEUS_CONTENT_TYPE } from "@/lib/metrics/prometheus";
@@ -164,7 +165,8 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     const watch = (taskId: string, wake: () => void) => hub.tap((events) => {
       if (events.some((e) => e.taskId === taskId)) wake();
     });
-    return respond(await waitUntilSettled(params.id!, wait, read, watch), (question) => ({ question }));
+    // The sleeps between reads are no database call: the request's deadline stops for them.
+    return respond(await waitUntilSettled(params.id!, wait, read, watch, idle), (question) => ({ question }));
   }),
   answerQuestion: handle(endpoints.answerQuestion, async ({ run, body, params, db, principal }) => {
     const result = await run(engine.answerQuestion, { ...body, taskId: params.id, questionId: params.questionId });

@@ -161,7 +161,7 @@ export class Hub {
       const from = this.cursor!;
       // A read the driver never settles would stop this instance's streams for good (every
       // wake-up waits for it): past the deadline the pool is replaced and the read tried again.
-      const page = await withinDeadline("[realtime] reading events", readFeed(this.db, from), () => null);
+      const page = await withinDeadline("[realtime] reading events", () => readFeed(this.db, from), () => null);
       if (!page) {
         this.later(HELD_BACK_RETRY_MS);
         return;

@@ -2,13 +2,15 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { attackFixture, callAction, manifestActions, mustSignIn, type AttackFixture } from "@/test/attacks/helpers";
 import { createActor, createTask, perform } from "@/lib/tasks";
 import { makeQueue } from "@/test/queues";
+import { call, connect, resultJson } from "@/test/mcp/helpers";
 import { expectError } from "./helpers";
 
 // Every API call and server action answers: one whose database call does not settle by the
 // deadline gets `unavailable` (retry), and the pool it waited on is replaced, so the server
 // carries on.
 // The deadline is short here and a table lock stands in for a call the driver never settles
-// (the real case, postgres.js after a reset under load, cannot be made on purpose).
+// (the real case, postgres.js after a reset under load, cannot be made on purpose). A wait the
+// caller chose (a question's long-poll) is no database call, and does not count.
 
 let f: AttackFixture;
 let token: string;
@@ -63,4 +65,30 @@ test("a server action with no answer from the database in time answers unavailab
   }
   expect((await callAction(f.server.url, action, [target], { cookie })).result).toMatchObject({ ok: true });
   expect(f.server.output()).toMatch(/\[action\] claim: no answer from the database in 2 s; its pool is replaced/);
+});
+
+test("a question's long-poll waits past the deadline: its sleeps are no database call, and no pool is replaced (HTTP and MCP)", { timeout: 30_000 }, async () => {
+  const queue = await f.queue("deadline-ask");
+  const asker = await f.token("asker");
+  type Wire = { task: { id: string; version: number } };
+  let { task } = (await f.api.post("/tasks", asker, { title: "ask and wait", queue })).body as Wire;
+  ({ task } = (await f.api.post(`/tasks/${task.id}/claim`, asker, { version: task.version })).body as Wire);
+  ({ task } = (await f.api.post(`/tasks/${task.id}/start`, asker, { version: task.version })).body as Wire);
+  const asked = (await f.api.post(`/tasks/${task.id}/questions`, asker, { version: task.version, question: "Full refund?" })).body as { question: { id: string } };
+  const before = f.server.output().length;
+
+  const started = Date.now();
+  const res = await f.api.get(`/tasks/${task.id}/questions/${asked.question.id}?wait=4`, token);
+  expect(res.status).toBe(200);
+  expect((res.body as { question: unknown }).question).toMatchObject({ id: asked.question.id, answer: null });
+  expect(Date.now() - started).toBeGreaterThanOrEqual(3_900); // twice the 2 s deadline
+
+  const mcp = await connect(f, "http", asker);
+  try {
+    const read = resultJson(await call(mcp, "get_answer", { id: task.id, questionId: asked.question.id, waitSeconds: 4 }));
+    expect(read).toMatchObject({ question: { id: asked.question.id, answer: null } });
+  } finally {
+    await mcp.close();
+  }
+  expect(f.server.output().slice(before)).not.toMatch(/its pool is replaced/);
 });

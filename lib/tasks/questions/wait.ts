@@ -5,6 +5,8 @@
 // Pure of the hub: the surface passes `watch` (lib/http/handlers.ts).
 
 export type Watch = (taskId: string, wake: () => void) => () => void;
+/** How the surface waits between reads: its request deadline stopped meanwhile (lib/deadline.ts, `idle`). */
+export type Idle = <T>(waiting: Promise<T>) => Promise<T>;
 
 const BACKSTOP_MS = 5_000;
 
@@ -13,6 +15,7 @@ export async function waitUntilSettled<R extends { ok: true; value: { answer: un
   waitSeconds: number,
   read: () => Promise<R>,
   watch: Watch,
+  idle: Idle = (waiting) => waiting,
 ): Promise<R> {
   let wake: () => void = () => {};
   let woken = false;
@@ -29,13 +32,13 @@ export async function waitUntilSettled<R extends { ok: true; value: { answer: un
       const left = until - Date.now();
       if (left <= 0) return result;
       if (!woken) {
-        await new Promise<void>((resolve) => {
+        await idle(new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, Math.min(left, BACKSTOP_MS));
           wake = () => {
             clearTimeout(timer);
             resolve();
           };
-        });
+        }));
         wake = () => {};
       }
     }
