@@ -10,6 +10,7 @@ import { createTaskInput, type CreateTaskInput } from "../core/schemas";
 import { loadTask, rawToTaskRow, toTask } from "../core/task-row";
 import { fail, ok, type Result, type Task } from "../core/types";
 import { WORKERS } from "../core/standing";
+import { capUnitRefusal } from "../budgets/cap";
 
 export interface Created {
   task: Task;
@@ -44,6 +45,8 @@ async function createOnce(tx: Tx, input: CreateTaskInput, { actor, clock }: Oper
   const queue = input.queue ?? DEFAULT_QUEUE;
   const open = await queueForWork(tx, queue);
   if (!open.ok) return open;
+  const offCap = await capUnitRefusal(tx, clock, actor.id, input.budget?.unit);
+  if (offCap) return fail(offCap);
   const fields = requested(input);
   const scopedKey = input.idempotencyKey === undefined ? null : scopeKey(actor.id, input.idempotencyKey);
   const dependencies = await lockDependencies(tx, normalizeIds(input.dependsOn ?? []));

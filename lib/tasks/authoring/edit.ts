@@ -10,6 +10,7 @@ import { EDITABLE } from "../core/machine";
 import { statusIn, transition } from "../core/transition";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
 import { queueForWork } from "../queues/queues";
+import { capUnitRefusal } from "../budgets/cap";
 
 type Field = (typeof EDITABLE_FIELDS)[number];
 /** What an edited event records per field; `from` of a large payload is left out (docs/engine.md). */
@@ -157,6 +158,9 @@ export const editTask = defineOperation({
     }
     const terms = fields.filter((f) => TERMS.includes(f));
     if (!anyone && terms.length > 0 && task.attempt > 0 && (await mayEdit(tx, input.taskId, actor))) return refuseTerms(task, terms);
+    const budget = changes.budget?.to as { unit: string } | null | undefined;
+    const offCap = anyone ? null : await capUnitRefusal(tx, clock, actor.id, budget?.unit);
+    if (offCap) return fail({ ...offCap, task });
     if (changes.queue) {
       const refused = await refuseMove(tx, task, changes.queue.to as string);
       if (refused) return refused;

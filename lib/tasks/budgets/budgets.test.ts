@@ -173,6 +173,16 @@ describe("an agent's monthly cap", () => {
     expect((await readTaskReadiness(f.db, f.clock, waiting.id, freeActor!))!.claimable).toBe(true);
     expect(await f.must(claimNext, { queue: "capped" }, freeActor!)).toMatchObject({ id: waiting.id });
 
+    // Its own tasks budget in its cap's unit or none: another unit's spend would never count.
+    for (const unit of ["usd-cents", "USD_cents", "tokens"]) {
+      const refused = failure(await f.run(createTask, { title: "Dodge the cap", queue: "capped", budget: { limit: 1e9, unit } }, cappedActor!), "invalid_request");
+      expect(refused).toMatchObject({ field: "budget.unit", message: expect.stringContaining("must be usd_cents") });
+    }
+    const own = await f.must(createTask, { title: "Within the cap", queue: "capped", budget: { limit: 10, unit: "usd_cents" } }, cappedActor!);
+    failure(await f.run(editTask, { taskId: own.id, version: own.version, budget: { limit: 10, unit: "tokens" } }, cappedActor!), "invalid_request");
+    // An agent without a cap, and a person, budget in any unit.
+    await f.must(createTask, { title: "Tokens", queue: "capped", budget: { limit: 10, unit: "tokens" } }, freeActor!);
+
     // A new calendar month (UTC) starts from nothing (the first task's lease lapsed meanwhile: it is handed out again).
     const now = f.clock.time;
     f.clock.set(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 0, 0, 1)));

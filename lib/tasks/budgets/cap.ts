@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import type { Clock } from "../core/clock";
+import type { EngineError } from "../core/types";
 
 // Agents' monthly caps (API.md "Budgets", docs/budgets.md): an agent token may carry a limit a
 // calendar month (UTC) in a unit; what the agent spent that month (actor_spend, in that unit
@@ -34,6 +35,22 @@ export async function readMonthlyCap(db: Executor, clock: Clock, actorId: string
     WHERE cap.actor_id = ${actorId}::uuid AND cap.monthly_budget_limit IS NOT NULL
     LIMIT 1`);
   return row ? { limit: Number(row.limit), unit: row.unit, spent: Number(row.spent) } : null;
+}
+
+/**
+ * A capped agent budgets its own tasks in its cap's unit (or not at all): spend in any other
+ * unit never counts against the cap, so a task it made in "usd-cents" or "tokens" was a way
+ * past a cap in "usd_cents" (found in a security review, 6 Dec 2026). Tasks a person or a
+ * supervisor budgets otherwise are their decision. The 400 naming `budget.unit`, or null.
+ */
+export async function capUnitRefusal(db: Executor, clock: Clock, actorId: string, unit: string | null | undefined): Promise<EngineError | null> {
+  if (!unit) return null;
+  const cap = await readMonthlyCap(db, clock, actorId);
+  if (!cap || cap.unit === unit) return null;
+  return {
+    code: "invalid_request", field: "budget.unit",
+    message: `budget.unit must be ${cap.unit}, your monthly cap's unit (or give no budget): spend in ${unit} would not count against your cap`,
+  };
 }
 
 /** Adds a report of spend to the actor's month (in the task's unit, '' without a budget). */
