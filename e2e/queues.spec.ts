@@ -48,7 +48,7 @@ test.describe("queues", () => {
     await drawer.getByRole("button", { name: `Archive ${name}` }).click();
     const dialog = page.getByRole("dialog", { name: `Archive ${name}?` });
     await expect(dialog).toContainText("hides");
-    await expect(dialog).toContainText("Its 1 open task stay");
+    await expect(dialog).toContainText("Its 1 open task stays");
     await dialog.getByRole("button", { name: `Archive ${name}` }).click();
     await expect(dialog).toBeHidden();
     const archived = page.getByRole("region", { name: `Archived queue ${name}` });

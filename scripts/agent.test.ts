@@ -116,6 +116,27 @@ describe("the reference agent", () => {
     await lost.waitFor(/^cannot reach the server at http:\/\/localhost:1 \(.*\); next try in/m);
   });
 
+  test("--once against a server it cannot reach ends: one line, exit 1 (a cron job must not hang)", async () => {
+    const token = await createAgentToken(database.db, { name: "lost-once" });
+    const once = startAgent(["--queue", "nowhere", "--once"], { CLAIMBOARD_TOKEN: token.token, CLAIMBOARD_URL: "", PORT: "1" });
+    running.push(once);
+    expect(await once.exited).toBe(1);
+    expect(once.output()).toMatch(/^error: cannot reach the server at http:\/\/localhost:1 \(/m);
+  });
+
+  test("options that would be ignored are refused: --downstream without --effects, an empty --ask", async () => {
+    const token = await createAgentToken(database.db, { name: "strict" });
+    for (const [args, message] of [
+      [["--downstream", "/tmp/never-written"], /--downstream works with --effects/],
+      [["--ask", " "], /--ask must be a question of 1 to 2000 characters/],
+    ] as const) {
+      const refused = startAgent(["--once", ...args], { CLAIMBOARD_TOKEN: token.token });
+      running.push(refused);
+      expect(await refused.exited).toBe(2);
+      expect(refused.output()).toMatch(message);
+    }
+  });
+
   test("killed with SIGKILL after a claim: the lease lapses and a second agent takes the task over", async () => {
     await makeQueue(database.db, "crash");
     await as(setQueueSettings, { queue: "crash", leaseSeconds: 5 }); // what `npm run cli -- queue set` does

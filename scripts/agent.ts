@@ -7,6 +7,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { ClaimboardApiError, ClaimboardClient, type ClaimOptions, type Task } from "../lib/client";
 import { renewAfterMs } from "../lib/cadence";
+import { LIMITS } from "../lib/limits";
 import { callDone, Downstream, intendCall } from "./agent-effects";
 import { askFirst } from "./agent-ask";
 
@@ -78,6 +79,10 @@ function options(argv: string[]) {
   const url = values.url ?? (process.env.CLAIMBOARD_URL || `http://localhost:${process.env.PORT || 3000}`);
   if (!URL.canParse(url)) throw new UsageError(`--url is not a URL: ${JSON.stringify(url)}`);
   if (values.scoped && values.batch !== undefined) throw new UsageError("--scoped works one task at a time: drop --batch");
+  if (values.downstream !== undefined && !values.effects) throw new UsageError("--downstream works with --effects: add --effects, or drop --downstream");
+  if (values.ask !== undefined && (values.ask.trim() === "" || values.ask.length > LIMITS.question)) {
+    throw new UsageError(`--ask must be a question of 1 to ${LIMITS.question} characters`);
+  }
   return {
     help: values.help,
     queue: values.queue,
@@ -209,6 +214,8 @@ class Agent {
       return claimed;
     } catch (error) {
       if (!transient(error)) throw new Fatal(describe(error));
+      // --once is a single try (cron, a CI step): it must end, so what would be waited out is the answer.
+      if (this.opts.once) throw new Fatal(this.unreachable(error) ?? describe(error));
       const seconds = Math.max((error as ClaimboardApiError).retryAfter ?? 0, this.backoffMs / 1000);
       await this.idle(this.unreachable(error) ?? describe(error), seconds * 1000);
       return undefined;

@@ -73,6 +73,10 @@ describe("token create / revoke", () => {
   test("a second live token of the same name is refused; revoke by name, once", async () => {
     const before = await snapshot();
     expectOneErrorLine(await cli("token", "create", "--name", "agent-1"), /already exists/);
+    // A bad lifetime is said with the flag it came in, and the word it takes for never.
+    for (const days of ["abc", "0"]) {
+      expectOneErrorLine(await cli("token", "create", "--name", "agent-9", "--expires-days", days), /^error: --expires-days must be a whole number of days from 1 to 3650, or never\n$/);
+    }
     expect(await snapshot()).toBe(before);
 
     const revoke = await cli("token", "revoke", "--name", "agent-1");

@@ -10,7 +10,7 @@ import { supervisorKeys } from "./keys";
 
 export type AuditView = Wire<AuditRow>;
 
-const text = (value: unknown) => (typeof value === "string" ? value : "");
+const text = (value: unknown) => (typeof value === "string" ? value : typeof value === "number" ? String(value) : "");
 
 /** What was done to whom, as a sentence after the actor's name. */
 export function auditSentence(row: AuditView): string {

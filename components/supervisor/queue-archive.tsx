@@ -46,7 +46,7 @@ export function ArchiveControl({ queue }: { queue: QueueSettingsView }) {
           <p>
             Nothing is deleted: its history stays readable.
             {open > 0
-              ? ` Its ${open} open task${open === 1 ? "" : "s"} stay: held ones can still be finished, queued ones wait until it is restored (or you cancel them).`
+              ? ` Its ${open} open task${open === 1 ? " stays" : "s stay"}: held ones can still be finished, queued ones wait until it is restored (or you cancel them).`
               : " It has no open tasks."}
           </p>
         </div>

@@ -15,6 +15,12 @@ export class LeaseKeeper {
   /** The caller's actor, learnt from the first task it claims. */
   private me: string | null = null;
   private readonly tasks = new Map<string, { task: Task; timer: NodeJS.Timeout }>();
+  /**
+   * Leases the server said had lapsed (lease_expired), by task: until someone claims the task
+   * again (a new lease), it still reads as the caller's, started or claimed — expiry is lazy —
+   * and must not be taken up again on every answer that shows it.
+   */
+  private readonly lapsed = new Map<string, string | null>();
   private stopped = false;
 
   constructor(
@@ -41,6 +47,8 @@ export class LeaseKeeper {
     const current = this.tasks.get(task.id);
     if (current && task.version < current.task.version) return; // an answer older than what we know
     const mine = this.me !== null && task.owner?.id === this.me && held(task);
+    if (mine && this.lapsed.has(task.id) && this.lapsed.get(task.id) === task.leaseUntil) return this.drop(task.id);
+    this.lapsed.delete(task.id);
     if (!mine) return this.drop(task.id);
     if (current && current.task.leaseUntil === task.leaseUntil) {
       current.task = task; // same lease (e.g. a side effect recorded): the renewal stays as planned
@@ -82,6 +90,7 @@ export class LeaseKeeper {
       const code = error instanceof ClaimboardApiError ? error.code : "error";
       if (code === "unauthorized") return this.onUnauthorized();
       this.log(`[mcp] stopped renewing task ${id}: ${code}`);
+      if (code === "lease_expired") this.lapsed.set(id, entry.task.leaseUntil);
       this.drop(id);
       // A refusal says how the task is now (e.g. a version_conflict after a start we raced).
       if (error instanceof ClaimboardApiError && error.task) this.observe(error.task);

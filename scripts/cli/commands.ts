@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { oneLine, usageError } from "./errors";
+import { CliError, oneLine, usageError } from "./errors";
 import { integer, json, list, optional, parse, required, str, type Action, type Command } from "./flags";
 import { eventCommands } from "./events";
 import { queueCommands } from "./queues";
@@ -47,10 +47,19 @@ const commands: Record<string, Command> = {
       const { tokenRole } = await import("@/db/schema");
       const { tokenExpiry } = await import("@/lib/auth/tokens");
       const days = optional(values, "expires-days");
-      const { name, role, expiresInDays } = parse(
-        z.object({ name: tokenName, role: z.enum(tokenRole.enumValues, "must be agent, observer or supervisor").optional(), expiresInDays: tokenExpiry.optional() }),
-        { name: required(values, "name"), role: optional(values, "role"), expiresInDays: days === undefined ? undefined : days === "never" ? null : Number(days) },
-      );
+      // The API's rule, in the CLI's words: its flag, and "never" where JSON says null.
+      const cliWords = (error: unknown) => error instanceof CliError ? new CliError(error.message.replace("or null for never", "or never")) : error;
+      const { name, role, expiresInDays } = (() => {
+        try {
+          return parse(
+            z.object({ name: tokenName, role: z.enum(tokenRole.enumValues, "must be agent, observer or supervisor").optional(), expiresInDays: tokenExpiry.optional() }),
+            { name: required(values, "name"), role: optional(values, "role"), expiresInDays: days === undefined ? undefined : days === "never" ? null : Number(days) },
+            { expiresInDays: "--expires-days" },
+          );
+        } catch (error) {
+          throw cliWords(error);
+        }
+      })();
       return async (db) => {
         const { createToken } = await import("@/lib/auth/token-admin");
         const { performAsCli } = await import("./database");

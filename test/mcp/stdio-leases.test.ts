@@ -69,3 +69,25 @@ test("a 10 s lease is kept for 30 s while connected; after the client leaves, th
   expect(mcp.stderr()).not.toContain(agent);
   expect(f.server.output()).not.toContain(agent);
 });
+
+test("a lease that lapsed before the server knew of it is tried once, not renewed for ever", { timeout: 60_000 }, async () => {
+  await f.queueSettings("brief", { leaseSeconds: 5 });
+  const lapsing = expectTaskResponse(await f.api.post("/tasks", rival, { title: "left to lapse", queue: "brief" }), 201);
+  const claimed = expectTaskResponse(await f.api.post(`/tasks/${lapsing.id}/claim`, agent, { version: lapsing.version }));
+  const other = expectTaskResponse(await f.api.post("/tasks", rival, { title: "the next one", queue: "brief" }), 201);
+  await sleep(5_500); // the lease runs out on its own; nobody takes the task, so it still reads as the agent's
+
+  const mcp = await connect(f, "stdio", agent);
+  try {
+    await taskOf(mcp, "claim_task", { id: other.id, version: other.version }); // the server learns who it is
+    for (let i = 0; i < 3; i++) {
+      expect(await taskOf(mcp, "get_task", { id: claimed.id })).toMatchObject({ status: "claimed", owner: { name: "llm" } });
+      await sleep(1_500);
+    }
+    const tries = mcp.stderr().split("\n").filter((line) => line.includes(`stopped renewing task ${claimed.id}`));
+    expect(tries).toEqual([`[mcp] stopped renewing task ${claimed.id}: lease_expired`]);
+  } finally {
+    await mcp.close();
+  }
+  expect(mcp.stderr()).not.toMatch(new RegExp(`leases of task [0-9, ]*\\b${claimed.id}\\b`));
+});
