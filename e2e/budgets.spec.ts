@@ -73,5 +73,7 @@ test.describe("an agent's monthly cap", () => {
     await dialog.getByRole("button", { name: "Set budget" }).click();
     await expect(dialog).toBeHidden();
     await expect(row.getByTestId("token-month")).toHaveText("0 of 500 usd_cents");
+    // The change is on the record, amount and all.
+    await expect(page.getByRole("region", { name: "Changes to tokens" })).toContainText(`set the monthly budget of ${name} to 500 usd_cents`);
   });
 });
