@@ -47,6 +47,11 @@ test.describe("refused, and the page catches up", () => {
     await expect(form.getByLabel("Description")).toHaveValue("Both wings, and the gutters.");
     const [row] = await db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM tasks WHERE title = ${title}`);
     expect(row!.n).toBe(0);
+    // Closed by hand, it is let go: the next New task is empty.
+    await page.getByRole("button", { name: "Close" }).click();
+    await page.getByRole("button", { name: "New task" }).click();
+    await expect(page.getByRole("form", { name: "New task" }).getByLabel("Title")).toHaveValue("");
+    await expect(page.getByTestId("create-refused")).toHaveCount(0);
   });
 
   test("a review decided by someone else first: the page shows the task as it is, and says why", async ({ page, db, queue, actorOf }) => {

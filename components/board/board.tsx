@@ -64,7 +64,11 @@ export function Board({
         <div className="flex min-w-0 flex-wrap items-center gap-2 lg:flex-none">
           <BoardKeys />
           <ClaimNext columns={columns} {...(filters.queue ? { queue: filters.queue } : {})} />
-          <Button aria-expanded={creating} aria-controls="new-task" onClick={() => setCreating(!creating)}>
+          <Button aria-expanded={creating} aria-controls="new-task" onClick={() => {
+            // Closed by hand, a refused create is let go: "New task" opens an empty form again.
+            setCreating(!creating);
+            setRefused(null);
+          }}>
             {creating ? "Close" : "New task"}
           </Button>
         </div>
@@ -93,7 +97,6 @@ export function Board({
       <div id="new-task" hidden={!creating}>
         {creating ? (
           <CreateTask
-            key={refused ? `refused-${refused.draft.title}` : "new"}
             defaultQueue={claimQueue}
             queues={queues}
             refused={refused}
