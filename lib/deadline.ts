@@ -29,15 +29,19 @@ export async function withinDeadline<T>(label: string, work: () => Promise<T>, l
   let left = deadlineMs();
   let since = 0;
   let paused = 0;
+  // Answered, or out of time: a wait that goes on in the work left behind restarts no timer.
+  let over = false;
   let expire: () => void = () => {};
   const timedOut = new Promise<T>((resolve) => {
     expire = () => {
+      over = true;
       console.error(`${label}: no answer from the database in ${deadlineMs() / 1000} s; its pool is replaced`);
       if (pool) replaceDatabase(pool);
       resolve(late());
     };
   });
   const start = () => {
+    if (over) return;
     since = Date.now();
     timer = setTimeout(expire, Math.max(0, left));
   };
@@ -56,6 +60,7 @@ export async function withinDeadline<T>(label: string, work: () => Promise<T>, l
   try {
     return await Promise.race([running.run(deadline, work), timedOut]);
   } finally {
+    over = true;
     clearTimeout(timer);
   }
 }
