@@ -24,10 +24,11 @@ test("a supervisor creates a schedule, sees its next run, pauses, resumes and de
   await expect(card).toContainText(/Next run: \S+ \d\d:00:00/);
   await expect(card).toContainText("no run yet");
 
-  await card.getByRole("button", { name: "Pause" }).click();
+  // Each button names its schedule: a list of them reads as more than "Pause, Delete, Pause, Delete".
+  await page.getByRole("button", { name: `Pause schedule ${name}`, exact: true }).click();
   await expect(card).toContainText("Next run: none while paused");
-  await card.getByRole("button", { name: "Resume" }).click();
+  await page.getByRole("button", { name: `Resume schedule ${name}`, exact: true }).click();
   await expect(card).toContainText(/Next run: \S+ \d\d:00:00/);
-  await card.getByRole("button", { name: "Delete" }).click();
+  await page.getByRole("button", { name: `Delete schedule ${name}`, exact: true }).click();
   await expect(page.getByTestId("schedule").filter({ hasText: name })).toHaveCount(0);
 });

@@ -29,7 +29,7 @@ test("a supervisor registers a webhook, sees its secret once and its delivery lo
 
   await page.reload(); // the secret is not on the page any more
   await expect(page.getByText(/whsec_/)).toHaveCount(0);
-  await page.getByTestId("webhook").filter({ hasText: url }).getByRole("button", { name: "Delete" }).click();
+  await page.getByRole("button", { name: `Delete webhook ${url}`, exact: true }).click();
   await expect(page.getByRole("status").filter({ hasText: "Webhook deleted" })).toBeVisible();
   await expect(page.getByTestId("webhook").filter({ hasText: url })).toHaveCount(0);
 });

@@ -103,8 +103,8 @@ export function Schedules({ initial, queues }: { initial: ScheduleView[]; queues
               <div className="flex flex-wrap items-center gap-2">
                 <span className="min-w-0 flex-1 font-medium break-words">{s.name}</span>
                 {s.paused ? <Badge tone="amber">paused</Badge> : <Badge tone="green">active</Badge>}
-                <Button size="sm" disabled={update.isPending} onClick={() => update.mutate({ id: s.id, paused: !s.paused })}>{s.paused ? "Resume" : "Pause"}</Button>
-                <Button size="sm" tone="danger" disabled={remove.isPending} onClick={() => remove.mutate({ id: s.id })}>Delete</Button>
+                <Button size="sm" aria-label={`${s.paused ? "Resume" : "Pause"} schedule ${s.name}`} disabled={update.isPending} onClick={() => update.mutate({ id: s.id, paused: !s.paused })}>{s.paused ? "Resume" : "Pause"}</Button>
+                <Button size="sm" tone="danger" aria-label={`Delete schedule ${s.name}`} disabled={remove.isPending} onClick={() => remove.mutate({ id: s.id })}>Delete</Button>
               </div>
               <p className="mt-1 text-sm text-slate-600">
                 <code>{s.cron}</code> ({s.timezone}) → {s.queue}: “{s.task.title}”

@@ -157,7 +157,7 @@ export function Webhooks({ initial, queues }: { initial: WebhookView[]; queues: 
                 <Button size="sm" onClick={() => setOpen(open === hook.id ? null : hook.id)} aria-expanded={open === hook.id}>
                   {open === hook.id ? "Hide deliveries" : "Deliveries"}
                 </Button>
-                <Button size="sm" tone="danger" disabled={remove.isPending} onClick={() => remove.mutate({ id: hook.id })}>Delete</Button>
+                <Button size="sm" tone="danger" aria-label={`Delete webhook ${hook.url}`} disabled={remove.isPending} onClick={() => remove.mutate({ id: hook.id })}>Delete</Button>
               </div>
               <p className="mt-1 text-sm text-slate-600">
                 {hook.events.includes("*") ? "every event" : hook.events.map((e) => e.replace("_", " ")).join(", ")}

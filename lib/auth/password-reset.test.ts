@@ -38,6 +38,7 @@ test("a person changes their own password only with the current one; an agent to
   const { changeOwnPassword } = await reset();
   expect(await as(changeOwnPassword, { current: "wrong-password", password: "amal-new-password" }, amal, "staff")).toMatchObject({ ok: false, error: { field: "current" } });
   expect(await as(changeOwnPassword, { current: "amal-old-password", password: "short" }, amal, "staff")).toMatchObject({ ok: false, error: { field: "password" } });
+  expect(await as(changeOwnPassword, { current: "amal-old-password", password: "amal-old-password" }, amal, "staff")).toMatchObject({ ok: false, error: { field: "password", message: expect.stringContaining("the password you have now") } });
   expect(await as(changeOwnPassword, { current: "amal-old-password", password: "amal-new-password" }, amal, "agent")).toMatchObject({ ok: false, error: { code: "forbidden" } });
   expect(await as(changeOwnPassword, { current: "amal-old-password", password: "amal-new-password" }, amal, "staff")).toMatchObject({ ok: true });
   expect(await signsIn("amal-r@example.com", "amal-new-password")).toBe(true);

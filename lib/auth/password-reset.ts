@@ -40,6 +40,10 @@ export const changeOwnPassword = defineOperation({
     if (!(await verifyPassword(row.hash, input.current))) {
       return fail({ code: "invalid_request", field: "current", message: "current: that is not your current password" });
     }
+    // A change that changes nothing would read as done in the audit and to the person.
+    if (input.password === input.current) {
+      return fail({ code: "invalid_request", field: "password", message: "password: that is the password you have now: choose a new one" });
+    }
     await tx.update(users).set({ passwordHash: await hashPassword(input.password), updatedAt: sql`now()` }).where(eq(users.actorId, actor.id));
     await recordAudit(tx, actor, { action: "password_changed", subject: { kind: "person", id: actor.id, name: actor.name } });
     return ok({ changed: true });
