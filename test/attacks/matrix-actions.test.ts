@@ -81,8 +81,8 @@ const SCENES: Record<string, Scene> = {
   setPersonDisabledAction: async (_s, _c, q) => ({ actorId: (await person(q)).actor.id, disabled: true }),
   unlockSignInAction: async (_s, _c, q) => ({ actorId: (await person(q)).actor.id }),
   issuePasswordResetAction: async (_s, _c, q) => ({ actorId: (await person(q)).actor.id }),
-  // The caller's own password, set to itself: the change works, and later sign-ins still do.
-  changeOwnPasswordAction: async (_s, c) => ({ current: c.password ?? "not-a-person", password: c.password ?? "not-a-person" }),
+  // The caller's own password, changed (to itself is refused): nothing later in this file signs in again.
+  changeOwnPasswordAction: async (_s, c) => ({ current: c.password ?? "not-a-person", password: `${c.password ?? "not-a-person"}-changed` }),
   inboxAction: async () => ({ queue: null }),
   inboxCountAction: async (s, _c, q) => (await s.escalated(q), {}),
   lapsedAction: async () => ({}),
