@@ -58,7 +58,7 @@ export async function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;
   if (pathname.startsWith("/api/")) {
     // A path with broken percent-encoding would otherwise fail inside Next.js, before any
-    // route handler, as a plain-text 500. Answer it in API.md's error shape instead.
+    // route handler, as a plain-text 500. Answer it in the error envelope of docs/contract.md#errors instead.
     try {
       decodeURIComponent(pathname);
     } catch {

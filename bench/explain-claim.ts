@@ -85,7 +85,7 @@ SELECT
       WHERE created_at > now() + make_interval(secs => ${CLOCK_TOLERANCE_SECONDS}) OFFSET 0) ahead
     WHERE ahead.queue = $1 AND ahead.id > $2::bigint) AS clock_behind`;
 
-// DESIGN.md's trap: one OR predicate over both candidate sets.
+// docs/design.md#the-claim-statement's trap: one OR predicate over both candidate sets.
 const OR_FORM = `SELECT id FROM task_state WHERE queue = $1
   AND (status = 'queued' OR (status IN ('claimed', 'started') AND lease_until < now()))
   ORDER BY priority DESC, created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`;

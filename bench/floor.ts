@@ -2,7 +2,7 @@
  * `npx tsx bench/floor.ts [tasks] [reps]`: how fast and how cheap in WAL the agent loop could be
  * with the lease state moved off the task row (issue 21's design `q`) — measured, before the
  * engine is rebuilt around it. NOT the engine: a hand-written loop in pgbench over a scratch
- * schema that keeps only what DESIGN.md promises on the write path — a conditional write that
+ * schema that keeps only what docs/design.md promises on the write path — a conditional write that
  * claims, a lease, a completion only its owner can make, three events a task (claimed,
  * started, completed) with the indexes the live feed reads, and a NOTIFY in the data
  * transaction. Each variant runs alternately with pg-boss (16 workers, the same tasks) on one

@@ -1,4 +1,4 @@
-// One act, one name. The engine's word for keeping a lease alive is **renew** (DESIGN.md:
+// One act, one name. The engine's word for keeping a lease alive is **renew** (docs/design.md#names:
 // "renew (heartbeat)"); the contract fixed other names at two edges before that was settled,
 // and they stay as aliases there, never as new concepts:
 // - HTTP: `POST /api/v1/tasks/{id}/heartbeat`, and the event it writes is `heartbeat`;
@@ -9,10 +9,10 @@ export const RENEW = {
   /** The engine operation and the UI's action. */
   name: "renew",
   label: "Renew lease",
-  /** The HTTP path's verb (API.md v1). */
+  /** The HTTP path's verb (docs/contract.md#endpoints). */
   http: "heartbeat",
   /** The event type a renewal writes. */
   event: "heartbeat",
-  /** The MCP tool (API.md v1.1). */
+  /** The MCP tool (docs/contract.md#mcp-tools). */
   mcpTool: "report_progress",
 } as const;

@@ -1,4 +1,4 @@
-// A typed client for Claimboard's agent API (API.md). It runs anywhere `fetch` does: of the
+// A typed client for Claimboard's agent API (docs/contract.md). It runs anywhere `fetch` does: of the
 // server it imports only the API's contract (lib/http/endpoints.ts, wire.ts: zod schemas),
 // never server-only code or the database. Its routes, and the types it takes and answers,
 // are the registry's (lib/client/routes.ts, types.ts).

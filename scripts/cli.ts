@@ -1,6 +1,6 @@
 // `npm run cli -- <command>`: users, agent tokens, tasks and queue settings from a shell,
 // through the same lib/ functions the app uses. Bad input is one `error: …` line on
-// stderr and a non-zero exit (2 for a usage mistake); never a stack trace. See API.md.
+// stderr and a non-zero exit (2 for a usage mistake); never a stack trace. See docs/contract.md#command-line.
 import { parseCommand, usage } from "./cli/commands";
 import { CliError, describe } from "./cli/errors";
 

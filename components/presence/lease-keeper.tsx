@@ -23,7 +23,7 @@ const ENDING = new Set(["claimed", "released", "lease_expired", "failed", "escal
 const WOKE_AFTER_MS = 5000;
 
 /**
- * A person's lease follows their presence (DESIGN.md, Additions). While they use any page
+ * A person's lease follows their presence (docs/design.md#people-and-agents-on-one-board). While they use any page
  * of the app, this renews every lease they hold at a third of its length — one server
  * action for all of them; idle, it stops and warns before the lapse ("still on it?");
  * woken from sleep, it catches up at once. When a task they held is taken over, released

@@ -54,7 +54,7 @@ CREATE UNIQUE INDEX "claim_tokens_hash_unique" ON "claim_tokens" USING btree ("t
 CREATE INDEX "claim_tokens_task" ON "claim_tokens" USING btree ("task_id","attempt");--> statement-breakpoint
 CREATE INDEX "tasks_reserving" ON "tasks" USING btree ("status","queue") WHERE "tasks"."reserves" IS NOT NULL;--> statement-breakpoint
 ALTER TABLE "queues" ADD CONSTRAINT "queues_question_timeout_seconds_range" CHECK ("queues"."question_timeout_seconds" BETWEEN 60 AND 604800);--> statement-breakpoint
--- API.md "Reservations": `a` covers `b` when they are the same resource, or `a` ends in
+-- docs/contract.md#reservations: `a` covers `b` when they are the same resource, or `a` ends in
 -- `/**` and `b` is that path or under it. lib/tasks/reservations/schemas.ts `covers` is
 -- the same test in TypeScript.
 CREATE FUNCTION reservation_covers(a text, b text) RETURNS boolean

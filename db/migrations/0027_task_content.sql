@@ -1,4 +1,4 @@
--- Issue 21, design q's first step (docs/design-q.md): what a person writes leaves the row the
+-- Issue 21, design q's first step (docs/data-model.md): what a person writes leaves the row the
 -- loop rewrites. A claim, start, heartbeat or completion wrote a new version of the whole task
 -- row, its title, description and payload with it (the largest part of the row a real task
 -- carries). The row the loop writes is now task_state (the old table, renamed, so its keys,

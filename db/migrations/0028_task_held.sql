@@ -1,4 +1,4 @@
--- Issue 21, design q's second step (docs/design-q.md): the held set in a table of its own.
+-- Issue 21, design q's second step (docs/data-model.md): the held set in a table of its own.
 -- Three indexes of task_state held only claimed and started tasks (tasks_held_order,
 -- tasks_held_lease, tasks_attempt_limited), and named status and lease_until: every claim,
 -- start, heartbeat and completion changed a column they name, so no such update of task_state

@@ -1,4 +1,4 @@
--- Issue 21, design q's third step (docs/design-q.md): the claimable set in a table of its own.
+-- Issue 21, design q's third step (docs/data-model.md): the claimable set in a table of its own.
 -- The claim's two walks read tasks_queued_order and tasks_scheduled, partial indexes of
 -- task_state on status = 'queued' and blocked_by = '{}': every claim changes status, so no
 -- claim could be a HOT update of task_state while they were there. task_queued is that set:

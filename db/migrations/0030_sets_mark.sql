@@ -1,4 +1,4 @@
--- Issue 21, design q: the loop's own statements write their set rows (docs/design-q.md, step 4's
+-- Issue 21, design q: the loop's own statements write their set rows (docs/data-model.md; step 4's
 -- first part). The set triggers (0028, 0029) cost the loop ~80-100 µs a task, against ~30 µs for
 -- the same rows written beside the UPDATE in its statement (docs/performance.md, "design q, step 3").
 -- A statement that writes a task's task_queued and task_held rows itself bumps that task's

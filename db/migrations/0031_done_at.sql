@@ -7,7 +7,7 @@
 -- is written, and insights read the same rows as before (docs/performance.md, "a heartbeat
 -- without index entries"). Its predicate names done_at too, not status: an index that names
 -- status in its predicate stops a claim's update from being HOT as surely as one that keys on
--- it (docs/design-q.md, step 4).
+-- it (docs/data-model.md).
 -- Adding a stored generated column rewrites task_state once (under an exclusive lock), filling
 -- done_at for every finished task from its own row.
 ALTER TABLE "task_state" ADD COLUMN "done_at" timestamp with time zone

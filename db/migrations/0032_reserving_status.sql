@@ -1,4 +1,4 @@
--- Issue 21, design q step 4a, piece 2 (docs/design-q.md): the reservations' index names no
+-- Issue 21, design q step 4a, piece 2 (docs/data-model.md): the reservations' index names no
 -- status of a task that reserves nothing. tasks_reserving (status, queue) WHERE reserves IS NOT
 -- NULL named status for every task: PostgreSQL decides HOT by the columns an index names, in
 -- its key or its predicate, whether or not the row is in it, so every claim and completion had

@@ -1,4 +1,4 @@
--- Issue 21, design q step 4a, piece 3 (docs/design-q.md): no index of task_state names the owner
+-- Issue 21, design q step 4a, piece 3 (docs/data-model.md): no index of task_state names the owner
 -- of a held task. tasks_owner (owner_id) changed on every claim (null to the claimer), so no
 -- claim could be HOT. The owner of a held task is now found in the held set, task_held, which
 -- gains owner_id and an index on it; task_state's index keys on settled_owner, the owner of a

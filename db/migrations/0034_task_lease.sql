@@ -1,4 +1,4 @@
--- Issue 21, design q step 4a, piece 3b (docs/design-q.md): the lease in a table of its own.
+-- Issue 21, design q step 4a, piece 3b (docs/data-model.md): the lease in a table of its own.
 -- A heartbeat moves a held task's lease. While the lease lived on task_held, whose
 -- task_held_lease names it, no heartbeat's update of task_held could be HOT, so each one
 -- inserted into every index of task_held, task_held_order and task_held_owner included: every

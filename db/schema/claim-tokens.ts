@@ -3,7 +3,7 @@ import { agentTokens } from "./people";
 import { taskState } from "./tasks";
 
 /**
- * Claim-scoped tokens (API.md v1.2, docs/security.md "Claim tokens"): a `cbc_` bearer token
+ * Claim-scoped tokens (docs/contract.md#claim-scoped-tokens, docs/security.md "Claim tokens"): a `cbc_` bearer token
  * bound to one task and one attempt of it, acting as the agent token that minted it, for the
  * ops listed. Only the SHA-256 of the secret is kept. Nothing marks a token dead: it is dead
  * the moment its attempt is no longer the task's live holding, which every request reads

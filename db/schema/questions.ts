@@ -6,7 +6,7 @@ import { actors, taskState } from "./tasks";
 export const questionKind = pgEnum("question_kind", ["agent", "budget"]);
 
 /**
- * Questions to a person (API.md v1.2 "Asking a person", docs/questions.md). Asking parks the
+ * Questions to a person (docs/contract.md#asking-a-person, docs/questions.md). Asking parks the
  * task in awaiting_input; the answer returns it to started for its owner. At most one open
  * question a task (the status says so: a parked task cannot ask again). The answer is kept
  * here and in the log (question_answered), so whoever holds the task next reads it.

@@ -171,7 +171,7 @@ const stateColumns = () => ({
 });
 
 /**
- * The row the loop writes (migration 0027; docs/design-q.md): a task's state, every column of
+ * The row the loop writes (migration 0027; docs/data-model.md): a task's state, every column of
  * the task but its words. Named by every write of lib/tasks; read through the view `tasks`.
  * Its index and constraint names are those of the table it was, renamed.
  */

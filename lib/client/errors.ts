@@ -1,7 +1,7 @@
 import type { Task } from "@/lib/http/wire";
 
 /**
- * Any answer other than the documented success. `code` is API.md's error code; a request
+ * Any answer other than the documented success. `code` is a code of docs/contract.md#errors; a request
  * that never got an answer is status 0, code "network_error".
  */
 export class ClaimboardApiError extends Error {
@@ -25,7 +25,7 @@ export class ClaimboardApiError extends Error {
   }
 }
 
-/** A refusal's answer as the error it is: API.md's error shape, or what the status says. */
+/** A refusal's answer as the error it is: the error envelope of docs/contract.md#errors, or what the status says. */
 export function toApiError(response: Response, json: unknown, call: string): ClaimboardApiError {
   const error = (json as { error?: { code?: unknown; message?: unknown; task?: Task; field?: unknown } } | undefined)?.error;
   const retryAfter = parseRetryAfter(response.headers.get("retry-after"));

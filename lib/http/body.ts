@@ -1,6 +1,6 @@
 import type { ApiError } from "./errors";
 
-/** Bodies larger than this are refused with 413 (API.md's documented default). */
+/** Bodies larger than this are refused with 413 (docs/contract.md#basics). */
 export const MAX_BODY_BYTES = 256 * 1024;
 
 /** Deeper JSON is refused before parsing: recursive validation of it would exhaust the stack. */

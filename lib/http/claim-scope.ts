@@ -3,7 +3,7 @@ import type { ClaimOp } from "@/lib/tasks/claim-tokens/ops";
 import { endpoints, type Endpoint, type EndpointId } from "./endpoints";
 import type { ApiError } from "./errors";
 
-// Where a claim token may go (API.md v1.2 "Claim-scoped tokens", docs/security.md): decided
+// Where a claim token may go (docs/contract.md#claim-scoped-tokens, docs/security.md): decided
 // here once, by the handler every route and every in-process MCP call passes through
 // (lib/http/handler.ts), from the endpoint being called and the task its path names — never
 // by a route itself. An endpoint not listed is refused to every claim token (wrong_task), so

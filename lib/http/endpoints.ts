@@ -119,7 +119,7 @@ export const endpoints = {
   },
   listReservations: {
     operationId: "listReservations", method: "GET", path: "/reservations",
-    summary: "Every reservation held now (API.md \"Reservations\"): by resource, with the task that holds it, its owner and lease",
+    summary: "Every reservation held now: by resource, with the task that holds it, its owner and lease",
     roles: READ, session: true,
     success: { status: 200, description: "What is held", schema: z.object({ reservations: z.array(heldReservationObject) }) },
     errors: [],
@@ -329,7 +329,7 @@ export const endpoints = {
     },
     errors: [],
   },
-  // Recurring work (API.md v1.2, docs/schedules.md).
+  // Recurring work (docs/contract.md#recurring-work, docs/schedules.md).
   createSchedule: {
     operationId: "createSchedule", method: "POST", path: "/schedules",
     summary: "Supervisor: a cron (5 fields) in a time zone that makes a task in a queue at each occurrence",
@@ -358,7 +358,7 @@ export const endpoints = {
     success: { status: 200, description: "Deleted", schema: z.object({ deleted: z.uuid() }) },
     errors: [400, 404],
   },
-  // Notifications (API.md v1.2, docs/webhooks.md): supervisors' endpoints for events.
+  // Notifications (docs/contract.md#notifications, docs/webhooks.md): supervisors' endpoints for events.
   createWebhook: {
     operationId: "createWebhook", method: "POST", path: "/webhooks",
     summary: "Supervisor: register an endpoint for chosen event types (and queues); the signing secret is in this answer only",

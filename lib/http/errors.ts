@@ -5,7 +5,7 @@ export type ApiErrorCode =
   // Claim-scoped tokens (lib/http/claim-scope.ts).
   | "claim_ended" | "wrong_task" | "op_not_allowed";
 
-/** API.md's error table: one status per code. */
+/** The error table of docs/contract.md#errors: one status per code. */
 export const STATUS_OF: Record<ApiErrorCode, number> = {
   invalid_request: 400,
   unauthorized: 401,

@@ -106,8 +106,8 @@ export async function authorize(
 
 /**
  * Every route handler of the API: `authorize` the caller, read and validate the body and
- * query, then the endpoint's own code — usually one engine call. Errors leave in API.md's
- * shape.
+ * query, then the endpoint's own code — usually one engine call. Errors leave in the one
+ * error envelope (docs/contract.md#errors).
  */
 export function handle<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Promise<Response>) {
   return async (request: Request, context: RouteContext): Promise<Response> =>

@@ -62,7 +62,7 @@ export interface OpenApiDocument {
   "x-error-codes": ErrorCodeRow[];
 }
 
-/** API.md's error table. Typed by the code union, so a new code cannot go undocumented. */
+/** The error table of docs/contract.md#errors. Typed by the code union, so a new code cannot go undocumented. */
 const WHEN: Record<ApiErrorCode | "internal", string> = {
   invalid_request: "Body or query fails validation (the message names the field); malformed JSON; a create or claim naming a queue that does not exist or is archived (field: queue)",
   unauthorized: "No, unknown or revoked token",

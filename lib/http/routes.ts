@@ -24,7 +24,7 @@ export function route(...ids: EndpointId[]): Record<Method, RouteHandler> {
 
 /**
  * What a route file exports for the methods its path does not serve (Next.js would answer
- * those with an empty 405): API.md's error shape, `method_not_allowed`, and `Allow` listing
+ * those with an empty 405): the error envelope of docs/contract.md#errors, `method_not_allowed`, and `Allow` listing
  * what the path does serve — OPTIONS answers that list too. `route` takes the ones its
  * endpoints lack; app/api/mcp, no registry entry, takes its own.
  * Marked, so the registry checks tell them from the endpoints.

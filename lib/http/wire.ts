@@ -176,7 +176,7 @@ export const taskResponse = z.object({ task: taskObject });
 export const queueResponse = z.object({ queue: queueObject });
 export const healthBody = z.object({ ok: z.boolean(), db: z.enum(["up", "down"]) });
 
-/** A schedule (API.md "Recurring work"): a cron in a time zone that makes a task each time. */
+/** A schedule (docs/contract.md#recurring-work): a cron in a time zone that makes a task each time. */
 export const scheduleObject = z
   .object({
     id: z.uuid(),
@@ -198,7 +198,7 @@ export const scheduleObject = z
   .meta({ id: "Schedule" });
 export const scheduleResponse = z.object({ schedule: scheduleObject });
 
-/** A webhook (API.md "Notifications"); its secret only in the answer that made it. */
+/** A webhook (docs/contract.md#notifications); its secret only in the answer that made it. */
 export const webhookObject = z
   .object({
     id: z.uuid(),
@@ -239,7 +239,7 @@ export type TaskStatus = (typeof taskStatus.enumValues)[number];
 export type ActorRef = z.infer<typeof actorRef>;
 /** The latest hand-off note on a task (from a release or fail, or by the system after a lapse). */
 export type Handoff = z.infer<typeof handoffObject>;
-/** API.md's task object; timestamps are ISO 8601 strings from the database clock. */
+/** The task object of docs/contract.md#the-task-object; timestamps are ISO 8601 strings from the database clock. */
 export type Task = Loose<z.infer<typeof taskObject>>;
 export type TaskEvent = Loose<z.infer<typeof eventObject>>;
 /** Why a task is or is not claimable by the caller now (GET /tasks/{id}/readiness). */
@@ -252,7 +252,7 @@ export type Webhook = z.infer<typeof webhookObject>;
 export type HeldReservation = z.infer<typeof heldReservationObject>;
 export type Schedule = Loose<z.infer<typeof scheduleObject>>;
 export type WebhookDelivery = z.infer<typeof webhookDeliveryObject>;
-/** API.md's error body's `error`. */
+/** The error body of docs/contract.md#errors's `error`. */
 export type ApiError = Loose<z.infer<typeof errorObject>["error"]>;
 
 export const fenceVerdictObject = z
@@ -272,7 +272,7 @@ export type FenceVerdict = z.infer<typeof fenceVerdictObject>;
 export type Effect = Loose<z.infer<typeof effectObject>>;
 export const effectResponse = z.object({ effect: effectObject, task: taskObject });
 
-/** Asking a person (API.md v1.2, docs/questions.md). */
+/** Asking a person (docs/contract.md#asking-a-person, docs/questions.md). */
 export const questionObject = z
   .object({
     id: z.string(),

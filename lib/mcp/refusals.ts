@@ -1,5 +1,5 @@
 // What each refusal means to a model and what it should do next. Tool descriptions list
-// the codes a tool can answer with; an error result carries `error.code` from API.md.
+// the codes a tool can answer with; an error result carries `error.code` from docs/contract.md#errors.
 
 export const REFUSALS = {
   invalid_request: "an argument is wrong (`error.field` names it): fix that argument; repeating the same call fails the same way.",

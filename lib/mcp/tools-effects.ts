@@ -6,7 +6,7 @@ import { taskId } from "@/lib/tasks/core/schemas";
 import { describeTool } from "./refusals";
 import type { Tool } from "./tools";
 
-// Issue 22's MCP tools (API.md v1.2): the effect ledger and fences, each one typed-client call
+// Issue 22's MCP tools (docs/contract.md#mcp-as-a-connector): the effect ledger and fences, each one typed-client call
 // with the API's body fields and the task as `id` (docs/effects.md, docs/fences.md). Kept in
 // their own file; lib/mcp/tools.ts lists them with one line.
 

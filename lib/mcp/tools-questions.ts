@@ -6,7 +6,7 @@ import { taskId } from "@/lib/tasks/core/schemas";
 import { describeTool } from "./refusals";
 import type { Tool } from "./tools";
 
-// Issue 23's MCP tools (API.md v1.2 "Asking a person", docs/questions.md): ask_human asks and
+// Issue 23's MCP tools (docs/contract.md#asking-a-person, docs/questions.md): ask_human asks and
 // waits (the API's long-poll) up to LIMITS.questionWaitSeconds for the answer; get_answer reads
 // (and waits for) it later. Each is typed-client calls; lib/mcp/tools.ts lists them in one line.
 

@@ -4,7 +4,7 @@ import { reviewBody, taskId } from "@/lib/tasks/core/schemas";
 import { describeTool } from "./refusals";
 import type { Tool } from "./tools";
 
-// API.md v1.2's review_task (review before done, docs/engine.md): one typed-client call with
+// review_task (docs/contract.md#review-before-done, docs/engine.md): one typed-client call with
 // the API's body fields and the task as `id`. The reviewer rule (not the submitter, not a
 // holder) is the engine's; this tool answers its self_review as every surface does.
 

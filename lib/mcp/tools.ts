@@ -10,7 +10,7 @@ import { effectTools } from "./tools-effects";
 import { reviewTools } from "./tools-review";
 import { questionTools } from "./tools-questions";
 
-// The MCP tools: API.md's names, each one typed-client call (lib/client.ts) with the API's
+// The MCP tools: docs/contract.md's names, each one typed-client call (lib/client.ts) with the API's
 // body fields and the task as `id`. What a tool answers is the API's JSON.
 
 export interface Tool<S extends z.ZodType = z.ZodType> {

@@ -4,7 +4,7 @@ import { parseTimestamp } from "@/lib/tasks/core/task-row";
 import type { ActorRef } from "@/lib/tasks/core/types";
 import { compareCursors, type Cursor } from "./cursor";
 
-/** One event as the stream sends it (API.md, "Events stream"). */
+/** One event as the stream sends it (docs/contract.md#the-event-stream). */
 export interface FeedEvent {
   cursor: Cursor;
   eventId: string;

@@ -7,7 +7,7 @@ export const KEEPALIVE_MS = 15_000;
 /** Messages a client may leave unread before it is dropped (it resumes with Last-Event-ID). */
 export const MAX_BUFFERED_MESSAGES = 5_000;
 
-/** One SSE message per event: `id:` is the resume cursor, `data:` API.md's event object. */
+/** One SSE message per event: `id:` is the resume cursor, `data:` the event of docs/contract.md#the-event-stream. */
 export function formatMessage(event: FeedEvent): string {
   const data = {
     eventId: event.eventId,

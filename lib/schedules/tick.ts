@@ -17,7 +17,7 @@ import { clockNow, type ScheduledTask } from "./ops";
 export const GRACE_SECONDS = 120;
 const SYSTEM: ActorRef = { id: SYSTEM_ACTOR_ID, name: "system", kind: "system" };
 
-/** The idempotency key of an occurrence's task (API.md "Recurring work"). */
+/** The idempotency key of an occurrence's task (docs/contract.md#recurring-work). */
 export const occurrenceKey = (scheduleId: string, occurrence: Date) => `schedule:${scheduleId}:${occurrence.toISOString()}`;
 
 type Outcome = { kind: "created" | "backfilled"; taskId: string } | { kind: "skipped"; reason: "overlap" | "missed" };

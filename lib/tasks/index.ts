@@ -1,4 +1,4 @@
-// The claim engine: every transition of DESIGN.md as an operation run by `perform`.
+// The claim engine: every transition of docs/design.md#the-state-machine as an operation run by `perform`.
 export { perform, type PerformContext, type Operation } from "./core/engine";
 export { databaseClock, ManualClock, type Clock } from "./core/clock";
 export { createTask, createTaskOnce, type Created } from "./authoring/create";

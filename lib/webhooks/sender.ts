@@ -13,7 +13,7 @@ import { signDelivery, unsealSecret } from "./secret";
 // never send one delivery at once, and a sender that dies mid-send leaves the row to be taken
 // again when the claim runs out. The result is written in a second transaction.
 
-/** Seconds after the first try that each retry waits: 6 tries over 1 h 43 min (API.md: ≥ 5 over ≥ 1 h). */
+/** Seconds after the first try that each retry waits: 6 tries over 1 h 43 min (docs/contract.md#notifications: ≥ 5 over ≥ 1 h). */
 export const RETRY_DELAYS = [30, 120, 600, 1800, 3600] as const;
 export const MAX_TRIES = RETRY_DELAYS.length + 1;
 /** A claim outlives the send's 10 s deadline with room to write the result. */

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from "node:net";
 import { lookup } from "node:dns/promises";
 
-// Where a webhook may point (API.md "Notifications"): https, or http to loopback when
+// Where a webhook may point (docs/contract.md#notifications): https, or http to loopback when
 // WEBHOOKS_ALLOW_LOOPBACK=1 (development, tests); never a private, link-local or other
 // non-public address, checked when it is registered and again for every connection (a name
 // that resolved to a public address then may resolve elsewhere later: DNS rebinding).

@@ -186,7 +186,7 @@ test("every route handler and method is an endpoint with a policy and a scene, o
 
 test("the registry's roles keep their shape: only health and the document are public, no write is open to observers or cookies", () => {
   expect(all.filter((e) => e.roles === "public").map((e) => e.operationId).sort()).toEqual(["health", "openapi"]);
-  // POST /fences/verify is a read with a body (API.md: any token), and writes nothing (lib/tasks/fences/attempts.test.ts).
+  // POST /fences/verify is a read with a body (docs/contract.md#attempts-and-fences: any token), and writes nothing (lib/tasks/fences/attempts.test.ts).
   const READS_BY_POST = ["verifyFence"];
   for (const e of all.filter((e) => e.method !== "GET" && !READS_BY_POST.includes(e.operationId))) {
     expect(e.roles, e.operationId).not.toContain("observer");

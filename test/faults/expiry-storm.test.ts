@@ -48,7 +48,7 @@ test("fault 7: hundreds of leases lapsing at once trip the breaker at the thresh
   await waitFor(() => agents.every((a, i) => /^nothing to claim in storm/m.test(a.output().slice(marks[i]))), "every agent to find nothing to claim", 60_000);
 
   const expiries = (await queueEvents(r.database.db, queue, "lease_expired")).length;
-  // The threshold, overshot at most by what the other agents reclaimed in the same instant (DESIGN.md).
+  // The threshold, overshot at most by what the other agents reclaimed in the same instant (docs/design.md#the-breaker).
   expect(expiries).toBeGreaterThanOrEqual(THRESHOLD);
   expect(expiries).toBeLessThanOrEqual(THRESHOLD + AGENTS - 1);
   const trips = await queueEvents(r.database.db, queue, "breaker_tripped");

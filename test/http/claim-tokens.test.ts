@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { expectError, expectTaskResponse, httpFixture, type HttpFixture, type HttpResult, type WireTask } from "./helpers";
 
-// Claim-scoped tokens over real HTTP (API.md v1.2, docs/security.md "Claim tokens"): minted by
+// Claim-scoped tokens over real HTTP (docs/contract.md#claim-scoped-tokens, docs/security.md "Claim tokens"): minted by
 // the owner, narrowing only, acting as the owner on one task and one attempt, dead once the
 // attempt ends — and every refusal writes nothing.
 

@@ -15,7 +15,7 @@ import {
   type WireTask,
 } from "./helpers";
 
-// API.md over real HTTP: every row of the error table and every endpoint's success shape,
+// docs/contract.md over real HTTP: every row of the error table and every endpoint's success shape,
 // against `next start` and PostgreSQL. Each test works in a queue of its own.
 
 let f: HttpFixture;

@@ -6,7 +6,7 @@ import { expectErrorShape, expectEvent, expectTask, expectTaskResponse, httpFixt
 
 // Random and malformed bodies to every POST route of the agent API, with a valid agent
 // token: never a 5xx, every refusal in the one error shape with a known code and the
-// status API.md gives that code, and a refused request writes nothing — no task changes
+// status docs/contract.md#errors gives that code, and a refused request writes nothing — no task changes
 // and no event, except the one claim_rejected a lost targeted claim logs by design.
 
 const RUNS_PER_ROUTE = 200;

@@ -7,7 +7,7 @@ import { startServer, type TestServer } from "@/test/server";
 import type { QueueSettingsInput } from "@/lib/tasks/core/schemas";
 
 // Plain-fetch helpers for the HTTP suites: a real `next start` server on a database of the
-// file's own, and assertions for API.md's task object and error envelope.
+// file's own, and assertions for the task object of docs/contract.md#the-task-object and error envelope.
 
 export interface HttpResult {
   status: number;
@@ -157,7 +157,7 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** API.md's error table: the status each code answers with. */
+/** The error table of docs/contract.md#errors: the status each code answers with. */
 export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   invalid_request: 400,
   unauthorized: 401,
@@ -256,7 +256,7 @@ export function expectActor(value: unknown): asserts value is WireActor {
   expect(["user", "agent", "system"]).toContain(actor.kind);
 }
 
-/** Exactly API.md's task object, each field of its documented type. */
+/** Exactly the task object of docs/contract.md#the-task-object, each field of its documented type. */
 export function expectTask(value: unknown): WireTask {
   expect(value).toBeTypeOf("object");
   const task = value as Record<string, unknown>;

@@ -3,7 +3,7 @@ import { perform, sweepExpiredLeases } from "@/lib/tasks";
 import { createActor } from "@/lib/tasks/core/actors";
 import { expectError, expectTask, expectTaskResponse, httpFixture, type HttpFixture, type HttpResult, type WireTask } from "./helpers";
 
-// Issue 23's "Asking a person" over real HTTP (API.md v1.2, docs/questions.md): an agent asks,
+// Issue 23's "Asking a person" over real HTTP (docs/contract.md#asking-a-person, docs/questions.md): an agent asks,
 // its lease parks; a supervisor's token answers; the long-poll wakes on the answer; the
 // deadline escalates; the hand-off reaches the next claimant; every refusal writes nothing.
 

@@ -6,7 +6,7 @@ import { expectError, expectNoLeak, httpFixture, type HttpFixture, type HttpResu
 // — is `unavailable` (503, with Retry-After) on every kind of route, under load, never a
 // 500; and the server carries on once the database takes connections again. (A role refused
 // at login is classified the same way, from the driver's real errors, in
-// lib/tasks/unavailable.test.ts: refused logins under load can leave a query of postgres.js
+// lib/tasks/core/engine.test.ts: refused logins under load can leave a query of postgres.js
 // 3.4.9 waiting forever — the driver's bug, reproduced without the app; docs/reliability.md.
 // Terminated sessions under a burst can meet it here too: such a call answers 503 at the
 // request deadline, shortened here, and the server replaces its pool: test/http/deadline.test.ts.)

@@ -62,7 +62,7 @@ export async function call(session: McpSession, name: string, args: Record<strin
   return (await session.client.callTool({ name, arguments: args })) as CallToolResult;
 }
 
-/** A successful call's `{task}`, checked as API.md's task object. */
+/** A successful call's `{task}`, checked as the task object of docs/contract.md#the-task-object. */
 export async function taskOf(session: McpSession, name: string, args: Record<string, unknown>): Promise<WireTask> {
   const result = await call(session, name, args);
   const json = resultJson(result);

@@ -11,7 +11,7 @@ import { eventTypes, failure, rowCounts, taskRow } from "@/test/inspect";
 import { listTaskQuestions } from "@/lib/tasks/questions/questions";
 import { perform } from "@/lib/tasks/core/engine";
 
-// Budgets (API.md v1.2 "Budgets", docs/budgets.md) against the real database, on the injected clock.
+// Budgets (docs/contract.md#budgets, docs/budgets.md) against the real database, on the injected clock.
 
 let f: EngineFixture;
 let agent: ActorRef;

@@ -3,7 +3,7 @@ import type { Executor } from "@/db/client";
 import type { Clock } from "../core/clock";
 import type { EngineError } from "../core/types";
 
-// Agents' monthly caps (API.md "Budgets", docs/budgets.md): an agent token may carry a limit a
+// Agents' monthly caps (docs/contract.md#budgets, docs/budgets.md): an agent token may carry a limit a
 // calendar month (UTC) in a unit; what the agent spent that month (actor_spend, in that unit
 // or on tasks without a budget) at or over it, claim-next hands it nothing and readiness says
 // agent_budget. Checked in the claim's own statements, never by a read of its own.

@@ -9,7 +9,7 @@ import { supervisorGuard, transition } from "../core/transition";
 import { fail, ok, type Result, type Task } from "../core/types";
 import { expireQuestions } from "../questions/expire";
 
-// POST /tasks/{id}/budget (API.md "Budgets", docs/budgets.md): a supervisor raises the limit of a
+// POST /tasks/{id}/budget (docs/contract.md#budgets, docs/budgets.md): a supervisor raises the limit of a
 // task parked on its budget; the owner gets a fresh lease of its claim's length, the attempt —
 // and so its fence — unchanged, and the budget question is answered by the raise. The machine's
 // raiseBudget row.

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// Budgets' inputs (API.md v1.2 "Budgets", docs/budgets.md). Amounts are plain numbers in a
+// Budgets' inputs (docs/contract.md#budgets, docs/budgets.md). Amounts are plain numbers in a
 // unit the team chooses ("usd_cents", "tokens"); the database keeps them as numeric, exact.
 
 /** The largest amount accepted: far above any real budget, far below where a double loses cents. */

@@ -7,7 +7,7 @@ import { SYSTEM_ACTOR_ID } from "../core/events";
 import { formatAmount } from "./amount";
 import { addActorSpend } from "./cap";
 
-// Spend reported while the work runs (API.md "Budgets", docs/budgets.md): a heartbeat's or a
+// Spend reported while the work runs (docs/contract.md#budgets, docs/budgets.md): a heartbeat's or a
 // completion's `spend` is added to the task's `spent` in the move's own UPDATE. At 80 % of the
 // limit one budget_warning; a heartbeat that reaches the limit parks the task (awaiting_input,
 // owner and attempt kept) on a system question of kind budget, in the same UPDATE — the

@@ -7,7 +7,7 @@ import { ownerTransition } from "../core/transition";
 import { fail, ok, type Result } from "../core/types";
 import { CLAIM_OPS, createClaimTokenInput, type ClaimOp } from "./ops";
 
-// POST /tasks/{id}/claim-tokens (API.md v1.2, docs/security.md "Claim tokens"): the owner of a
+// POST /tasks/{id}/claim-tokens (docs/contract.md#claim-scoped-tokens, docs/security.md "Claim tokens"): the owner of a
 // held task mints a token bound to the task and its current attempt, for a sub-agent or a
 // sub-process. A claim token may mint one for itself with fewer ops (never more). The task is
 // not changed (no version, no event: the token is a credential, and credentials stay out of the

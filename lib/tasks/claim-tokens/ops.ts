@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { taskId, version } from "../core/schemas";
 
-// What a claim token may do (API.md v1.2 "Claim-scoped tokens", docs/security.md). Pure, so
+// What a claim token may do (docs/contract.md#claim-scoped-tokens, docs/security.md). Pure, so
 // the typed client, the CLI and the MCP server import the names too.
 
 /** The ops a claim token may be given; `progress` is the heartbeat (and start), `ask` a question to a person. */

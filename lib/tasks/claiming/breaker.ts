@@ -65,7 +65,7 @@ export async function readQueueState(tx: Executor, name: string, clock: Clock, c
 
 /**
  * How many lapsed leases this transaction may reclaim in the queue: the stop conditions
- * of DESIGN.md. Trips the breaker (once, with an event) when the expiries of the window
+ * of docs/design.md#the-breaker. Trips the breaker (once, with an event) when the expiries of the window
  * have reached the threshold or the database clock is seen to have moved backwards.
  * Concurrent reclaimers may each use the same budget, so a burst can overshoot the
  * threshold by what they reclaim at the same instant.

@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Clock } from "../core/clock";
 
-// The queue's lock delay (lockDelaySeconds, API.md v1.2): after a lease lapses uncleanly, nobody
+// The queue's lock delay (lockDelaySeconds, docs/contract.md#attempts-and-fences): after a lease lapses uncleanly, nobody
 // may claim the task until the lapse + the delay — for downstream systems that cannot check a
 // fence, so a frozen holder that wakes inside the delay still finds nobody else at work. Every
 // reader of "has this lease lapsed far enough to take over?" asks through here: claim-next,

@@ -56,7 +56,7 @@ export const EVENTS: Record<EventType, EventFacts> = {
   // Only the last one of a history is replayed from: it holds the row as the archived events made it.
   events_archived: { of: "task", version: "none", aside: true, label: "events archived" },
   schedule_skipped: { of: "queue", version: "none", label: "a scheduled occurrence made no task" },
-  // The effect ledger: facts of no version (the ledger's own states, lib/tasks/effects/effect-machine.ts).
+  // The effect ledger: facts of no version (the ledger's own states, lib/tasks/effects/effects.ts).
   effect_intended: { of: "task", version: "none", countsStay: true, label: "recorded an intent to act outside the board" },
   effect_resolved: { of: "task", version: "none", countsStay: true, label: "resolved an effect" },
   effect_unknown: { of: "task", version: "none", countsStay: true, label: "left an effect unknown: its attempt ended with it open" },

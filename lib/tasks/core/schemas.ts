@@ -111,9 +111,9 @@ export const createTaskInput = z.strictObject({
   dependsOn: dependsOn.optional(),
   notBefore: notBefore.optional(),
   idempotencyKey: idempotencyKey.optional(),
-  /** Taken while the task is held (API.md "Reservations"). */
+  /** Taken while the task is held (docs/contract.md#reservations). */
   reserves: reserves.optional(),
-  /** A limit on what holders may spend on it (API.md "Budgets"). */
+  /** A limit on what holders may spend on it (docs/contract.md#budgets). */
   budget: budget.optional(),
 });
 

@@ -7,7 +7,7 @@ import { engineFixture, withStanding, type EngineFixture } from "@/test/engine";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 
 // A task's words (title, description, payload) live in task_content, off the row the loop
-// writes (migration 0027, docs/design-q.md): written by a create and an edit, never by a
+// writes (migration 0027, docs/data-model.md): written by a create and an edit, never by a
 // claim, start, heartbeat or completion; `tasks` is a view of both, so readers see one row.
 
 const editAnyTask = withStanding(editTask, "supervisor");

@@ -11,7 +11,7 @@ import { engineFixture, type EngineFixture } from "@/test/engine";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { heldSetDrift } from "@/test/inspect";
 
-// The held set (task_held, migration 0028, docs/design-q.md step 2): a row for each claimed or
+// The held set (task_held, migration 0028, docs/data-model.md#the-sets): a row for each claimed or
 // started task, written by a trigger on task_state, read by the walks of held tasks (the
 // claim's lapsed walk and gate, strikes, the sweep, the inbox's lapsed list). Its leases are
 // in task_lease (migration 0034, step 4a piece 3b), a row beside each of its rows.

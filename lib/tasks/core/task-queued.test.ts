@@ -12,7 +12,7 @@ import { freshDatabase, type TestDatabase } from "@/test/db";
 import { heldSetDrift, queuedSetDrift } from "@/test/inspect";
 import { planReporter } from "@/test/plans";
 
-// The claimable set (task_queued, migration 0029, docs/design-q.md step 3): a row for each
+// The claimable set (task_queued, migration 0029, docs/data-model.md#the-sets): a row for each
 // queued task that waits on no dependency, written by triggers on task_state, walked by the
 // claim (ready tasks in claim order; scheduled ones in not_before order).
 

@@ -33,7 +33,7 @@ export interface Progress {
   at: Date;
 }
 
-/** A task as every caller sees it (API.md's task object; Dates serialise to ISO 8601). */
+/** A task as every caller sees it (the task object of docs/contract.md#the-task-object; Dates serialise to ISO 8601). */
 export interface Task {
   id: string;
   queue: string;

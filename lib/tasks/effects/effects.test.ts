@@ -7,7 +7,7 @@ import { foldEvents } from "@/lib/tasks/reads/fold";
 import { engineFixture, withStanding, type EngineFixture } from "@/test/engine";
 import { eventsOf, eventTypes, failure, rowCounts, taskRow } from "@/test/inspect";
 
-// Issue 22, item 2: the effect ledger — states and transitions as API.md says, written in the
+// Issue 22, item 2: the effect ledger — states and transitions as docs/contract.md#the-effect-ledger says, written in the
 // transactions of the holdings that end them, and the cost to a task without effects: none.
 
 let f: EngineFixture;

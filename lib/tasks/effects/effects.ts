@@ -11,9 +11,9 @@ import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
 import { EFFECT_COLUMNS, EFFECT_JOINS, effectEvent, idempotencyKeyOf, listEffects, toEffect, type Effect } from "./ledger";
 import { listEffectsInput, recordEffectInput, resolveEffectInput, type RecordEffectInput, type ResolveEffectInput } from "./schemas";
 
-// The effect ledger's operations (API.md v1.2, docs/effects.md): record an intent before an
+// The effect ledger's operations (docs/contract.md#the-effect-ledger, docs/effects.md): record an intent before an
 // external act, resolve it after; list a task's effects. The ledger's own moves are
-// lib/tasks/effects/effect-machine.ts; what an ending attempt or a completion does to them is
+// `resolveEffect` below; what an ending attempt or a completion does to them is
 // in ledger.ts, called from those transitions.
 
 const recording = ownerTransition("sideEffect");

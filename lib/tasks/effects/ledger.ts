@@ -12,7 +12,7 @@ import type { ActorRef } from "../core/types";
 
 export type EffectState = "intended" | "applied" | "failed" | "unknown";
 
-/** API.md's effect object (Dates serialise to ISO 8601). */
+/** The effect object of docs/contract.md#the-effect-ledger (Dates serialise to ISO 8601). */
 export interface Effect {
   id: string;
   name: string;
@@ -110,7 +110,7 @@ export async function effectsLeftUnknown(db: Executor, ended: Ended[]): Promise<
 }
 
 /**
- * A completion marks the completing attempt's own intents applied (API.md); their facts are
+ * A completion marks the completing attempt's own intents applied (docs/contract.md#the-effect-ledger); their facts are
  * effect_resolved by the completer, written before `completed`. Call only for tasks whose
  * attempt recorded an effect.
  */

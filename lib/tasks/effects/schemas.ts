@@ -2,7 +2,7 @@ import { z } from "zod";
 import { LIMITS } from "@/lib/limits";
 import { jsonValue, taskId, text, version } from "../core/schemas";
 
-// The effect ledger's inputs (API.md v1.2): one schema per body, shared by the API and the engine.
+// The effect ledger's inputs (docs/contract.md#the-effect-ledger): one schema per body, shared by the API and the engine.
 
 const DETAIL_MAX_BYTES = 16 * 1024;
 const detail = jsonValue.refine((value) => Buffer.byteLength(JSON.stringify(value) ?? "", "utf8") <= DETAIL_MAX_BYTES, `must be at most ${DETAIL_MAX_BYTES / 1024} KiB of JSON`);

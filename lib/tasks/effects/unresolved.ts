@@ -5,7 +5,7 @@ import { fail, type ActorRef, type EngineError } from "../core/types";
 
 /**
  * A completion that matched everything but `unknown_effects = 0`: 409 effects_unresolved,
- * naming each unknown effect (API.md). Null when that is not why it missed.
+ * naming each unknown effect (docs/contract.md#the-effect-ledger). Null when that is not why it missed.
  */
 export async function effectsUnresolved(db: Executor, item: { taskId: string; version: number }, actor: ActorRef): Promise<{ ok: false; error: EngineError } | null> {
   const [row] = await db.execute<{ names: string[] | null }>(sql`

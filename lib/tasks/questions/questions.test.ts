@@ -7,7 +7,7 @@ import { engineFixture, withStanding, type EngineFixture } from "@/test/engine";
 import { eventTypes, failure, rowCounts, taskRow } from "@/test/inspect";
 import { expireQuestions } from "./expire";
 
-// Asking a person in the engine (API.md v1.2, docs/questions.md), on the injected clock: a
+// Asking a person in the engine (docs/contract.md#asking-a-person, docs/questions.md), on the injected clock: a
 // parked lease outlives any number of lease lengths, an answer resumes it fresh, an answer
 // after the owner died reaches the next claimant, and the deadline escalates.
 

@@ -12,7 +12,7 @@ import { publicQuestion, readQuestionRow, taskQuestionRows, type Question } from
 import { ANSWERERS } from "./rules";
 import { answerQuestionInput, askQuestionInput, listQuestionsInput, readQuestionInput } from "./schemas";
 
-// Asking a person (API.md v1.2, docs/questions.md): the owner of a started task asks, which
+// Asking a person (docs/contract.md#asking-a-person, docs/questions.md): the owner of a started task asks, which
 // parks its lease (awaiting_input: no lapse, no heartbeat, the owner kept); a person answers,
 // which gives the owner a fresh lease (started again). The machine's rows: ask, answer,
 // expireQuestion (lib/tasks/core/machine.ts).

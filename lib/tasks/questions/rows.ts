@@ -3,7 +3,7 @@ import type { Executor } from "@/db/client";
 import { parseTimestamp } from "../core/task-row";
 import type { ActorRef } from "../core/types";
 
-// A question as every caller sees it (API.md v1.2's question object, plus its kind and, once past
+// A question as every caller sees it (docs/contract.md#asking-a-person's question object, plus its kind and, once past
 // its deadline unanswered, when it expired). Dates serialise to ISO 8601.
 
 export interface QuestionAnswer {

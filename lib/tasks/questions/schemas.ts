@@ -2,7 +2,7 @@ import { z } from "zod";
 import { LIMITS } from "@/lib/limits";
 import { taskId, text, version } from "../core/schemas";
 
-// Asking a person's inputs (API.md v1.2): one schema per body, shared by the API, the actions and the engine.
+// Asking a person's inputs (docs/contract.md#asking-a-person): one schema per body, shared by the API, the actions and the engine.
 
 const timeout = LIMITS.questionTimeoutSeconds;
 

@@ -7,7 +7,7 @@ import { contentOf, parseTimestamp } from "../core/task-row";
 import type { ActorRef } from "../core/types";
 import type { Reservation } from "./schemas";
 
-// Reservations (API.md "Reservations") are not rows of their own: a task's `reserves` are
+// Reservations (docs/contract.md#reservations) are not rows of their own: a task's `reserves` are
 // held exactly while the task is held — claimed or started with a live lease — so they end
 // with the holding, in the transaction that ends it, and a crashed holder's lapse frees
 // them without anyone deleting anything. The tasks_reserving index holds only tasks that

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** API.md "Reservations": at most this many a task, each resource at most this long. */
+/** docs/contract.md#reservations: at most this many a task, each resource at most this long. */
 export const MAX_RESERVATIONS = 20;
 export const MAX_RESOURCE = 500;
 
@@ -39,6 +39,6 @@ export function covers(a: string, b: string): boolean {
   return b === prefix || b.startsWith(`${prefix}/`);
 }
 
-/** API.md: two reservations conflict when either is exclusive and one covers the other. */
+/** docs/contract.md#reservations: two reservations conflict when either is exclusive and one covers the other. */
 export const conflict = (x: Reservation, y: Reservation) =>
   (x.mode === "exclusive" || y.mode === "exclusive") && (covers(x.resource, y.resource) || covers(y.resource, x.resource));

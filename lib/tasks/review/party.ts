@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 
 /**
  * The actors that are one party with `actorId` for the maker–checker rule: the person behind
- * it (itself, or the person an OAuth connection's agent acts for — API.md: "the token acts as
+ * it (itself, or the person an OAuth connection's agent acts for — docs/contract.md#mcp-as-a-connector: "the token acts as
  * an agent owned by that person") and the agents of every connection of that person, revoked
  * ones too, since their work was the person's. Without it a person could approve their own
  * work through their MCP client's token, or the reverse. An SQL array of actor ids (uuid[]),
