@@ -12,7 +12,7 @@ type Side = { client: number; server: number };
  * What bounds engine-vs-pgboss on a machine whose cores the client and the server share: CPU
  * ms a task, the client's (this process, or pg-boss's child) and the server's (every
  * PostgreSQL process, from /proc), over the drain alone, 16 workers, `reps` runs alternated.
- * Null when the server's processes are not on this machine. docs/performance.md ("ninth step").
+ * Null when the server's processes are not on this machine. CHANGELOG.md ("ninth step").
  */
 export async function cpuRows(server: BenchServer, baselines: Baselines, reps: number, jobs: number, name: (kind: string) => string): Promise<Row[] | null> {
   const meter = await serverCpu(server.admin);

@@ -6,7 +6,7 @@
  * execution, the task indexes its plans use, and SEQ where one reads the table (a capped count
  * of a status most rows are in reads a few pages that way, which is cheap: look at the time) —
  * and with SHOW=<part of a label>, those plans. For a change to the task row's indexes or to design q's
- * sets: run it before and after (docs/performance.md, "the board's status indexes without the
+ * sets: run it before and after (CHANGELOG.md, "the board's status indexes without the
  * held statuses").
  *   node --conditions=react-server --import tsx bench/explain-board.ts
  * DATABASE_URL: a superuser URL, default the local PostgreSQL. Its own scratch database,

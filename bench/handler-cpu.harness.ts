@@ -5,7 +5,7 @@ import { agentTokens } from "./http-cycle";
 import { seedQueued } from "./lib/seed";
 import { summarize } from "./lib/stats";
 
-// What an API request costs this process's CPU without Next.js (docs/performance.md, "Issue 21,
+// What an API request costs this process's CPU without Next.js (CHANGELOG.md, "Issue 21,
 // seventh step"): the agent loop through the complete+next route handler, called in-process
 // by 64 concurrent callers, and the parts of a request one by one. Compare two checkouts by
 // running it on each: CPU figures, not a bench row (no baseline in the same run).

@@ -5,7 +5,7 @@
  * (DELAY_MS each way, default 0.5; Node's timers round it up to about 1 ms, so the measured
  * round trip is printed), and the engine's loop and pg-boss's fetch → complete drain through
  * it alternately, 4 and 16 workers. On loopback the loop is bound by CPU; here by round trips
- * a task: two for the loop since issue 21's tenth step (docs/performance.md), two for
+ * a task: two for the loop since issue 21's tenth step (CHANGELOG.md), two for
  * pg-boss (fetch, complete). Not part of `npm run bench`: a scenario, printed as ratios.
  */
 import net from "node:net";

@@ -10,7 +10,7 @@
  * - `--replace FROM=>TO` edits the statements' text (every occurrence; it must occur).
  * - `--drop PREFIX` leaves out the loop's statements that start with PREFIX.
  *
- * docs/performance.md ("Issue 21, sixth step") has the variants measured with it.
+ * CHANGELOG.md ("Issue 21, sixth step") has the variants measured with it.
  */
 import postgres from "postgres";
 import { captureCycle } from "./lib/capture";

@@ -1,7 +1,7 @@
 /**
  * `npx tsx bench/profile-summary.ts FILE.cpuprofile [--top N]`: a V8 CPU profile (node
  * --cpu-prof, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" around a
- * bench row) as self time by package and by function — the tables docs/performance.md quotes.
+ * bench row) as self time by package and by function — the tables CHANGELOG.md quotes.
  */
 import fs from "node:fs";
 

@@ -3,7 +3,7 @@
  * spend their time. pgbench replays the engine's own loop (or bench/floor.ts's, with --floor)
  * while a separate connection samples `pg_stat_activity` every 5 ms: each backend's wait event
  * (or "CPU" when it has none) and the start of its statement. It prints the share of samples
- * per (wait, statement) and the drain's tasks/s. docs/performance.md ("Issue 21, eighth
+ * per (wait, statement) and the drain's tasks/s. CHANGELOG.md ("Issue 21, eighth
  * step") has what it showed: most of the time in line for NOTIFY's commit lock.
  */
 import postgres from "postgres";

@@ -8,7 +8,7 @@
  * "(no relation)".
  *   npx tsx bench/wal-relations.ts [tasks, default 2000] [--heartbeats N] [--setup SQL]
  * `--setup SQL` runs on the bench database before the drain: what an index change would save,
- * before anyone builds it (e.g. a partial index in place of a full one; docs/performance.md);
+ * before anyone builds it (e.g. a partial index in place of a full one; CHANGELOG.md);
  * its statements run one at a time, outside a transaction, so a VACUUM FULL may be among them.
  * Starts the bench's own embedded PostgreSQL (bench/lib/pg.ts), or uses DATABASE_URL's server.
  */

@@ -76,7 +76,7 @@ export function connectDatabase(url: string, options: DatabaseOptions = {}): Dat
   reservedTransactions(client, { pooler: !prepare });
   const db = drizzle(client, { schema });
   // drizzle builds a relational query builder for each of the schema's tables in every
-  // transaction it opens (26 objects, ~14 µs a transaction: docs/performance.md), and the
+  // transaction it opens (26 objects, ~14 µs a transaction: CHANGELOG.md), and the
   // engine's transactions never use them. So the session that opens transactions is left
   // without the schema; db.query, built once with the handle, keeps it.
   (db as unknown as { session: { schema: unknown } }).session.schema = undefined;
@@ -89,7 +89,7 @@ export function connectDatabase(url: string, options: DatabaseOptions = {}): Dat
  * statement is sent: one round trip that carries nothing. Here, on a direct connection,
  * BEGIN is written and the body starts at once, so the first statement follows BEGIN on the
  * same connection (postgres.js pipelines, and coalesces writes made in one tick into one):
- * a transaction costs one round trip fewer (docs/performance.md). If BEGIN failed, the
+ * a transaction costs one round trip fewer (CHANGELOG.md). If BEGIN failed, the
  * connection is gone (nothing else makes a bare BEGIN fail), and the body's statements fail
  * with it.
  *

@@ -85,7 +85,7 @@ describe("migration 0012 on a task_events with rows", () => {
 
   test("every index schema.ts names is on the parent, and on each partition", async () => {
     const sql = database.client;
-    // No primary key since migration 0017 (docs/performance.md "The write path"): the schema's indexes are all of them.
+    // No primary key since migration 0017 (CHANGELOG.md "The write path"): the schema's indexes are all of them.
     const expected = getTableConfig(taskEvents).indexes.map((i) => i.config.name!).sort();
     const onParent = await sql<{ name: string }[]>`
       SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = 'task_events'::regclass ORDER BY 1`;

@@ -27,7 +27,7 @@ async function drained(count) {
 async function pgBoss(batched) {
   const { PgBoss } = await import("pg-boss");
   // pg-boss's own pool size (10), as the engine runs on the server's (bench/engine-drain.ts): a connection per worker
-  // slows both at 64 workers (docs/performance.md, "Issue 21, eighth step").
+  // slows both at 64 workers (CHANGELOG.md, "Issue 21, eighth step").
   const boss = new PgBoss({ connectionString: url, schedule: false, supervise: false });
   boss.on("error", (e) => console.error("pg-boss:", e));
   await boss.start();

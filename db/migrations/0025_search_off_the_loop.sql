@@ -1,4 +1,4 @@
--- The board's search leaves the task row (docs/performance.md "Issue 21, third step"): a
+-- The board's search leaves the task row (CHANGELOG.md "Issue 21, third step"): a
 -- task's words in task_search, written when its title, description or payload are, never
 -- by a claim, start, heartbeat or completion.
 CREATE TABLE "task_search" (

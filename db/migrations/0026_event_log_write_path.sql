@@ -3,7 +3,7 @@
 -- of every loop task; their readers now find time ranges through a block-range index
 -- (task_events_time: next to nothing a write, appended in created_at order) and the queue
 -- list's throughput through a partial index that takes one entry a task, its completion.
--- Dropping an index loses no data; every reader's plan is in docs/performance.md.
+-- Dropping an index loses no data; every reader's plan is in CHANGELOG.md.
 DROP INDEX "task_events_queue_time";--> statement-breakpoint
 DROP INDEX "task_events_actor_time";--> statement-breakpoint
 CREATE INDEX "task_events_time" ON "task_events" USING brin ("created_at") WITH (pages_per_range=32,autosummarize=true);--> statement-breakpoint

@@ -1,6 +1,6 @@
 -- Issue 21, design q: the loop's own statements write their set rows (docs/data-model.md; step 4's
 -- first part). The set triggers (0028, 0029) cost the loop ~80-100 µs a task, against ~30 µs for
--- the same rows written beside the UPDATE in its statement (docs/performance.md, "design q, step 3").
+-- the same rows written beside the UPDATE in its statement (CHANGELOG.md, "design q, step 3").
 -- A statement that writes a task's task_queued and task_held rows itself bumps that task's
 -- sets_mark in the same UPDATE, and the triggers run only where sets_mark did not change: so
 -- every other writer (the engine's other statements, the view's triggers, an operator's psql)

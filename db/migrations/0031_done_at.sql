@@ -4,7 +4,7 @@
 -- named, by tasks_spent_done (insights' spend per done task), so no heartbeat was HOT: each one
 -- inserted into the primary key, tasks_owner and both status indexes. The index now keys on
 -- done_at: updated_at while the task is done, null otherwise, so it moves only when a done task
--- is written, and insights read the same rows as before (docs/performance.md, "a heartbeat
+-- is written, and insights read the same rows as before (CHANGELOG.md, "a heartbeat
 -- without index entries"). Its predicate names done_at too, not status: an index that names
 -- status in its predicate stops a claim's update from being HOT as surely as one that keys on
 -- it (docs/data-model.md).

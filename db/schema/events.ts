@@ -27,7 +27,7 @@ export const taskEvents = pgTable(
     // No foreign keys (migration 0017): the engine writes every event beside the transition it
     // records, with the task, queue and actor that transition just read; a key check would
     // repeat that read and, worse, take KEY SHARE on the one queue row and the one agent row
-    // that every worker shares — a multixact per event (docs/performance.md "The write path").
+    // that every worker shares — a multixact per event (CHANGELOG.md "The write path").
     // Nothing deletes tasks, queues or actors; the fold oracle (lib/tasks/reads/fold.test.ts) checks no event
     // points nowhere after its random runs of every kind of step.
     /** Null for queue-level facts (breaker_tripped, breaker_reset, settings_changed). */

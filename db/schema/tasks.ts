@@ -31,7 +31,7 @@ export const taskSearchDocument = (words: AnyPgColumn | SQL) => sql`to_tsvector(
  * The board's search (GET /tasks?q=): a task's words in a row of their own. On the task row,
  * as an expression index, every claim, start, heartbeat and completion (none of them HOT:
  * other indexes name status and lease) recomputed the document and inserted it into the GIN
- * index again: the largest part of the loop's WAL with real content (docs/performance.md
+ * index again: the largest part of the loop's WAL with real content (CHANGELOG.md
  * "Issue 21, third step"). Here `words` is the SQL function task_search_words(title,
  * description, payload), written when a task is created and when its title, description or
  * payload change, by the triggers tasks_search_added and tasks_search_edited (migration

@@ -212,7 +212,7 @@ export interface CountedRow extends Record<string, unknown> {
  * Every API request looks its token up — read from the database each time, so a revocation
  * holds from the very next request on every instance. The statement is built once per
  * database handle and runs as a named prepared statement: building it per request was most
- * of drizzle's share of an API call's CPU (docs/performance.md).
+ * of drizzle's share of an API call's CPU (CHANGELOG.md).
  */
 function buildTokenLookup(db: Executor) {
   return db
@@ -244,7 +244,7 @@ const TOUCH_EVERY_MS = 60_000;
  * last_used_at, written at most once a minute per token so busy agents cost no extra writes.
  * The guard in SQL keeps that true across server processes; remembering the last write here
  * also spares the statement itself (a round trip per request on the hot path, see
- * docs/performance.md) while the minute has not passed.
+ * CHANGELOG.md) while the minute has not passed.
  */
 async function touchToken(db: Executor, id: string): Promise<void> {
   const now = Date.now();

@@ -1,7 +1,7 @@
 // The two headers of API answers that depend on nothing but the request, shared by proxy.ts
 // (pages, next-auth, malformed /api paths) and the /api/v1 route handlers, which the proxy
 // does not run for: its per-request work was a fifth of an API call's server time
-// (docs/performance.md). The API's Content-Security-Policy is a fixed header (next.config.ts).
+// (CHANGELOG.md). The API's Content-Security-Policy is a fixed header (next.config.ts).
 
 /** JSON and the event stream are never documents to run or frame. */
 export const API_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";

@@ -96,7 +96,7 @@ export async function dependentsUnblocked(tx: Executor, clock: Clock, actor: Act
   const candidates = idArray(ids);
   // Most finished tasks have no dependents: one probe of tasks_blocked_by says so, and the
   // unblocking statement below (a plan several times its size) runs only when some task
-  // still waits for one of them (pgbench of the loop: +7.6 % tasks/s, docs/performance.md).
+  // still waits for one of them (pgbench of the loop: +7.6 % tasks/s, CHANGELOG.md).
   // Sent right behind the completion, as the statement was: a dependent whose creator
   // locked a dependency FOR SHARE first committed before the completion's UPDATE could
   // proceed, so this later statement sees it; one that comes after waits for this commit.

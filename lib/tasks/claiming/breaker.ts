@@ -136,7 +136,7 @@ export const resetBreaker = defineOperation({
       .set({
         breakerTrippedAt: null,
         breakerReason: null,
-        // The newest id handed out (the log has no index by id alone: docs/performance.md).
+        // The newest id handed out (the log has no index by id alone: CHANGELOG.md).
         breakerResetEventId: sql`(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM task_events_id_seq)`,
         updatedAt: clock.now(),
       })

@@ -22,7 +22,7 @@ const WAITS_ON_NOTHING = sql.raw(`task_state.status = 'queued' AND task_state.bl
  * A claim's LIMIT written into the statement, not bound: bound, the prepared statement's
  * generic plan is costed for an unknown LIMIT and never wins over a custom plan, so every
  * claim was planned afresh (the loop's SQL from pgbench: 371 tasks/s bound, 609 written in,
- * docs/performance.md), and a lapsed set with LIMIT 0 is planned away only when the 0 is
+ * CHANGELOG.md), and a lapsed set with LIMIT 0 is planned away only when the 0 is
  * in the text. The values are bounded integers (a batch is 1..100), so a connection
  * prepares a few texts, not one per call.
  */

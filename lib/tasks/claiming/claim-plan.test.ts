@@ -7,7 +7,7 @@ import { claimBatch, claimNext } from "./claim-next";
 
 // The claim is planned once a connection, not once a call: its prepared statement's generic
 // plan takes over after PostgreSQL's five custom plans. With its LIMITs bound as parameters
-// the generic plan never won and every claim was planned afresh (docs/performance.md, issue
+// the generic plan never won and every claim was planned afresh (CHANGELOG.md, issue
 // 21's fifth step), so this counts the plans PostgreSQL itself reports for the statement. A
 // queue of thousands: with a few dozen tasks even the bound form's generic plan won.
 

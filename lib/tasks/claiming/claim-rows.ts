@@ -86,7 +86,7 @@ export async function claimRowsGated(
 /**
  * The claim writes its tasks' set rows in its own statement (its UPDATE bumps sets_mark, so the
  * set triggers leave these rows alone, migration 0030): ~30 µs a task here against ~80–100
- * through the triggers (docs/performance.md, "design q, step 3"). A task claimed from the
+ * through the triggers (CHANGELOG.md, "design q, step 3"). A task claimed from the
  * queue leaves the claimable set and enters the held set, its lease beside it (task_lease,
  * migration 0034); a lapsed lease reclaimed keeps both rows, with the new lease, and the new
  * owner where it changed. (Not one INSERT … ON CONFLICT: its speculative insertion writes one

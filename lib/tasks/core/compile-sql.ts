@@ -6,7 +6,7 @@ type Compiled = { sql: string; params: unknown[] };
  * drizzle's sqlToQuery for what the engine's raw statements are made of — text, values,
  * nested sql``, sql.raw and sql.join, arrays as lists — in one walk. drizzle's own builder
  * asks every chunk which of a dozen entities it is and merges an object per chunk; on the
- * agent loop that was a sixth of the client's CPU a task (docs/performance.md). Anything
+ * agent loop that was a sixth of the client's CPU a task (CHANGELOG.md). Anything
  * else (a column, a table, a Param, inlined params, an object) answers null, and the
  * caller uses drizzle's: the text and values are always exactly what drizzle would build.
  */

@@ -11,7 +11,7 @@ const dialect = new PgDialect();
  * distinct text on each connection, so the statement is parsed once there instead of on
  * every call. drizzle sends every raw `execute` unnamed (prepare: false), so the claim's
  * CTE, a transition and the event insert were parsed and planned on every call; pgbench of
- * the same cycle runs ~40% more cycles/s prepared than unnamed (docs/performance.md).
+ * the same cycle runs ~40% more cycles/s prepared than unnamed (CHANGELOG.md).
  * Returns the same rows `execute` would (the driver's objects, with drizzle's type parsers,
  * which live on the same client). Falls back to `execute` on a non-postgres.js executor.
  */

@@ -148,7 +148,7 @@ export async function withOpenEffects(tx: Executor, rows: TaskRow[], tasks: Task
 /**
  * The task as it is now, with its owner; null when there is no such task. One prepared
  * statement, its row mapped as the completion's is: drizzle's select of the whole row built,
- * sent unnamed and mapped the query anew on every call, ~0.5 ms of CPU (docs/performance.md).
+ * sent unnamed and mapped the query anew on every call, ~0.5 ms of CPU (CHANGELOG.md).
  */
 export async function loadTask(tx: Executor, id: string | bigint): Promise<Task | null> {
   const key = BigInt(id);

@@ -20,7 +20,7 @@ export interface Changed {
  * task_state's statistics:
  * - a guard's `status = 'started'` made the completion read every started task of the queue
  *   through tasks_status_order when the statistics said none was started (16 index reads and
- *   heap rows a completion in the loop's replay, where one key lookup does; docs/performance.md);
+ *   heap rows a completion in the loop's replay, where one key lookup does; CHANGELOG.md);
  * - a walk's bare recheck made the batch's lapsed walk sort every lapsed lease instead of
  *   walking the held set (121 ms at a million tasks against 5.6 ms, bench/explain-claim.ts (a)).
  */

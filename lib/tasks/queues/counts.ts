@@ -12,7 +12,7 @@ import type { ActorRef } from "../core/types";
  * by the cap, not by the table: 100,000 done tasks cost what 1,001 do, and the board says
  * "1,000+" (GitHub and Linear do the same). Below the cap every count is exact. Each probe
  * is an index(-only) scan: tasks_status_order for a status, tasks_queue_status for a queue
- * and status (queueStatusCount), task_search_words for a search (docs/performance.md has the
+ * and status (queueStatusCount), task_search_words for a search (CHANGELOG.md has the
  * EXPLAINs).
  */
 export const COUNT_CAP = 1000;
@@ -39,7 +39,7 @@ export interface TaskCounts {
  * gives without sorting everything it reads: the status as a range of one (`BETWEEN`), since
  * an equality would make the planner drop it from the order, and the order by id alone is
  * the primary key's too. The range stops the walk at the status's last entry, as `=` does
- * (docs/performance.md, "the per-queue counts").
+ * (CHANGELOG.md, "the per-queue counts").
  */
 export const queueStatusCount = (status: TaskStatus) =>
   sql`(SELECT count(*)::int FROM (SELECT 1 FROM task_state t WHERE t.queue = q.name AND t.status BETWEEN ${status} AND ${status}

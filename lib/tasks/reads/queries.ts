@@ -94,7 +94,7 @@ export function taskFilters(query: Omit<ListTasksQuery, "order" | "sort" | "limi
  * (tasks_status_order leads with the status), so one statement over them all read a queue's
  * every task and sorted them (160–210 ms at a million tasks); a branch a status is a walk of
  * tasks_status_order that stops at the limit, or, for a small queue, its tasks in that status
- * from tasks_queue_status and a sort of those (docs/performance.md).
+ * from tasks_queue_status and a sort of those (CHANGELOG.md).
  */
 export function inClaimOrderAcrossStatuses(where: SQL | undefined, limit: number): SQL {
   const branches = taskStatus.enumValues.map((status) => sql`(
