@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
-import { anchors, codeSpans, docPages, exists, exportsName, filesUnder, generated, localLinks, namedExports, prose, repoPath, ROOT } from "./docs-map";
+import {
+  anchors, codeSpans, commentPaths, docPages, exists, exportsName, filesUnder, generated, localLinks, namedExports, prose, repoPath, ROOT,
+} from "./docs-map";
 
 // The map cannot drift: what README.md and docs/**/*.md name must exist. The rules, chosen to
 // be strict where a reader follows a reference and silent where text only looks like one:
@@ -19,7 +21,8 @@ import { anchors, codeSpans, docPages, exists, exportsName, filesUnder, generate
 //    lower-case words there are event types, columns and fields. Exported means declared with
 //    `export`, listed in `export { … }`, or re-exported by an `export *` of a relative or `@/` module.
 // 4. The map. Every folder of lib/tasks/ appears in docs/architecture.md as `lib/tasks/<folder>/`.
-// 5. Citations from code. A `docs/<page>.md#anchor` in a source comment names a heading of that page.
+// 5. Citations from code. A `docs/<page>.md#anchor` in a source comment names a heading of that page,
+//    and a repository path in a source comment (`lib/tasks/effects/ledger.ts`) exists.
 
 const pages = docPages();
 const read = (rel: string) => readFileSync(path.join(ROOT, rel), "utf8");
@@ -60,10 +63,18 @@ test("docs/architecture.md names every folder of lib/tasks", () => {
   expect(folders.filter((folder) => !map.includes(`\`lib/tasks/${folder}/\``))).toEqual([]);
 });
 
-test("every docs/…md#anchor cited in source names a heading of that page", () => {
-  const sources = ["lib", "app", "components", "db", "scripts", "test", "bench", "e2e"].flatMap((dir) =>
-    filesUnder(dir, (name) => /\.(tsx?|mjs|sql)$/.test(name)),
+const sources = ["lib", "app", "components", "db", "scripts", "test", "bench", "e2e"].flatMap((dir) =>
+  filesUnder(dir, (name) => /\.(tsx?|mjs|sql)$/.test(name)),
+);
+
+test("every path named in a source comment exists", () => {
+  const missing = sources.flatMap((file) =>
+    commentPaths(read(file)).flatMap(({ path: p, line }) => (exists(p) || generated(p) ? [] : [`${file}:${line}: ${p}`])),
   );
+  expect(missing).toEqual([]);
+});
+
+test("every docs/…md#anchor cited in source names a heading of that page", () => {
   const broken = sources.flatMap((file) =>
     [...read(file).matchAll(/docs\/([\w-]+\.md)#([\w-]+)/g)].flatMap(([cited, page, anchor]) =>
       exists(`docs/${page}`) && anchors(read(`docs/${page}`)).has(anchor!) ? [] : [`${file}: ${cited}`],
@@ -83,6 +94,17 @@ describe("the rules", () => {
   test("an export the file does not have is caught", () => {
     const named = namedExports("`perform()` in `lib/tasks/core/engine.ts`, `performAll` (`lib/tasks/core/engine.ts`), `claimed` (`lib/tasks/claiming/expire.ts`)");
     expect(named.map(({ name, file }) => exportsName(file, name))).toEqual([true, false]);
+  });
+
+  test("a comment naming a file that never existed is caught; code and others' paths are not", () => {
+    const named = commentPaths([
+      "// the moves: lib/tasks/effects/effect-machine.ts.",
+      "const x = \"lib/tasks/effects/ledger.ts\"; // see docs/design.md",
+      "/** next-auth's cookies (core/lib/cookie.ts) */",
+      "await f.task(\"a migration\", { reserves: [ex(\"db/migrations/0027.sql\")] });",
+    ].join("\n"));
+    expect(named).toEqual([{ path: "lib/tasks/effects/effect-machine.ts", line: 1 }, { path: "docs/design.md", line: 2 }]);
+    expect(exists("lib/tasks/effects/effect-machine.ts")).toBe(false);
   });
 
   test("an anchor no heading makes is caught", () => {

@@ -133,3 +133,20 @@ export function exportsName(file: string, name: string, seen = new Set<string>()
   }
   return false;
 }
+
+/**
+ * Repository paths a source file names in its comments (a line that starts a comment, or what
+ * follows ` // ` on a line of code): `lib/…`, `db/…`, `docs/….md` and the like, ending in a
+ * file extension. A path inside a longer one (`next-auth/core/lib/cookie.ts`) is not ours.
+ */
+export function commentPaths(source: string): { path: string; line: number }[] {
+  const out: { path: string; line: number }[] = [];
+  const pathPattern = /(?<![\w./@-])((?:lib|db|app|components|bench|scripts|test|e2e|docs)\/[\w.[\]/-]*\.(?:tsx?|mjs|md|sql|json))/g;
+  source.split("\n").forEach((text, i) => {
+    const trimmed = text.trim();
+    const comment = /^(\/\/|\*|\/\*|--)/.test(trimmed) ? trimmed : text.includes(" // ") ? text.split(" // ", 2)[1]! : null;
+    if (comment === null) return;
+    for (const m of comment.matchAll(pathPattern)) out.push({ path: m[1]!.replace(/\.$/, ""), line: i + 1 });
+  });
+  return out;
+}
