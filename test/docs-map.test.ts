@@ -15,7 +15,7 @@ import {
 //    that .gitignore names (`/bench/results/`) are written by runs and not checked.
 // 2. Links. A markdown link to a repository file (no scheme) must exist, resolved from the
 //    page's folder; when it names an anchor in a .md page, a heading must make that anchor.
-// 3. Exports. `name` in `path` or `name` (`path`), with path a .ts/.tsx file named as in rule 1
+// 3. Exports. `name` in `path`, with path a .ts/.tsx file named as in rule 1
 //    (a bare `engine.ts` beside its folder is not checked), says the file exports name, when
 //    the name has a capital (`defineOperation`, `MOVES`) or is written as a call (`perform()`):
 //    lower-case words there are event types, columns and fields. Exported means declared with
@@ -92,7 +92,7 @@ describe("the rules", () => {
   });
 
   test("an export the file does not have is caught", () => {
-    const named = namedExports("`perform()` in `lib/tasks/core/engine.ts`, `performAll` (`lib/tasks/core/engine.ts`), `claimed` (`lib/tasks/claiming/expire.ts`)");
+    const named = namedExports("`perform()` in `lib/tasks/core/engine.ts`, `performAll` in `lib/tasks/core/engine.ts`, `claimed` in `lib/tasks/claiming/expire.ts`, `notBefore` (`lib/tasks/claiming/ready.ts`)");
     expect(named.map(({ name, file }) => exportsName(file, name))).toEqual([true, false]);
   });
 

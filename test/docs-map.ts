@@ -98,10 +98,14 @@ export function anchors(markdown: string): Set<string> {
   return out;
 }
 
-/** `name` in `path`, or `name` (`path`): a name said to live in a TypeScript file named by its repository path. */
+/**
+ * `name` in `path`: a name said to live in a TypeScript file named by its repository path.
+ * (`name` (`path`) is not read as such: the parenthesis is as often a pointer for the whole
+ * sentence, after a field or a column that happens to be camelCase.)
+ */
 export function namedExports(text: string): { name: string; file: string; line: number }[] {
   const out: { name: string; file: string; line: number }[] = [];
-  const pattern = /`([A-Za-z_$][\w$]*)(\(\))?`\s+(?:in\s+|\()`([^`\s]+\.tsx?)`/g;
+  const pattern = /`([A-Za-z_$][\w$]*)(\(\))?`\s+in\s+`([^`\s]+\.tsx?)`/g;
   for (const m of text.matchAll(pattern)) {
     // An event type, a column or a field (`claimed`, `lease_until`, `effect`) is no export:
     // only a name with a capital (`defineOperation`, `MOVES`) or written as a call (`perform()`).
