@@ -31,10 +31,10 @@ export function prose(markdown: string): string {
   return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, (block) => block.replace(/[^\n]/g, ""));
 }
 
-/** Each line number with the inline code spans on it. */
+/** The inline code spans and the line each starts on (a span may wrap a line, never a paragraph). */
 export function codeSpans(text: string): { span: string; line: number; index: number }[] {
   const out: { span: string; line: number; index: number }[] = [];
-  for (const m of text.matchAll(/(?<!`)`([^`\n]+)`(?!`)/g)) {
+  for (const m of text.matchAll(/(?<!`)`((?:[^`\n]|\n(?!\s*\n))+)`(?!`)/g)) {
     out.push({ span: m[1]!, line: text.slice(0, m.index).split("\n").length, index: m.index! });
   }
   return out;
@@ -71,7 +71,7 @@ export const generated = (rel: string) => GENERATED.some((dir) => `${rel}/`.star
 export function localLinks(text: string): { target: string; anchor: string | null; line: number }[] {
   const out: { target: string; anchor: string | null; line: number }[] = [];
   // A link written as an example inside a code span is no link.
-  const linkText = text.replace(/`[^`\n]*`/g, (span) => span.replace(/[^\n]/g, " "));
+  const linkText = text.replace(/(?<!`)`((?:[^`\n]|\n(?!\s*\n))+)`(?!`)/g, (span) => span.replace(/[^\n]/g, " "));
   for (const m of linkText.matchAll(/\]\(([^)\s]+)\)/g)) {
     const raw = m[1]!;
     if (/^[a-z][a-z0-9+.-]*:/i.test(raw)) continue;
