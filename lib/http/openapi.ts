@@ -316,7 +316,7 @@ function build(): OpenApiDocument {
       title: "Claimboard agent API",
       version: "1.2",
       description: DESCRIPTION,
-      // The project is not open source (package.json: private); planners: name a licence if that changes.
+      // The project is not open source (package.json: private); name a licence here if that changes.
       license: { name: "Proprietary: all rights reserved (UNLICENSED)" },
     },
     servers: [{ url: "/api/v1" }],
