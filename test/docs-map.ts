@@ -95,6 +95,8 @@ export function anchors(markdown: string): Set<string> {
     seen.set(base, n + 1);
     out.add(n === 0 ? base : `${base}-${n}`);
   }
+  // An explicit anchor, kept where a link outside (the README's quick start) names an older slug.
+  for (const m of markdown.matchAll(/<a (?:id|name)="([^"]+)"/g)) out.add(m[1]!);
   return out;
 }
 
