@@ -16,7 +16,7 @@ WITH item AS (SELECT $1::bigint AS id, $2::int AS version,
 UPDATE task_state t SET status = CASE WHEN (q.review = 'everyone' OR (q.review = 'agents' AND $5::boolean)) THEN 'in_review' ELSE 'done' END::task_status,
                    submission = CASE WHEN (q.review = 'everyone' OR (q.review = 'agents' AND $6::boolean)) THEN jsonb_build_object(
                      'result', item.result, 'digest', item.digest, 'by', $7::jsonb,
-                     'attempt', t.attempt, 'at', to_char(now()::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24":"MI":"SS.MS"Z"')
+                     'attempt', t.attempt, 'at', to_char(now()::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
                    ) ELSE t.submission END,
                    lease_until = NULL, lease_seconds = NULL, side_effect_recorded = false,
                    intended_effects = 0, version = t.version + 1, updated_at = now(), sets_mark = t.sets_mark + 1

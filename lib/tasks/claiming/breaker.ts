@@ -8,7 +8,7 @@ import { queueInput } from "../core/schemas";
 import { fail, ok } from "../core/types";
 import { SUPERVISORS } from "../core/standing";
 import { overMonthlyCap } from "../budgets/cap";
-import { executePrepared, typedRow } from "../core/prepared";
+import { executePrepared, typedRow } from "@/db/hot-path";
 import { CLAIMABLE, HELD } from "../core/machine";
 import { statusIn } from "../core/transition";
 

@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import type { TaskRow, TaskStatus } from "@/db/schema";
 import { rawToTaskRow, withContent } from "./task-row";
-import { executePrepared } from "./prepared";
+import { executePrepared } from "@/db/hot-path";
 import { clearAttempt } from "./attempt";
 import type { Expectation } from "./conflicts";
 import { doneBy, MOVES, type OwnerMove, type SupervisorMove, type TaskStatus as MachineStatus } from "./machine";

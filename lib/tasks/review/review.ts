@@ -6,7 +6,7 @@ import { explainMiss, notFound } from "../core/conflicts";
 import { defineOperation } from "../core/engine";
 import { appendEvents, oneEventWrite, type NewEvent } from "../core/events";
 import { MOVES } from "../core/machine";
-import { executePrepared } from "../core/prepared";
+import { executePrepared } from "@/db/hot-path";
 import { reviewInput, type ReviewInput } from "../core/schemas";
 import { WORKERS } from "../core/standing";
 import { countStrike, strikeStatus } from "../core/strike";
