@@ -19,8 +19,8 @@ import { readMonthlyCap } from "../budgets/cap";
 // route, MCP's task_readiness and the task page; the targeted claim explains its refusals
 // with the same reasons, so what readiness says is what a claim then does.
 
-import { readinessCodes, type ReadinessCode } from "./readiness-codes";
-export { readinessCodes, type ReadinessCode };
+import type { ReadinessCode } from "./readiness-codes";
+export type { ReadinessCode };
 
 export interface ReadinessReason {
   code: ReadinessCode;

@@ -263,8 +263,3 @@ export type Typed<E extends { type: string; payload: unknown }> = Omit<E, "type"
 export function typedEvent<E extends { type: string; payload: unknown }>(event: E): Typed<E> {
   return event as unknown as Typed<E>;
 }
-
-/** Narrows an event to one type (and so its payload), for code that picks events out of a list. */
-export function isEvent<K extends EventType>(event: TypedEvent, type: K): event is Extract<TypedEvent, { type: K }> {
-  return event.type === type;
-}
