@@ -5,6 +5,7 @@
 // The database keeps the list of types (db/schema/enums.ts, event_type); machine.test.ts checks
 // that EVENT_TYPES (lib/tasks/core/machine.ts) names exactly those.
 
+import type { EffectState } from "@/db/schema";
 import type { TaskStatus } from "./machine";
 import type { Reservation } from "../reservations/schemas";
 
@@ -131,9 +132,9 @@ export interface EffectPayload extends Moved {
   name: string;
   idempotencyKey: string;
   attempt: number;
-  state: "intended" | "applied" | "failed" | "unknown";
+  state: EffectState;
   /** effect_resolved: the state it left (intended or unknown), and what the resolver said. */
-  from?: "intended" | "unknown";
+  from?: Extract<EffectState, "intended" | "unknown">;
   externalRef?: string | null;
   note?: string | null;
   target?: string | null;
