@@ -68,7 +68,7 @@ const schemaOf = (doc: Record<string, unknown>, name: string) =>
 const paths = (doc: Record<string, unknown>) => doc.paths as Record<string, Record<string, Record<string, unknown>>>;
 
 describe("the check itself", () => {
-  test("a removed response field fails, naming every operation that answered with it", () => {
+  test("a removed response field fails, naming every operation that answered with it; a new required body field fails", () => {
     const after = clone(openapi);
     const task = schemaOf(after, "Task");
     delete task.properties.version;
@@ -77,6 +77,12 @@ describe("the check itself", () => {
     const where = missing.map((c) => c.where);
     expect(where).toContain("/paths/~1tasks~1{id}/get/responses/200/content/application~1json/schema/properties/task/properties/version");
     expect(where.some((w) => w.startsWith("/paths/~1claims/post/responses/200/"))).toBe(true);
+
+    const stricter = clone(openapi);
+    const body = (paths(stricter)["/tasks/{id}/complete"]!.post!.requestBody as { content: Record<string, { schema: Schema }> }).content["application/json"]!.schema;
+    body.properties.note = { type: "string" };
+    body.required = [...(body.required ?? []), "note"];
+    expect(breakingChanges(openapi, stricter).map((c) => c.where).join("\n")).toMatch(/complete\/post\/requestBody/);
   });
 
   test("a role an operation stops admitting fails", () => {
@@ -86,10 +92,13 @@ describe("the check itself", () => {
     expect(breakingChanges(openapi, after).map((c) => c.description)).toContain("POST /tasks/{id}/complete no longer admits agent");
   });
 
-  test("additive changes pass: a new endpoint, a new response field, a new optional body field", () => {
+  test("additive changes pass: a new endpoint, new response fields (optional or always there), a new optional body field", () => {
     const after = clone(openapi);
     paths(after)["/tasks/{id}/archive"] = { post: clone(paths(openapi)["/tasks/{id}/complete"]!.post!) };
-    schemaOf(after, "Task").properties.archivedAt = { type: ["string", "null"], format: "date-time" };
+    const task = schemaOf(after, "Task");
+    task.properties.archivedAt = { type: ["string", "null"], format: "date-time" };
+    task.properties.lane = { type: "string" };
+    task.required = [...(task.required ?? []), "lane"];
     const body = (paths(after)["/tasks/{id}/complete"]!.post!.requestBody as { content: Record<string, { schema: Schema }> }).content["application/json"]!.schema;
     body.properties.note = { type: "string" };
     expect(breakingChanges(openapi, after)).toEqual([]);

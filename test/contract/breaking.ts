@@ -77,7 +77,11 @@ function narrowedRoles(before: Doc, after: Doc): BreakingChange[] {
 export function breakingChanges(before: unknown, after: unknown): BreakingChange[] {
   const diffs: Diff[] = apiDiff(before, after);
   const tool = diffs
-    .filter((d) => d.type === breaking)
+    // A named schema is judged where it is used: the tool resolves every $ref into each
+    // operation, and reads a request's and a response's changes each its own way. Under
+    // components/schemas it has no direction, and a field added to a response would read as
+    // a new required input.
+    .filter((d) => d.type === breaking && !(d.path[0] === "components" && d.path[1] === "schemas"))
     .map((d) => ({ where: pointer(d.path), description: `${d.action}: ${d.description ?? ""}`.replace(/\x1b\[[0-9;]*m/g, "") }));
   return [...tool, ...narrowedRoles(before as Doc, after as Doc)];
 }
