@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { z } from "zod";
@@ -44,12 +44,15 @@ const started = async (queue: string) => {
   return must(start, { taskId: task.id, version: 2 });
 };
 
+const rendered = new Set<string>();
+
 /** Compares (or, with UPDATE_STATEMENTS=1, writes) one file. */
 function check(file: string, title: string, about: string, sent: Sent[]) {
-  const rendered = sqlFile(title, about, sent);
+  rendered.add(file);
+  const text = sqlFile(title, about, sent);
   const target = path.join(DIR, file);
-  if (update) return writeFileSync(target, rendered);
-  expect(rendered, `${file} differs from what the engine sends: re-render with ${RERENDER}`).toBe(readFileSync(target, "utf8"));
+  if (update) return writeFileSync(target, text);
+  expect(text, `${file} differs from what the engine sends: re-render with ${RERENDER}`).toBe(readFileSync(target, "utf8"));
 }
 
 test("claim-next in a plain queue: the gated claim, one statement", async () => {
@@ -112,4 +115,8 @@ test("complete and claim the next", async () => {
   const sent = await statementsSent(database.url, run(completeAndClaimNext, { taskId: task.id, version: 3, next: { queue: "loop", start: true } }));
   check("complete-next.sql", "complete + next (POST /tasks/{id}/complete with next): the agent loop",
     "The completion and the gated claim of the next task in one transaction, sent in one round trip.", sent);
+});
+
+test("every .sql file here is one the test renders (none left behind by a renamed statement)", () => {
+  expect(readdirSync(DIR).filter((f) => f.endsWith(".sql")).sort()).toEqual([...rendered].sort());
 });
