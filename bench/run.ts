@@ -218,7 +218,7 @@ async function queueRows(server: BenchServer, pgbench: string, cycle: CapturedCy
     rows.push(ratioRow("prepared-vs-unnamed", "pgbench cycles/s, -M prepared ÷ -M extended (unnamed: parsed and planned each time)", pu));
     const na = await paired(SIZES.repsSide, () => raw("cycle-notify-after", 16, SIZES.jobs), () => raw("cycle", 16, SIZES.jobs));
     rows.push(ratioRow("notify-after-commit-vs-in-tx", "pgbench: NOTIFY in its own async-commit tx ÷ in the data tx (not implemented)", na));
-    rows.push({ name: "event-log-growth", metric: "task_events bytes per 1,000 cycles (3 events each)", value: growth, baseline: null, ratio: null });
+    rows.push({ name: "event-log-growth", metric: "task_events bytes per 1,000 cycles (2 events each: claimed with started, completed)", value: growth, baseline: null, ratio: null });
   });
   await section("batch-vs-graphile", async () => {
     const p = await paired(SIZES.reps, () => engine(4, SIZES.jobs, 10), () => baseline("graphile-batch", 4, SIZES.jobs));

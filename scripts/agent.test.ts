@@ -77,7 +77,7 @@ describe("the reference agent", () => {
       expect(worker.output()).toMatch(new RegExp(`^claimed ${id} v\\d+ \\(started\\)$`, "m"));
       expect(worker.output()).toMatch(new RegExp(`^completed ${id} v\\d+$`, "m"));
     }
-    expect(await history(ids[0]!)).toEqual(["created test", "claimed worker", "started worker", "completed worker"]);
+    expect(await history(ids[0]!)).toEqual(["created test", "claimed worker", "completed worker"]);
   });
 
   test("completes each task and claims the next in the same request: one transaction per task after the first", async () => {
@@ -154,11 +154,9 @@ describe("the reference agent", () => {
     const events = (await history(id)).filter((e) => !e.startsWith("heartbeat"));
     expect(events).toEqual([
       "created test",
-      "claimed first",
-      "started first",
+      "claimed first", // with start: one event (started: true)
       "lease_expired system",
       "claimed second",
-      "started second",
       "completed second",
     ]);
   });
@@ -284,7 +282,7 @@ describe("the reference agent", () => {
     expect(minted!.n).toBe(1);
     // The claim token acted as the agent: the events name it.
     expect(await history(id)).toEqual([
-      "created test", "claimed scoped-agent", "started scoped-agent", "effect_intended scoped-agent", "effect_resolved scoped-agent", "completed scoped-agent",
+      "created test", "claimed scoped-agent", "effect_intended scoped-agent", "effect_resolved scoped-agent", "completed scoped-agent",
     ]);
   });
 });

@@ -1,4 +1,4 @@
-import { EVENTS, isEventType } from "@/lib/tasks/core/machine-events";
+import { claimStarted, EVENTS, isEventType } from "@/lib/tasks/core/machine-events";
 import type { EventView } from "./wire";
 
 /** One line of the timeline: an event, or a run of heartbeats folded into one. */
@@ -23,6 +23,17 @@ export interface Attempt {
 
 /** How an attempt ended, in the machine's words for the event that ended it (lib/tasks/core/machine-events.ts). */
 const outcomeOf = (event: EventView) => (isEventType(event.type) ? EVENTS[event.type].outcome : undefined);
+
+/**
+ * A claim's line. A claim that started the task in the same act is one event (`started: true`)
+ * and one line, "claimed and started it"; a history written before shows its `started` event
+ * as a line of its own.
+ */
+export function claimText(entry: TimelineEntry): string {
+  const started = claimStarted(entry.events.at(-1)!);
+  if (entry.takeover) return `took it over (the previous lease had lapsed)${started ? " and started it" : ""}`;
+  return started ? "claimed and started it" : EVENTS.claimed.label;
+}
 
 /** Consecutive heartbeats by the same actor read as one line ("renewed the lease ×12"). */
 function entriesOf(events: EventView[], takeovers: Set<string>): TimelineEntry[] {

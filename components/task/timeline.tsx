@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { fetchHistory, HISTORY_LIMIT, taskKeys } from "./api";
-import { groupByAttempt, type Attempt, type TimelineEntry } from "./attempts";
+import { claimText, groupByAttempt, type Attempt, type TimelineEntry } from "./attempts";
 import { ActorName } from "./badges";
 import { LocalTime } from "@/components/ui/local-time";
 import type { ReactNode } from "react";
@@ -41,7 +41,7 @@ function what(entry: TimelineEntry): ReactNode {
   const last = entry.events.at(-1)!;
   switch (last.type) {
     case "claimed":
-      return entry.takeover ? "took it over (the previous lease had lapsed)" : EVENTS.claimed.label;
+      return claimText(entry);
     case "attempt_limit_reached":
       return `reached the queue's attempt ceiling (${String(last.payload.maxAttemptSeconds ?? "?")} s): the lease was not extended`;
     case "claim_rejected":

@@ -87,6 +87,16 @@ describe("distributions from a synthetic history", () => {
   }
 });
 
+describe("a claim that started in one act (one claimed event with started: true)", () => {
+  test("is both facts: claim → start 0 s, and start → complete counts from it", async () => {
+    // flaky: 20 claims with start, each one event; the 10 the agent took over completed 1 s later.
+    const flaky = await readInsights(f.db, { queue: "flaky", window: "1h", clock: f.clock });
+    const d = flaky.selected!.distributions;
+    expect(d.claim_to_start).toMatchObject({ count: 20, max: 0 });
+    expect(d.start_to_complete).toMatchObject({ count: 10, p50: 1000, max: 1000 });
+  });
+});
+
 describe("the recommended lease", () => {
   test("mail: 3 × the p99 interval (39.81 s → 119.43 s), rounded up to 120 s: too short for 60 s", () => {
     expect(insights.selected!.evidence).toMatchObject({ currentSeconds: 60, intervals: 120, claims: 40, expiries: 0 });

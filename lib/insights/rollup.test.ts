@@ -37,7 +37,7 @@ afterAll(async () => {
 interface TaskPlan {
   queue: number;
   startMs: number;
-  steps: { type: number; gapMs: number; sameTx: boolean; actor: number; lapsedOwner: number }[];
+  steps: { type: number; gapMs: number; sameTx: boolean; actor: number; lapsedOwner: number; starts?: boolean }[];
 }
 
 const taskPlan = fc.record({
@@ -55,6 +55,8 @@ const taskPlan = fc.record({
       sameTx: fc.boolean(),
       actor: fc.integer({ min: 0, max: 3 }),
       lapsedOwner: fc.integer({ min: -1, max: 3 }),
+      // A claim that started in one act (one `claimed` event with started: true) or a claim alone.
+      starts: fc.boolean(),
     }),
     { minLength: 1, maxLength: 10 },
   ),
@@ -74,7 +76,8 @@ async function writeLog(db: Executor, names: string[], base: Date, tasks: TaskPl
       time += step.gapMs;
       if (!step.sameTx) tx = ++txIds;
       const type = STEP_TYPES[step.type]!;
-      const payload = type === "lease_expired" && step.lapsedOwner >= 0 ? { previousOwnerId: actors[step.lapsedOwner]!.id } : {};
+      const payload = type === "lease_expired" && step.lapsedOwner >= 0 ? { previousOwnerId: actors[step.lapsedOwner]!.id }
+        : type === "claimed" && step.starts ? { started: true } : {};
       values.push(sql`(${task!.id}::bigint, ${names[t.queue]!}, ${type}::event_type, ${actors[step.actor]!.id}::uuid, ${JSON.stringify(payload)}::jsonb, ${new Date(time).toISOString()}::timestamptz, ${String(tx)}::xid8)`);
     }
   }

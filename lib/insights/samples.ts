@@ -2,15 +2,17 @@ import { sql, type SQL } from "drizzle-orm";
 
 /**
  * The step times of docs/insights.md "Definitions", over a relation `source` of a task's
- * events each with its partners (columns queue, population, type, created_at, tx_id,
- * prev_type, prev_at, prev_tx, claimed_at, started_at). One definition for the exact read
+ * events each with its partners (columns queue, population, type, starts, created_at, tx_id,
+ * prev_type, prev_at, prev_tx, claimed_at, started_at). `starts`: the event is a start — a
+ * `started` event, or a claim that started in the same act (one `claimed` event with
+ * `started: true`, both facts at one instant: its claim→start is zero, as a pair's was). One definition for the exact read
  * (distributions.ts), the hourly rollup and the raw edges of a rolled-up window
  * (rollup.ts, rolled.ts). Each sample carries the instant of its later event.
  */
 export function samplesFrom(source: SQL): SQL {
   return sql`
       SELECT queue, population, 'claim_to_start' AS metric, created_at, created_at - claimed_at AS d FROM ${source}
-        WHERE type = 'started' AND claimed_at IS NOT NULL
+        WHERE starts AND claimed_at IS NOT NULL
       UNION ALL
       SELECT queue, population, 'start_to_complete', created_at, created_at - started_at FROM ${source}
         WHERE type = 'completed' AND started_at IS NOT NULL
@@ -24,6 +26,9 @@ export function samplesFrom(source: SQL): SQL {
         WHERE type = 'claimed' AND prev_type IN ('created', 'released', 'requeued')`;
 }
 
+/** Whether an event of `alias` is a start: a `started` event, or a claim with `started: true`. */
+const startsOf = (alias: string) => sql.raw(`(${alias}.type = 'started' OR (${alias}.type = 'claimed' AND ${alias}.payload @> '{"started": true}'))`);
+
 /**
  * `ev`: each queue's task events in [a, b) with their partners within the range (window
  * functions over the task's events): one range of task_events_time (BRIN) per queue, LATERAL
@@ -34,17 +39,17 @@ export function samplesFrom(source: SQL): SQL {
 export function eventsInRange(a: SQL, b: SQL, queues: SQL): SQL {
   return sql`
     ev AS MATERIALIZED (
-      SELECT e.task_id, e.id, e.queue, e.type, e.created_at, e.tx_id,
+      SELECT e.task_id, e.id, e.queue, e.type, e.starts, e.created_at, e.tx_id,
              CASE WHEN a.kind = 'user' THEN 'people' ELSE 'agents' END AS population,
              row_number() OVER w AS nth,
              lag(e.type) OVER w AS prev_type,
              lag(e.created_at) OVER w AS prev_at,
              lag(e.tx_id) OVER w AS prev_tx,
              max(e.created_at) FILTER (WHERE e.type = 'claimed') OVER w AS claimed_at,
-             max(e.created_at) FILTER (WHERE e.type = 'started') OVER w AS started_at
+             max(e.created_at) FILTER (WHERE e.starts) OVER w AS started_at
       FROM queues q
       CROSS JOIN LATERAL (
-        SELECT task_id, id, queue, type, created_at, tx_id, actor_id FROM task_events
+        SELECT task_id, id, queue, type, ${startsOf("task_events")} AS starts, created_at, tx_id, actor_id FROM task_events
         WHERE queue = q.name AND created_at >= ${a} AND created_at < ${b} AND task_id IS NOT NULL
         OFFSET 0
       ) e
@@ -66,17 +71,17 @@ export function pairedEvents(a: SQL, b: SQL, lookFrom: SQL, queues: SQL): SQL {
   return sql`
     ${eventsInRange(a, b, queues)},
     paired AS (
-      SELECT ev.queue, ev.population, ev.type, ev.created_at, ev.tx_id,
+      SELECT ev.queue, ev.population, ev.type, ev.starts, ev.created_at, ev.tx_id,
              coalesce(ev.prev_type, p.type) AS prev_type,
              coalesce(ev.prev_at, p.created_at) AS prev_at,
              coalesce(ev.prev_tx, p.tx_id) AS prev_tx,
-             CASE WHEN ev.type = 'started' AND ev.claimed_at IS NULL THEN
+             CASE WHEN ev.starts AND ev.claimed_at IS NULL THEN
                (SELECT max(c.created_at) FROM task_events c
                  WHERE c.task_id = ev.task_id AND c.queue = ev.queue AND c.id < ev.id AND c.type = 'claimed' AND c.created_at >= ${lookFrom})
                ELSE ev.claimed_at END AS claimed_at,
              CASE WHEN ev.type = 'completed' AND ev.started_at IS NULL THEN
                (SELECT max(s.created_at) FROM task_events s
-                 WHERE s.task_id = ev.task_id AND s.queue = ev.queue AND s.id < ev.id AND s.type = 'started' AND s.created_at >= ${lookFrom})
+                 WHERE s.task_id = ev.task_id AND s.queue = ev.queue AND s.id < ev.id AND ${startsOf("s")} AND s.created_at >= ${lookFrom})
                ELSE ev.started_at END AS started_at
       FROM ev
       LEFT JOIN LATERAL (

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { claim, complete, perform, start, type ActorRef } from "@/lib/tasks";
+import { claim, claimNext, complete, perform, start, type ActorRef } from "@/lib/tasks";
 import { appendEvents } from "@/lib/tasks/core/events";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 import { createWebhook, deleteWebhook, listDeliveries } from "./ops";
@@ -170,6 +170,25 @@ describe("delivering", () => {
     expect(body.data.task).toMatchObject({ id: task.id, title: "Ship it", status: "done" });
     expect(await rawDeliveries(webhook.id)).toEqual([{ status: "delivered", attempts: 1, last_status: 200 }]);
     expect(await send()).toBe(0); // nothing twice
+  });
+
+  test("a subscription to started gets a claim that started in one act, and the start made apart; one to claimed gets every claim", async () => {
+    await f.queue("hooks-start");
+    const started = await f.must(createWebhook, { url, events: ["started"], queues: ["hooks-start"] }, sara);
+    const claimed = await f.must(createWebhook, { url, events: ["claimed"], queues: ["hooks-start"] }, sara);
+    const oneAct = await f.task("claimed and started", { queue: "hooks-start" });
+    const apart = await f.task("claimed, then started", { queue: "hooks-start" });
+    await f.must(claimNext, { queue: "hooks-start", start: true }, amal); // oneAct: one claimed event, started: true
+    await f.must(claim, { taskId: apart.id, version: 1 }, amal);
+    await f.must(claim, { taskId: (await f.task("claimed only", { queue: "hooks-start" })).id, version: 1 }, amal);
+    await f.must(start, { taskId: apart.id, version: 2 }, amal);
+    const of = async (id: string) => (await deliveries(id)).map((d) => [d.type, d.taskId]).reverse(); // listed newest first
+    try {
+      expect(await of(started.webhook.id)).toEqual([["claimed", oneAct.id], ["started", apart.id]]);
+      expect((await of(claimed.webhook.id)).map(([type]) => type)).toEqual(["claimed", "claimed", "claimed"]);
+    } finally {
+      for (const { webhook } of [started, claimed]) await f.must(deleteWebhook, { id: webhook.id }, sara);
+    }
   });
 
   test("a transaction that rolls back leaves no delivery", async () => {

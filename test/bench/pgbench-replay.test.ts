@@ -7,8 +7,9 @@ import { freshDatabase, type TestDatabase } from "@/test/db";
 
 // The bench's raw-SQL baseline is only a baseline if pgbench replays the very statements the
 // engine runs and they do the same work: capture one engine cycle, replay it with pgbench,
-// and check every task went queued → done with the engine's three events, and a NOTIFY per
-// transaction. (pgbench comes with postgresql-client; `npm run bench` installs it if missing.)
+// and check every task went queued → done with the engine's two events (a claim with start is
+// one), and a NOTIFY per transaction. (pgbench comes with postgresql-client; `npm run bench`
+// installs it if missing.)
 
 const pgbench = spawnSync("sh", ["-c", "command -v pgbench || ls /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | tail -1"], { encoding: "utf8" })
   .stdout.trim().split("\n").filter(Boolean)[0];
@@ -35,16 +36,16 @@ test.skipIf(!pgbench)("pgbench replays the engine's captured cycle: claim with s
   const tasks = await db.client<{ status: string; version: number; n: number }[]>`
     SELECT status::text, version, count(*)::int AS n FROM tasks WHERE title LIKE 'bench %' GROUP BY 1, 2 ORDER BY status::text, version`;
   expect(tasks).toEqual([
-    { status: "done", version: 4, n: 20 },
+    { status: "done", version: 3, n: 20 },
     { status: "queued", version: 1, n: 8 },
   ]);
   const events = await db.client<{ type: string; n: number }[]>`
     SELECT e.type::text, count(*)::int AS n FROM task_events e JOIN tasks t ON t.id = e.task_id
     WHERE t.title LIKE 'bench %' GROUP BY 1 ORDER BY 1`;
+  // A claim with start is one claimed event (started: true): two events a task after created.
   expect(events).toEqual([
     { type: "claimed", n: 20 },
     { type: "completed", n: 20 },
-    { type: "started", n: 20 },
   ]);
 });
 
@@ -65,9 +66,9 @@ test.skipIf(!pgbench)("pgbench replays the agent loop: one transaction a task co
       SELECT status::text, version, count(*)::int AS n FROM tasks WHERE title LIKE 'bench %' GROUP BY 1, 2 ORDER BY status::text, version`;
     // Each client completed 5 and holds the 6th it claimed with the 5th completion.
     expect(tasks).toEqual([
-      { status: "done", version: 4, n: 20 },
+      { status: "done", version: 3, n: 20 },
       { status: "queued", version: 1, n: 8 },
-      { status: "started", version: 3, n: 4 },
+      { status: "started", version: 2, n: 4 },
     ]);
     const events = await loopDb.client<{ type: string; n: number }[]>`
       SELECT e.type::text, count(*)::int AS n FROM task_events e JOIN tasks t ON t.id = e.task_id
@@ -75,7 +76,6 @@ test.skipIf(!pgbench)("pgbench replays the agent loop: one transaction a task co
     expect(events).toEqual([
       { type: "claimed", n: 24 },
       { type: "completed", n: 20 },
-      { type: "started", n: 24 },
     ]);
     const [row] = await loopDb.client<{ txs: number }[]>`
       SELECT count(DISTINCT tx_id)::int AS txs FROM task_events e JOIN tasks t ON t.id = e.task_id WHERE t.title LIKE 'bench %'`;

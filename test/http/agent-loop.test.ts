@@ -43,7 +43,7 @@ describe("POST /tasks/{id}/complete with next", () => {
     expect(expectTask(body.task)).toMatchObject({ id: first.id, status: "done" });
     expect(expectTask(body.next)).toMatchObject({ id: second.id, status: "started", owner: { name: "loop-agent" } });
 
-    const drained = await f.api.post(`/tasks/${second.id}/complete`, token, { version: 3, next: { queue: "http-loop" } });
+    const drained = await f.api.post(`/tasks/${second.id}/complete`, token, { version: 2, next: { queue: "http-loop" } });
     expect(drained.status).toBe(200);
     expect(drained.body).toMatchObject({ task: { status: "done" }, next: null });
   });

@@ -462,15 +462,17 @@ describe("success shapes", () => {
     expect(rest.nextCursor).toBeNull();
   });
 
-  test("POST /claims: 200 {task}; 204 with an empty body when nothing is claimable; start:true gives started v3", async () => {
+  test("POST /claims: 200 {task}; 204 with an empty body when nothing is claimable; start:true gives started v2, one event", async () => {
     const queue = await newQueue("claims");
     const a = await create(queue, "first");
     const b = await create(queue, "second");
     const claimed = expectTaskResponse(await f.api.post("/claims", amal, { queue }));
     expect(claimed).toMatchObject({ id: a.id, status: "claimed", version: 2, owner: { name: "amal", kind: "agent" } });
     const started = expectTaskResponse(await f.api.post("/claims", bilal, { queue, start: true }));
-    expect(started).toMatchObject({ id: b.id, status: "started", version: 3, owner: { name: "bilal" } });
-    expect((await events(b.id)).map((e) => e.type)).toEqual(["created", "claimed", "started"]);
+    expect(started).toMatchObject({ id: b.id, status: "started", version: 2, owner: { name: "bilal" } });
+    expect((await events(b.id)).map((e) => [e.type, e.payload])).toEqual([
+      ["created", expect.anything()], ["claimed", expect.objectContaining({ version: 2, status: "started", started: true })],
+    ]);
 
     const empty = await f.api.post("/claims", amal, { queue });
     expect(empty.status).toBe(204);
@@ -504,7 +506,7 @@ describe("success shapes", () => {
     expect(two.status, two.text).toBe(200);
     expect(Object.keys(two.body as object)).toEqual(["tasks"]);
     const tasks = (two.body as { tasks: unknown[] }).tasks.map(expectTask);
-    expect(tasks.map((t) => [t.id, t.status, t.version])).toEqual([[made[0]!.id, "started", 3], [made[1]!.id, "started", 3]]);
+    expect(tasks.map((t) => [t.id, t.status, t.version])).toEqual([[made[0]!.id, "started", 2], [made[1]!.id, "started", 2]]);
     const rest = (await f.api.post("/claims/batch", bilal, { queue, limit: 100 })).body as { tasks: WireTask[] };
     expect(rest.tasks.map((t) => t.id)).toEqual([made[2]!.id]);
     const none = await f.api.post("/claims/batch", bilal, { queue, limit: 1 });

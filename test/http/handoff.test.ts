@@ -137,7 +137,7 @@ describe("Claimboard-Instance", () => {
     expectTaskResponse(await f.api.post(`/tasks/${task.id}/complete`, amal, { version: held.version }, as("box-2:77")));
     const recorded = (await history(task.id)).map((e) => [e.type, e.payload.instance]);
     expect(recorded).toEqual([
-      ["created", undefined], ["claimed", "box-1:4242"], ["started", "box-1:4242"], ["heartbeat", "box-1:4242"], ["completed", "box-2:77"],
+      ["created", undefined], ["claimed", "box-1:4242"], ["heartbeat", "box-1:4242"], ["completed", "box-2:77"],
     ]);
     for (const bad of ["has space", "x".repeat(201)]) {
       const error = expectError(await f.api.post("/claims", amal, { queue: "fleet" }, as(bad)), 400, "invalid_request");

@@ -49,23 +49,23 @@ test("the worked example: a lost claim names the owner; a lapsed side effect com
     status: "started", version: 3,
   });
 
-  // T2: claimed and started by Amal in one call, a side effect recorded.
+  // T2: claimed and started by Amal in one call — one act, one event, v2 — a side effect recorded.
   const running = expectTaskResponse(await f.api.post("/claims", amal, { start: true }));
-  expect(running).toMatchObject({ id: t2.id, status: "started", version: 3 });
-  expectTaskResponse(await f.api.post(`/tasks/${t2.id}/side-effects`, amal, { version: 3, description: "emailed the client" }));
+  expect(running).toMatchObject({ id: t2.id, status: "started", version: 2 });
+  expectTaskResponse(await f.api.post(`/tasks/${t2.id}/side-effects`, amal, { version: 2, description: "emailed the client" }));
 
   // Amal keeps T1 alive; T2's lease lapses.
   expectTaskResponse(await f.api.post(`/tasks/${t1.id}/heartbeat`, amal, { version: 3 }));
   await f.lapseLease(t2.id);
 
-  // Bilal's claim-next gets T2 at v5, needs_check — claimed, not started.
+  // Bilal's claim-next gets T2 at v4, needs_check — claimed, not started.
   const taken: WireTask = expectTaskResponse(await f.api.post("/claims", bilal, {}));
-  expect(taken).toMatchObject({ id: t2.id, status: "claimed", version: 5, needsCheck: true, owner: { name: "Bilal" } });
+  expect(taken).toMatchObject({ id: t2.id, status: "claimed", version: 4, needsCheck: true, owner: { name: "Bilal" } });
   expect((await f.api.post("/claims", bilal, {})).status).toBe(204);
 
   // Amal's later start of T2 is refused: it is Bilal's now.
-  const refused = expectError(await f.api.post(`/tasks/${t2.id}/start`, amal, { version: 3 }), 409, "not_owner");
-  expect(refused.task).toMatchObject({ id: t2.id, version: 5, owner: { name: "Bilal" } });
+  const refused = expectError(await f.api.post(`/tasks/${t2.id}/start`, amal, { version: 2 }), 409, "not_owner");
+  expect(refused.task).toMatchObject({ id: t2.id, version: 4, owner: { name: "Bilal" } });
   expect(expectTaskResponse(await f.api.get(`/tasks/${t1.id}`, amal))).toMatchObject({
     status: "started", version: 3, owner: { name: "Amal" },
   });
@@ -74,23 +74,24 @@ test("the worked example: a lost claim names the owner; a lapsed side effect com
   const h1 = await history(t1.id);
   const h2 = await history(t2.id);
   expect(h1.map((e) => e.type)).toEqual(["created", "claimed", "claim_rejected", "started", "heartbeat"]);
-  expect(h2.map((e) => e.type)).toEqual(["created", "claimed", "started", "side_effect", "lease_expired", "claimed"]);
+  expect(h2.map((e) => e.type)).toEqual(["created", "claimed", "side_effect", "lease_expired", "claimed"]);
+  expect(h2[1]!.payload).toMatchObject({ version: 2, status: "started", started: true });
   const all = [...h1, ...h2];
   const rejected = all.filter((e) => e.type === "claim_rejected");
   const expired = all.filter((e) => e.type === "lease_expired");
   expect(rejected).toHaveLength(1);
   expect(rejected[0]).toMatchObject({ taskId: t1.id, actor: { name: "Bilal" }, payload: { version: 2, expectedVersion: 1 } });
   expect(expired).toHaveLength(1);
-  expect(expired[0]).toMatchObject({ taskId: t2.id, actor: { kind: "system" }, payload: { needsCheck: true, version: 4 } });
-  expect(h2.at(-1)).toMatchObject({ actor: { name: "Bilal" }, payload: { version: 5 } });
+  expect(expired[0]).toMatchObject({ taskId: t2.id, actor: { kind: "system" }, payload: { needsCheck: true, version: 3 } });
+  expect(h2.at(-1)).toMatchObject({ actor: { name: "Bilal" }, payload: { version: 4 } });
   const flagged = (await f.api.get("/tasks?limit=100", bilal)).body as { tasks: WireTask[] };
   expect(flagged.tasks.filter((t) => t.needsCheck).map((t) => t.id)).toEqual([t2.id]);
-  expect(await f.eventCount()).toBe(11);
+  expect(await f.eventCount()).toBe(10);
 
   // And on from there: Bilal must confirm the check before starting T2.
-  expectError(await f.api.post(`/tasks/${t2.id}/start`, bilal, { version: 5 }), 409, "check_required");
-  expect(expectTaskResponse(await f.api.post(`/tasks/${t2.id}/start`, bilal, { version: 5, confirmCheck: true }))).toMatchObject({
-    status: "started", version: 6, needsCheck: false,
+  expectError(await f.api.post(`/tasks/${t2.id}/start`, bilal, { version: 4 }), 409, "check_required");
+  expect(expectTaskResponse(await f.api.post(`/tasks/${t2.id}/start`, bilal, { version: 4, confirmCheck: true }))).toMatchObject({
+    status: "started", version: 5, needsCheck: false,
   });
   expect((await history(t2.id)).map((e) => e.type).slice(-2)).toEqual(["check_confirmed", "started"]);
 });

@@ -124,25 +124,27 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
     const created = await taskOf(mcp, "create_task", { title: `Review inspection (${transport})`, queue, payload: { inspection: 7 } });
     expect(created).toMatchObject({ status: "queued", version: 1, queue });
     const started = await taskOf(mcp, "claim_next_task", { queue, start: true });
-    expect(started).toMatchObject({ id: created.id, status: "started", version: 3, owner: { name: agentName, kind: "agent" } });
-    const beat = await taskOf(mcp, "report_progress", { id: created.id, version: 3, progress: { percent: 50 } });
-    expect(beat.version).toBe(3);
+    // One act, one event: claimed and started at version 2.
+    expect(started).toMatchObject({ id: created.id, status: "started", version: 2, owner: { name: agentName, kind: "agent" } });
+    const beat = await taskOf(mcp, "report_progress", { id: created.id, version: 2, progress: { percent: 50 } });
+    expect(beat.version).toBe(2);
     expect(Date.parse(beat.leaseUntil!)).toBeGreaterThanOrEqual(Date.parse(started.leaseUntil!));
-    const done = await taskOf(mcp, "complete_task", { id: created.id, version: 3, result: { verdict: "ok" } });
-    expect(done).toMatchObject({ status: "done", version: 4, leaseUntil: null });
+    const done = await taskOf(mcp, "complete_task", { id: created.id, version: 2, result: { verdict: "ok" } });
+    expect(done).toMatchObject({ status: "done", version: 3, leaseUntil: null });
 
     const [row] = await f.database.client`SELECT status, version, lease_until FROM tasks WHERE id = ${created.id}::bigint`;
-    expect(row).toMatchObject({ status: "done", version: 4, lease_until: null });
+    expect(row).toMatchObject({ status: "done", version: 3, lease_until: null });
     const events = (await eventTypes(f, created.id)).filter((e) => e.type !== "heartbeat" || e.payload.progress);
     expect(events.map((e) => [e.type, e.actor])).toEqual([
-      ["created", agentName], ["claimed", agentName], ["started", agentName], ["heartbeat", agentName], ["completed", agentName],
+      ["created", agentName], ["claimed", agentName], ["heartbeat", agentName], ["completed", agentName],
     ]);
-    expect(events[3]!.payload.progress).toEqual({ percent: 50 });
+    expect(events[1]!.payload).toMatchObject({ started: true, status: "started" });
+    expect(events[2]!.payload.progress).toEqual({ percent: 50 });
     // The MCP process names itself host:pid over stdio, as the typed client does; over HTTP
     // only a caller that sends Claimboard-Instance is named (below).
     if (transport === "stdio") expect(events[1]!.payload.instance).toMatch(/^.+:\d+$/);
     else expect(events[1]!.payload.instance).toBeUndefined();
-    expect(events[4]!.payload).toMatchObject({ result: { verdict: "ok" } });
+    expect(events[3]!.payload).toMatchObject({ result: { verdict: "ok" } });
 
     const history = resultJson(await call(mcp, "task_history", { id: created.id }));
     expect((history.events as { type: string }[]).map((e) => e.type)).toContain("completed");

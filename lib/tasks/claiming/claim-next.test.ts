@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { claimBatch, claimNext, setQueuePaused, type ActorRef, type Result } from "@/lib/tasks";
+import { claimBatch, claimNext, complete, setQueuePaused, taskHistory, type ActorRef, type Result } from "@/lib/tasks";
 import { connectDatabase, type Db } from "@/db/client";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 import { eventTypes, failure, queueEvents, taskRow } from "@/test/inspect";
@@ -94,16 +94,22 @@ describe("claimNext", () => {
     expect(await taskRow(f.db, live.id)).toMatchObject({ status: "claimed", ownerId: amal.id, version: 2 });
   });
 
-  test("start: true claims and starts in one call: claimed then started, version 3, lease from leaseSeconds", async () => {
+  test("start: true claims and starts in one act: one claimed event with started: true, version 2, lease from leaseSeconds", async () => {
     const queue = "claim-start";
     const task = await f.task("go", { queue });
     const taken = await f.must(claimNext, { queue, start: true, leaseSeconds: 45 }, amal);
-    expect(taken).toMatchObject({ id: task.id, status: "started", version: 3 });
+    expect(taken).toMatchObject({ id: task.id, status: "started", version: 2 });
     expect(await taskRow(f.db, task.id)).toMatchObject({
-      status: "started", ownerId: amal.id, version: 3, leaseSeconds: 45,
+      status: "started", ownerId: amal.id, version: 2, leaseSeconds: 45,
       leaseUntil: new Date(f.clock.time.getTime() + 45_000),
     });
-    expect(await eventTypes(f.db, task.id)).toEqual(["created", "claimed", "started"]);
+    expect(await eventTypes(f.db, task.id)).toEqual(["created", "claimed"]);
+    const [, claimed] = await taskHistory(f.db, task.id);
+    expect(claimed!.payload).toEqual({ version: 2, status: "started", started: true, leaseUntil: expect.any(String), leaseSeconds: 45 });
+    // Completed, it is done at version 3 with two events after its created.
+    await f.must(complete, { taskId: task.id, version: 2 }, amal);
+    expect(await taskRow(f.db, task.id)).toMatchObject({ status: "done", version: 3 });
+    expect(await eventTypes(f.db, task.id)).toEqual(["created", "claimed", "completed"]);
   });
 
   test("an empty queue answers null and writes nothing", async () => {

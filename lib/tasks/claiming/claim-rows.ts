@@ -43,7 +43,7 @@ type ClaimOptions = { actor: ActorRef; leaseSeconds?: number; start?: boolean; i
  *
  * A candidate that was still held had a lapsed lease: the same UPDATE expires it (version
  * + 1, needs_check if that attempt recorded a side effect) and claims it (version + 1),
- * and starts it (version + 1) when asked and no check is needed.
+ * started when asked and no check is needed: one act, one version, one event (API.md).
  */
 export async function claimRows(tx: Tx, clock: Clock, candidates: SQL, options: ClaimOptions): Promise<ClaimedRow[]> {
   const rows = await executePrepared<Record<string, unknown>>(tx, sql`
@@ -148,10 +148,7 @@ function claimUpdate(clock: Clock, options: ClaimOptions): SQL {
       not_before = NULL, -- it was due: once claimed, a task waits for nothing until it fails again
       ${startAttempt(clock.now())},
       ${lapseHandoff("d", clock.now())},
-      version = t.version
-        + CASE WHEN d.previous_status <> 'queued' THEN 1 ELSE 0 END
-        + 1
-        + CASE WHEN ${start}::boolean AND NOT d.needs_check THEN 1 ELSE 0 END,
+      version = t.version + CASE WHEN d.previous_status <> 'queued' THEN 2 ELSE 1 END,
       updated_at = ${clock.now()},
       sets_mark = t.sets_mark + 1 -- its set rows are written beside it (claimedSets)
     FROM decided d
@@ -183,15 +180,17 @@ async function claimedFrom(tx: Tx, clock: Clock, rows: Record<string, unknown>[]
 
 function claimEvents({ row, reclaimed, previousOwnerId, wroteHandoff }: ClaimedRow, actor: ActorRef, instance?: string): NewEvent[] {
   const started = row.status === "started";
-  // The UPDATE made up to three transitions at once: the lapse, the claim, the start; one version each.
-  let version = row.version - (started ? 1 : 0) - 1 - (reclaimed ? 1 : 0);
+  // The UPDATE made up to two transitions at once: the lapse and the claim (with its start, one act).
+  let version = row.version - 1 - (reclaimed ? 1 : 0);
   const by = { taskId: row.id, queue: row.queue, actorId: actor.id };
   const events: NewEvent[] = [];
   if (reclaimed) events.push(lapseEvent(row, { version: ++version, previousOwnerId, wroteHandoff }));
   events.push({
     ...by, type: "claimed",
-    payload: { version: ++version, status: "claimed", leaseUntil: row.leaseUntil?.toISOString(), leaseSeconds: row.leaseSeconds, ...instanceOf(instance) },
+    payload: {
+      version: ++version, status: started ? "started" : "claimed", leaseUntil: row.leaseUntil?.toISOString(),
+      leaseSeconds: row.leaseSeconds, ...(started ? { started: true as const } : {}), ...instanceOf(instance),
+    },
   });
-  if (started) events.push({ ...by, type: "started", payload: { version: ++version, status: "started", ...instanceOf(instance) } });
   return events;
 }

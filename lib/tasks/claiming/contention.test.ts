@@ -1,4 +1,6 @@
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { LOCK_TIMEOUT_MS } from "@/db/client";
 import { claim, claimNext, TARGETED_CLAIM_LOCK_TIMEOUT_MS, type ActorRef } from "@/lib/tasks";
 import { holdRowLock, independentClients } from "@/test/clients";
 import { engineFixture, type EngineFixture } from "@/test/engine";
@@ -64,6 +66,29 @@ describe("contention", () => {
     expect(await f.must(claim, { taskId: top.id, version: 1 }, bilal)).toMatchObject({ id: top.id, version: 2 });
     expect(await taskRow(f.db, top.id)).toMatchObject({ status: "claimed", ownerId: bilal.id, version: 2 });
     expect(await eventTypes(f.db, top.id)).toEqual(["created", "claimed"]);
+  });
+
+  test("a targeted claim of a task that reserves waits on the reservations lock only its own lock_timeout, then answers busy", async () => {
+    // The claim's SET LOCAL lock_timeout must be in force before the reservations lock's
+    // statement, which may wait: a change that sends them together (one round trip) keeps it so.
+    const task = await f.task("migrate", { queue: "reserving", reserves: [{ resource: "db/**", mode: "exclusive" }] });
+    const holder = postgres(f.database.url, { max: 1, onnotice: () => {} });
+    const held = await holder.reserve();
+    await held`BEGIN`;
+    await held`SELECT pg_advisory_xact_lock(hashtext('claimboard:reservations'))`;
+    try {
+      const began = performance.now();
+      const busy = failure(await f.run(claim, { taskId: task.id, version: 1 }, await f.actor("Chen")), "busy");
+      const elapsed = performance.now() - began;
+      expect(elapsed).toBeGreaterThanOrEqual(TARGETED_CLAIM_LOCK_TIMEOUT_MS - 100);
+      expect(elapsed).toBeLessThan(LOCK_TIMEOUT_MS - 1000); // its own 1 s, not the connection's 5 s
+      expect(busy.task).toMatchObject({ id: task.id, status: "queued", version: 1 });
+    } finally {
+      await held`ROLLBACK`;
+      held.release();
+      await holder.end({ timeout: 5 });
+    }
+    expect(await eventTypes(f.db, task.id)).toEqual(["created"]);
   });
 
   test("claim-next with only locked rows left answers null at once rather than waiting", async () => {

@@ -43,7 +43,12 @@ export interface CreatedPayload extends Moved {
   reserves?: Reservation[];
   budget?: BudgetPayload;
 }
-export interface ClaimedPayload extends Moved { leaseUntil?: string; leaseSeconds: number | null }
+/**
+ * A claim's event. A claim with `start: true` that needed no check is one act and one event:
+ * `started: true`, status `started`, one version (API.md "One act, one event"). Histories
+ * written before hold a `claimed` (status `claimed`) and a `started` event instead.
+ */
+export interface ClaimedPayload extends Moved { leaseUntil?: string; leaseSeconds: number | null; started?: true }
 export interface ClaimRejectedPayload { version: number; expectedVersion: number; ownerId: string | null; status: TaskStatus }
 export type StartedPayload = Moved;
 export type CheckConfirmedPayload = Moved;

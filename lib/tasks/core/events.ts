@@ -3,6 +3,7 @@ import type { Executor } from "@/db/client";
 import { commitBehind, executePrepared, perTransaction } from "@/db/hot-path";
 import type { Clock } from "./clock";
 import type { TypedEvent } from "./event-payloads";
+import { ALSO_ANSWERS } from "./machine-events";
 
 /** The NOTIFY channel: a wake-up for listeners, never the source of truth (task_events is). */
 export const NOTIFY_CHANNEL = "claimboard_events";
@@ -11,6 +12,14 @@ export const SYSTEM_ACTOR_ID = "00000000-0000-0000-0000-000000000000";
 
 /** An event to append: its payload is checked against its type's interface (event-payloads.ts). */
 export type NewEvent = { taskId: bigint | null; queue: string; actorId: string } & TypedEvent;
+
+/**
+ * The types an inserted event `i` answers to, as a text[]: its own and those machine-events'
+ * ALSO_ANSWERS adds (a claimed event with started: true answers to `started` too). The other
+ * elements are NULL, which no subscription matches.
+ */
+const ANSWERED_TYPES = sql.raw(`ARRAY[i.type::text${ALSO_ANSWERS.map(({ type, flag, as }) =>
+  `, CASE WHEN i.type = '${type}'${flag ? ` AND i.payload @> '{"${flag}": true}'` : ""} THEN '${as}' END`).join("")}]`);
 
 /** Transactions whose events are being gathered for one write at the end (see oneEventWrite). */
 const gathering = perTransaction<NewEvent[]>();
@@ -43,7 +52,7 @@ export async function appendEvents(tx: Executor, clock: Clock, events: NewEvent[
       INSERT INTO webhook_deliveries (webhook_id, event_id, task_id, queue, type, actor_id, payload, event_at, next_attempt_at)
       SELECT w.id, i.id, i.task_id, i.queue, i.type, i.actor_id, i.payload, i.created_at, i.created_at
       FROM inserted i JOIN webhooks w
-        ON w.disabled_at IS NULL AND (i.type::text = ANY (w.events) OR '*' = ANY (w.events))
+        ON w.disabled_at IS NULL AND (w.events && ${ANSWERED_TYPES} OR '*' = ANY (w.events))
        AND (w.queues IS NULL OR i.queue = ANY (w.queues))
     )
     SELECT pg_notify(${NOTIFY_CHANNEL}, json_build_object(

@@ -23,6 +23,7 @@ export interface EventFacts {
 
 export const EVENTS: Record<EventType, EventFacts> = {
   created: { of: "task", version: "adds", label: "created the task" },
+  // With `started: true` in its payload, one event for a claim that also started: "claimed and started it".
   claimed: { of: "task", version: "adds", label: "claimed it" },
   claim_rejected: { of: "task", version: "none", aside: true, countsStay: true, label: "tried to claim it — too late" },
   started: { of: "task", version: "adds", companionOf: "check_confirmed", label: "started work" },
@@ -85,6 +86,24 @@ export const EVENT_TYPES = Object.keys(EVENTS) as EventType[];
 
 /** A type name from outside (a live event's, a URL's) that the machine knows. */
 export const isEventType = (type: string): type is EventType => Object.hasOwn(EVENTS, type);
+
+/**
+ * A claim that started the task in the same act: one `claimed` event with `started: true`
+ * (API.md "One act, one event"). Readers treat it as both facts, a claim and a start;
+ * histories written before hold the pair `claimed`, `started` instead.
+ */
+export const claimStarted = (event: { type: string; payload?: unknown }): boolean =>
+  event.type === "claimed" && typeof event.payload === "object" && event.payload !== null &&
+  (event.payload as { started?: unknown }).started === true;
+
+/**
+ * Types an event answers to beside its own: a webhook subscription (or a type filter) naming
+ * `as` also matches an event of `type` — one whose payload has `flag` true, when it names one.
+ * The outbox's SQL (lib/tasks/core/events.ts) is built from this list: the one place it is decided.
+ */
+export const ALSO_ANSWERS: readonly { type: EventType; flag?: string; as: EventType }[] = [
+  { type: "claimed", flag: "started", as: "started" },
+];
 
 const ROWS: MoveRow[] = Object.values(MOVES);
 

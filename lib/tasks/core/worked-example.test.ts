@@ -28,22 +28,22 @@ test("the worked example: a lost claim names the owner; a lapsed side effect com
   // Amal starts T1 at v3.
   expect(await f.must(start, { taskId: t1.id, version: 2 }, amal)).toMatchObject({ status: "started", version: 3 });
 
-  // T2: claimed and started by Amal, a side effect recorded.
-  expect(await f.must(claimNext, { start: true }, amal)).toMatchObject({ id: t2.id, status: "started", version: 3 });
-  await f.must(recordSideEffect, { taskId: t2.id, version: 3, description: "emailed the client" }, amal);
+  // T2: claimed and started by Amal in one act (one event, v2), a side effect recorded.
+  expect(await f.must(claimNext, { start: true }, amal)).toMatchObject({ id: t2.id, status: "started", version: 2 });
+  await f.must(recordSideEffect, { taskId: t2.id, version: 2, description: "emailed the client" }, amal);
 
   // Amal keeps T1 alive with a heartbeat; T2's lease lapses.
   f.clock.advance(60);
   await f.must(renew, { taskId: t1.id, version: 3 }, amal);
   f.clock.advance(61);
 
-  // Bilal's claim-next gets T2 at v5, needs_check.
+  // Bilal's claim-next gets T2 at v4, needs_check.
   const taken = await f.must(claimNext, {}, bilal);
-  expect(taken).toMatchObject({ id: t2.id, status: "claimed", version: 5, needsCheck: true, owner: { id: bilal.id } });
-  expect(await taskRow(f.db, t2.id)).toMatchObject({ status: "claimed", ownerId: bilal.id, version: 5, needsCheck: true });
+  expect(taken).toMatchObject({ id: t2.id, status: "claimed", version: 4, needsCheck: true, owner: { id: bilal.id } });
+  expect(await taskRow(f.db, t2.id)).toMatchObject({ status: "claimed", ownerId: bilal.id, version: 4, needsCheck: true });
 
   // Amal's later start of T2 is refused: the task is Bilal's now.
-  failure(await f.run(start, { taskId: t2.id, version: 3 }, amal), "not_owner");
+  failure(await f.run(start, { taskId: t2.id, version: 2 }, amal), "not_owner");
   expect(await taskRow(f.db, t1.id)).toMatchObject({ status: "started", ownerId: amal.id, version: 3 });
 
   // The log: exactly one claim_rejected (T1, Bilal), one lease_expired (T2, needsCheck true).
@@ -53,12 +53,12 @@ test("the worked example: a lost claim names the owner; a lapsed side effect com
   expect(rejected).toHaveLength(1);
   expect(rejected[0]).toMatchObject({ taskId: BigInt(t1.id), actorId: bilal.id, payload: { ownerId: amal.id, version: 2 } });
   expect(expired).toHaveLength(1);
-  expect(expired[0]).toMatchObject({ taskId: BigInt(t2.id), payload: { needsCheck: true, previousOwnerId: amal.id, version: 4 } });
+  expect(expired[0]).toMatchObject({ taskId: BigInt(t2.id), payload: { needsCheck: true, previousOwnerId: amal.id, version: 3 } });
   const needsCheck = (await f.db.query.tasks.findMany()).filter((t) => t.needsCheck);
   expect(needsCheck.map((t) => t.id.toString())).toEqual([t2.id]);
   expect((await eventsOf(f.db, t2.id)).map((e) => e.type)).toEqual([
-    "created", "claimed", "started", "side_effect", "lease_expired", "claimed",
+    "created", "claimed", "side_effect", "lease_expired", "claimed",
   ]);
-  // T1: created, claimed, claim_rejected, started, heartbeat; T2: the six above — nothing else was written.
-  expect(await rowCounts(f.db)).toEqual({ tasks: 2, events: 11 });
+  // T1: created, claimed, claim_rejected, started, heartbeat; T2: the five above — nothing else was written.
+  expect(await rowCounts(f.db)).toEqual({ tasks: 2, events: 10 });
 });

@@ -25,7 +25,9 @@ describe("batch completion", () => {
     const tasks = await startedBatch(amal, "all", 10);
     const results = await f.must(completeMany, { tasks: tasks.map((t, i) => ({ id: t.id, version: t.version, result: { i } })) }, amal);
     expect(results.map((r) => r.id)).toEqual(tasks.map((t) => t.id));
-    expect(results.every((r) => r.ok && r.task.status === "done" && r.task.version === 4)).toBe(true);
+    // Claimed with start (one act, one event) and completed: done at version 3, two events after created.
+    expect(results.every((r) => r.ok && r.task.status === "done" && r.task.version === 3)).toBe(true);
+    expect((await eventsOf(f.db, tasks[0]!.id)).map((e) => e.type)).toEqual(["created", "claimed", "completed"]);
     const last = await Promise.all(tasks.map(async (t) => (await eventsOf(f.db, t.id)).at(-1)!));
     expect(last.map((e) => e.type)).toEqual(Array(10).fill("completed"));
     expect(last.map((e) => (e.payload as { result: { i: number } }).result.i)).toEqual([...Array(10).keys()]);

@@ -208,7 +208,7 @@ describe("the calling instance", () => {
     await perform(complete, { taskId: task.id, version: held.value.version }, as("host-b:202"));
     const events = await eventsOf(f.db, task.id);
     expect(events.map((e) => [e.type, (e.payload as { instance?: string }).instance])).toEqual([
-      ["created", undefined], ["claimed", "host-a:101"], ["started", "host-a:101"], ["heartbeat", "host-a:101"], ["completed", "host-b:202"],
+      ["created", undefined], ["claimed", "host-a:101"], ["heartbeat", "host-a:101"], ["completed", "host-b:202"],
     ]);
   });
 });

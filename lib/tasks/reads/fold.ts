@@ -142,7 +142,9 @@ function replay(
 
     switch (event.type) {
       case "claimed":
-        task.status = "claimed";
+        // One act, one event: a claim with start writes `started: true` here; histories written
+        // before hold a `started` event after it instead (the case below). Both replay.
+        task.status = event.payload.started ? "started" : "claimed";
         task.ownerId = event.actorId;
         task.attempt += 1;
         task.leaseUntil = dateOf(event.payload.leaseUntil);
