@@ -25,6 +25,7 @@ import { withTransportSecurity } from "./transport";
 import { SETTLES_QUESTION, waitUntilSettled } from "@/lib/tasks/questions/wait";
 import { HELD_RETRY_SECONDS, takeHeldPlace } from "@/lib/realtime/held-places";
 import { claimWaiting } from "./claim-wait";
+import { readFleet, type FleetAgent } from "@/lib/fleet";
 import { setMonthlyBudget, setMonthlyBudgetInput } from "@/lib/auth/token-admin";
 
 const tokenPath = setMonthlyBudgetInput.pick({ name: true });
@@ -288,6 +289,14 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     return new Response(await collectMetrics(db, hub?.stats ?? null), {
       headers: { "Content-Type": PROMETHEUS_CONTENT_TYPE, "Cache-Control": "no-store" },
     });
+  }),
+  getFleet: handle(endpoints.getFleet, async ({ db }) => {
+    const fleet = await readFleet(db);
+    const wire = (a: FleetAgent) => ({
+      actor: { id: a.actor.id, name: a.actor.name }, state: a.state, waiting: a.waiting, seenUntil: a.seenUntil, heldCount: a.heldCount,
+      lastSeen: a.lastSeen, tokens: a.tokens.map((t) => ({ name: t.name, role: t.role, revoked: t.revokedAt !== null })),
+    });
+    return Response.json({ agents: fleet.agents.map(wire), apart: fleet.apart.map(wire), truncated: fleet.truncated }, { headers: { "Cache-Control": "no-store" } });
   }),
   /** Liveness for load balancers and the CLI: no auth, never cached; a down database is its answer (200 or 503), not an error. */
   health: async (request) => {
