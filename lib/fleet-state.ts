@@ -10,8 +10,7 @@ import type { Executor } from "@/db/client";
 // - idle: neither, but seen within its queue's lease length — its last event (an instance's
 //   liveUntil) or the end of its last wait, plus the lease of that queue;
 // - gone: none of these.
-
-export type FleetState = "working" | "waiting" | "idle" | "gone";
+// The rule at a moment is lib/fleet-now.ts (the page applies it again as time passes).
 
 export interface OpenWait {
   queue: string;
@@ -50,18 +49,10 @@ export async function waitFacts(db: Executor, actorIds: string[]): Promise<Map<s
   return facts;
 }
 
-/** The agent's state now, from what the fleet read found; `seenUntil` is when idle turns gone. */
-export function stateOf(
-  agent: { heldCount: number; instances: { liveUntil: Date | null }[]; lastSeen: { at: Date } | null },
-  facts: StateFacts | undefined,
-  now = Date.now(),
-): { state: FleetState; seenUntil: Date | null } {
+/** When a quiet agent turns from idle to gone: its last sign of life plus its queue's lease. */
+export function seenUntilOf(agent: { instances: { liveUntil: Date | null }[]; lastSeen: { at: Date } | null }, facts: StateFacts | undefined): Date | null {
   // A sign of life with no instance named (an MCP client, a script) counts for a default lease.
   const unnamed = agent.instances.length === 0 && agent.lastSeen ? agent.lastSeen.at.getTime() + DEFAULT_LEASE_MS : 0;
-  const ends = [...agent.instances.map((i) => i.liveUntil?.getTime() ?? 0), facts?.waitSeenUntil?.getTime() ?? 0, unnamed];
-  const latest = Math.max(0, ...ends);
-  const seenUntil = latest > 0 ? new Date(latest) : null;
-  if (agent.heldCount > 0) return { state: "working", seenUntil };
-  if (facts?.wait) return { state: "waiting", seenUntil };
-  return { state: latest > now ? "idle" : "gone", seenUntil };
+  const latest = Math.max(0, ...agent.instances.map((i) => i.liveUntil?.getTime() ?? 0), facts?.waitSeenUntil?.getTime() ?? 0, unnamed);
+  return latest > 0 ? new Date(latest) : null;
 }

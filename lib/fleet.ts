@@ -4,7 +4,8 @@ import type { Executor } from "@/db/client";
 import type { TaskStatus } from "@/db/schema";
 import { listAgentTokens, type AgentTokenRow } from "@/lib/auth/token-list";
 import type { ActorRef } from "@/lib/tasks/core/types";
-import { stateOf, waitFacts, type FleetState, type OpenWait } from "./fleet-state";
+import { seenUntilOf, waitFacts, type OpenWait } from "./fleet-state";
+import { fleetStateAt, type FleetState } from "./fleet-now";
 
 // The fleet page's reads (docs/fleet.md). Nothing here adds to the engine's write path: no
 // index on the log takes every event of an agent (migration 0026 dropped (actor_id,
@@ -160,7 +161,8 @@ export async function readFleet(db: Executor): Promise<Fleet> {
       day: { done: Number(row.done), failed: Number(row.failed), lapsed: Number(row.lapsed) },
     };
     const facts = waits.get(id);
-    return { ...agent, ...stateOf(agent, facts), waiting: facts?.wait ?? null };
+    const decided = { ...agent, waiting: facts?.wait ?? null, seenUntil: seenUntilOf(agent, facts) };
+    return { ...decided, state: fleetStateAt(decided, Date.now()) };
   });
   const apart = (a: FleetAgent) => a.tokens.length > 0 && a.tokens.every((t) => t.role !== "agent");
   return { agents: all.filter((a) => !apart(a)), apart: all.filter(apart), truncated: rows.length > FLEET_LIMIT, tokens };
