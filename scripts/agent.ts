@@ -135,6 +135,8 @@ class Fatal extends Error {}
 class Agent {
   /** The agent token's client: claims (and, without --scoped, everything). */
   private readonly agentClient: ClaimboardClient;
+  /** The agent token's client for claims that wait (--wait): dropped on shutdown. */
+  private readonly waitingClient: ClaimboardClient;
   /** What works the task in hand: the agent's client, or with --scoped one on the task's claim token. */
   private client: ClaimboardClient;
   /** Aborted on SIGINT/SIGTERM: every wait ends at once. */
@@ -147,10 +149,13 @@ class Agent {
 
   constructor(private readonly opts: Options) {
     // host:pid in every event this process writes, so its replacement on the same token is told apart.
-    // A shutdown ends a claim waiting in the server at once (the request is dropped).
+    const instance = `${hostname()}:${process.pid}`;
+    this.agentClient = new ClaimboardClient({ baseUrl: opts.url, token: opts.token, instance });
+    // Claims that wait in the server go through a client of their own, whose requests a shutdown
+    // drops at once; a release or a completion on the way out must still be sent.
     const fetchUntilShutdown: typeof fetch = (input, init) =>
       fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, this.shutdown.signal]) : this.shutdown.signal });
-    this.agentClient = new ClaimboardClient({ baseUrl: opts.url, token: opts.token, instance: `${hostname()}:${process.pid}`, fetch: fetchUntilShutdown });
+    this.waitingClient = new ClaimboardClient({ baseUrl: opts.url, token: opts.token, instance, fetch: fetchUntilShutdown });
     this.client = this.agentClient;
   }
 
@@ -183,7 +188,7 @@ class Agent {
     let next: Task | null = null;
     while (!this.stopping && this.wantsMore()) {
       const asked = Date.now();
-      const task = next ?? (await this.claim((claim) => this.agentClient.claimNext(claim)));
+      const task = next ?? (await this.claim((claim) => this.waitingClient.claimNext(claim)));
       next = null;
       if (task === undefined) continue;
       if (task === null) {
@@ -343,7 +348,9 @@ class Agent {
     }
     let next: Task | null = null;
     const done = await this.ownerCall(latest, "complete", async () => {
-      const answer = await this.client.completeAndClaimNext(latest, this.claimOptions, { result, ...this.spendOf });
+      // The next claim rides along without waiting: an empty one is followed by a waiting claim that a shutdown can drop.
+      const { wait: _wait, ...noWait } = this.claimOptions;
+      const answer = await this.client.completeAndClaimNext(latest, noWait, { result, ...this.spendOf });
       next = answer.next;
       return answer.task;
     });
@@ -355,7 +362,7 @@ class Agent {
   private async runBatches(limit: number): Promise<void> {
     while (!this.stopping && this.wantsMore()) {
       const asked = Date.now();
-      const claimed = await this.claim((claim) => this.agentClient.claimBatch({ ...claim, limit }));
+      const claimed = await this.claim((claim) => this.waitingClient.claimBatch({ ...claim, limit }));
       if (claimed === undefined) continue;
       if (claimed.length === 0) {
         if (this.opts.once) return log("nothing to claim");
