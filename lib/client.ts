@@ -39,6 +39,9 @@ function defaultInstance(): string | undefined {
 
 type QueryString = Record<string, string | number | undefined>;
 
+/** A held request's own time on top of the usual timeout: the server answers by the wait's end. */
+const waitTimeout = (wait: number | undefined) => (wait ? (wait + 30) * 1000 : undefined);
+
 export class ClaimboardClient {
   private readonly base: string;
   private readonly token?: string;
@@ -77,14 +80,18 @@ export class ClaimboardClient {
     return this.call("listTaskEvents", { id, query });
   }
 
-  /** The next claimable task of the queue, or null when there is none (204). */
+  /**
+   * The next claimable task of the queue, or null when there is none (204). With `wait`
+   * (seconds, 0..60) the server holds the request until a task is claimable or the wait
+   * ends (then null): the way to wait for work without polling.
+   */
   async claimNext(options: ClaimOptions = {}): Promise<Task | null> {
-    return ((await this.call("claimNext", { body: options })) as Answer<"claimNext"> | null)?.task ?? null;
+    return ((await this.call("claimNext", { body: options, timeoutMs: waitTimeout(options.wait) })) as Answer<"claimNext"> | null)?.task ?? null;
   }
 
-  /** Up to `limit` tasks (1..100) in one transaction; possibly none. */
+  /** Up to `limit` tasks (1..100) in one transaction; possibly none (also at the end of a `wait`). */
   async claimBatch(options: Body<"claimBatch">): Promise<Task[]> {
-    return (await this.call("claimBatch", { body: options })).tasks;
+    return ((await this.call("claimBatch", { body: options, timeoutMs: waitTimeout(options.wait) })) as Answer<"claimBatch"> | null)?.tasks ?? [];
   }
 
   async claimTask(task: TaskRef): Promise<Task> {
@@ -119,8 +126,13 @@ export class ClaimboardClient {
    * a refused completion claims nothing.
    */
   async completeAndClaimNext(task: TaskRef, next: ClaimOptions, options: Omit<CallOptions<"completeTask">, "next"> = {}): Promise<{ task: Task; next: Task | null }> {
-    const answer = await this.call("complete", { id: task.id, body: { ...options, next, version: task.version } });
+    const answer = await this.call("complete", { id: task.id, body: { ...options, next, version: task.version }, timeoutMs: waitTimeout(next.wait) });
     return { task: answer.task, next: answer.next ?? null };
+  }
+
+  /** Supervisor: every agent and what it does now (working, waiting, idle or gone); observer and supervisor tokens apart. */
+  async getFleet(): Promise<Answer<"getFleet">> {
+    return this.call("getFleet", {});
   }
 
   /** Up to 100 completions in one transaction; each item succeeds or is refused on its own. */

@@ -4,6 +4,8 @@ import type { Executor } from "@/db/client";
 import type { TaskStatus } from "@/db/schema";
 import { listAgentTokens, type AgentTokenRow } from "@/lib/auth/token-list";
 import type { ActorRef } from "@/lib/tasks/core/types";
+import { seenUntilOf, waitFacts, type OpenWait } from "./fleet-state";
+import { fleetStateAt, type FleetState } from "./fleet-now";
 
 // The fleet page's reads (docs/fleet.md). Nothing here adds to the engine's write path: no
 // index on the log takes every event of an agent (migration 0026 dropped (actor_id,
@@ -50,10 +52,19 @@ export interface FleetAgent {
   /** The agent's newest event of any kind (claim, heartbeat, completion …). */
   lastSeen: { at: Date; type: string } | null;
   day: { done: number; failed: number; lapsed: number };
+  /** working, waiting, idle or gone (lib/fleet-state.ts), as of the read. */
+  state: FleetState;
+  /** Its open claim wait: on which queue, since when, until when at the latest. */
+  waiting: OpenWait | null;
+  /** Seen until then: past it, a quiet agent is gone rather than idle. */
+  seenUntil: Date | null;
 }
 
 export interface Fleet {
+  /** Agents that work: an agent-role token, or none (the engine called directly). */
   agents: FleetAgent[];
+  /** Agents whose tokens are only observer or supervisor tokens: watchers and operators, listed apart. */
+  apart: FleetAgent[];
   /** More agents exist than FLEET_LIMIT; the quietest are left out. */
   truncated: boolean;
   tokens: AgentTokenRow[];
@@ -131,11 +142,13 @@ export async function readFleet(db: Executor): Promise<Fleet> {
   const [rows, tokens] = await Promise.all([agentRows(db), listAgentTokens(db)]);
   const shown = rows.slice(0, FLEET_LIMIT);
   const ids = shown.map((r) => String(r.id));
-  const [instances, held] = ids.length ? await Promise.all([instanceRows(db, ids), heldRows(db, ids)]) : [[], []];
-  const agents = shown.map((row): FleetAgent => {
+  const [instances, held, waits] = ids.length
+    ? await Promise.all([instanceRows(db, ids), heldRows(db, ids), waitFacts(db, ids)])
+    : [[], [], new Map()];
+  const all = shown.map((row): FleetAgent => {
     const id = String(row.id);
     const mine = held.filter((h) => h.owner_id === id);
-    return {
+    const agent: Omit<FleetAgent, "state" | "waiting" | "seenUntil"> = {
       actor: { id, name: String(row.name), kind: "agent" },
       tokens: tokens.filter((t) => t.actorId === id),
       instances: instances.filter((i) => i.actor_id === id).map((i) => ({ instance: String(i.instance), lastSeenAt: date(i.last_at), liveUntil: i.live_until ? date(i.live_until) : null })),
@@ -147,6 +160,10 @@ export async function readFleet(db: Executor): Promise<Fleet> {
       lastSeen: row.last_at ? { at: date(row.last_at), type: String(row.last_type) } : null,
       day: { done: Number(row.done), failed: Number(row.failed), lapsed: Number(row.lapsed) },
     };
+    const facts = waits.get(id);
+    const decided = { ...agent, waiting: facts?.wait ?? null, seenUntil: seenUntilOf(agent, facts) };
+    return { ...decided, state: fleetStateAt(decided, Date.now()) };
   });
-  return { agents, truncated: rows.length > FLEET_LIMIT, tokens };
+  const apart = (a: FleetAgent) => a.tokens.length > 0 && a.tokens.every((t) => t.role !== "agent");
+  return { agents: all.filter((a) => !apart(a)), apart: all.filter(apart), truncated: rows.length > FLEET_LIMIT, tokens };
 }

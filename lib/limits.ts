@@ -30,6 +30,8 @@ export const LIMITS = {
   questionTimeoutSeconds: { min: 60, max: 604_800 },
   /** The longest long-poll of GET …/questions/{qid}?wait= (and of the MCP tool ask_human). */
   questionWaitSeconds: 60,
+  /** The longest wait of a claim for work (POST /claims, /claims/batch, a completion's next: `wait`). */
+  claimWaitSeconds: 60,
   /** Dependencies one request may add (and a create may name). */
   dependencies: 50,
   /** Tasks in one batch claim or one batch completion. */

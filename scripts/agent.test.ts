@@ -95,6 +95,26 @@ describe("the reference agent", () => {
     for (const id of ids) expect((await task(id)).status).toBe("done");
   });
 
+  test("idle, it waits in the server (--wait), one request at a time and no backoff, and claims a task the moment it is created", async () => {
+    const token = await createAgentToken(database.db, { name: "idler" });
+    await makeQueue(database.db, "idle");
+    const worker = agent(token, ["--queue", "idle", "--wait", "2", "--work-ms", "50", "--max-tasks", "1"]);
+    await worker.waitFor(/^nothing to claim in idle; waiting for work \(2s at a time\)$/m);
+    // Past two waits: a polling agent would now be sleeping a 4 s backoff.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const id = await newTask("idle", "wake me");
+    expect(await worker.exited, worker.output()).toBe(0);
+    expect(worker.output()).toMatch(new RegExp(`^completed ${id} `, "m"));
+    // One line for the whole idle stretch, and no backoff: it never slept between requests.
+    expect(worker.output().match(/waiting for work/g)).toHaveLength(1);
+    expect(worker.output()).not.toMatch(/next try in/);
+    // Claimed within a moment of its creation, on the database's clock (not at the next poll).
+    const [gap] = await database.client<{ ms: number }[]>`
+      SELECT extract(epoch FROM (c.created_at - m.created_at)) * 1000 AS ms FROM task_events c JOIN task_events m ON m.task_id = c.task_id AND m.type = 'created'
+      WHERE c.task_id = ${id}::bigint AND c.type = 'claimed'`;
+    expect(Number(gap!.ms)).toBeLessThan(2_000);
+  });
+
   test("--batch N: claims N in one call, works them together, completes them in one call", async () => {
     const token = await createAgentToken(database.db, { name: "batcher" });
     const ids = await Promise.all(["a", "b", "c", "d", "e"].map((title) => newTask("batch", title)));

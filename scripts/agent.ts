@@ -1,7 +1,9 @@
 // `npm run agent -- --queue Q --token T`: the reference agent. It claims the next task
 // (claim and start in one call), keeps the lease alive with heartbeats at a third of the
-// lease, simulates the work, completes or fails the task, and repeats; it backs off when
-// there is nothing to do or the server asks it to. One log line per action on stdout.
+// lease, simulates the work, completes or fails the task, and repeats. With nothing to do it
+// waits in the server (a claim with `wait`, one request at a time: docs/claiming.md "Waiting
+// for work"); it backs off only when the server fails, is busy or asks it to (429, 503).
+// One log line per action on stdout.
 import { hostname } from "node:os";
 import { setTimeout as delay } from "node:timers/promises";
 import { parseArgs } from "node:util";
@@ -30,6 +32,9 @@ const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [option
   --scoped             after each claim, mint a claim token (cbc_) for the task and do the work with a
                        client of its own on that token only: it can touch nothing but that task, and
                        nothing once the attempt ended (claim_ended)
+  --wait S             wait up to S seconds (0..60) in the server for a task when none is claimable,
+                       and again after each such wait; 0 polls with a 1–10 s backoff instead
+                       (default 30; with --once, 0)
   --once               handle at most one task, then exit (also when there is none)
   --max-tasks N        exit after completing or failing N tasks`;
 
@@ -40,6 +45,10 @@ const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [option
 const LOST = new Set(["lease_expired", "not_owner", "version_conflict", "invalid_transition", "not_found", "attempt_limit", "claim_ended"]);
 const MIN_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 10_000;
+/** How long each claim waits in the server for work (--wait): an idle agent costs one held request. */
+const DEFAULT_WAIT_SECONDS = 30;
+/** A wait answered sooner than this with nothing (a server stopping) is not waited again at once: backoff. */
+const EARLY_EMPTY_MS = 1000;
 
 class UsageError extends Error {}
 
@@ -63,6 +72,7 @@ function options(argv: string[]) {
       once: { type: "boolean", default: false },
       "max-tasks": { type: "string" },
       batch: { type: "string" },
+      wait: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -101,6 +111,7 @@ function options(argv: string[]) {
     maxTasks: values.once ? 1 : number("max-tasks", values["max-tasks"], 1, Number.MAX_SAFE_INTEGER),
     batch: number("batch", values.batch, 1, 100),
     once: values.once,
+    wait: number("wait", values.wait, 0, LIMITS.claimWaitSeconds) ?? (values.once ? 0 : DEFAULT_WAIT_SECONDS),
   };
 }
 
@@ -124,6 +135,8 @@ class Fatal extends Error {}
 class Agent {
   /** The agent token's client: claims (and, without --scoped, everything). */
   private readonly agentClient: ClaimboardClient;
+  /** The agent token's client for claims that wait (--wait): dropped on shutdown. */
+  private readonly waitingClient: ClaimboardClient;
   /** What works the task in hand: the agent's client, or with --scoped one on the task's claim token. */
   private client: ClaimboardClient;
   /** Aborted on SIGINT/SIGTERM: every wait ends at once. */
@@ -136,7 +149,13 @@ class Agent {
 
   constructor(private readonly opts: Options) {
     // host:pid in every event this process writes, so its replacement on the same token is told apart.
-    this.agentClient = new ClaimboardClient({ baseUrl: opts.url, token: opts.token, instance: `${hostname()}:${process.pid}` });
+    const instance = `${hostname()}:${process.pid}`;
+    this.agentClient = new ClaimboardClient({ baseUrl: opts.url, token: opts.token, instance });
+    // Claims that wait in the server go through a client of their own, whose requests a shutdown
+    // drops at once; a release or a completion on the way out must still be sent.
+    const fetchUntilShutdown: typeof fetch = (input, init) =>
+      fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, this.shutdown.signal]) : this.shutdown.signal });
+    this.waitingClient = new ClaimboardClient({ baseUrl: opts.url, token: opts.token, instance, fetch: fetchUntilShutdown });
     this.client = this.agentClient;
   }
 
@@ -168,15 +187,17 @@ class Agent {
     // The task the last completion claimed in the same call (complete with `next`).
     let next: Task | null = null;
     while (!this.stopping && this.wantsMore()) {
-      const task = next ?? (await this.claim((claim) => this.agentClient.claimNext(claim)));
+      const asked = Date.now();
+      const task = next ?? (await this.claim((claim) => this.waitingClient.claimNext(claim)));
       next = null;
       if (task === undefined) continue;
       if (task === null) {
         if (this.opts.once) return log("nothing to claim");
-        await this.idle(`nothing to claim in ${queue}`);
+        await this.nothingClaimed(asked);
         continue;
       }
       this.backoffMs = MIN_BACKOFF_MS;
+      this.waiting = false;
       next = await this.handleWith(task);
       if (next) log(`claimed ${next.id} v${next.version} (${next.status}${next.needsCheck ? ", needs_check" : ""})`);
       if (this.opts.once) return;
@@ -202,7 +223,26 @@ class Agent {
   }
 
   private get claimOptions(): ClaimOptions {
-    return { queue: this.opts.queue, leaseSeconds: this.opts.leaseSeconds, start: true, skipNeedsCheck: !this.opts.confirmChecks };
+    const wait = this.opts.wait > 0 ? { wait: this.opts.wait } : {};
+    return { queue: this.opts.queue, leaseSeconds: this.opts.leaseSeconds, start: true, skipNeedsCheck: !this.opts.confirmChecks, ...wait };
+  }
+
+  /** Logged once per idle stretch, not once per wait. */
+  private waiting = false;
+
+  /**
+   * A claim came back empty. Waiting, the server held it for the wait: ask again at once (the
+   * next wait is the only request while idle). Without --wait, or answered early with nothing
+   * (a server stopping), back off as before.
+   */
+  private async nothingClaimed(asked: number): Promise<void> {
+    const { queue, wait } = this.opts;
+    if (wait > 0 && Date.now() - asked >= Math.min(EARLY_EMPTY_MS, wait * 1000)) {
+      if (!this.waiting) log(`nothing to claim in ${queue}; waiting for work (${wait}s at a time)`);
+      this.waiting = true;
+      return;
+    }
+    await this.idle(`nothing to claim in ${queue}`);
   }
 
   /** A claim call: its answer, or undefined after waiting out a transient failure. */
@@ -308,7 +348,9 @@ class Agent {
     }
     let next: Task | null = null;
     const done = await this.ownerCall(latest, "complete", async () => {
-      const answer = await this.client.completeAndClaimNext(latest, this.claimOptions, { result, ...this.spendOf });
+      // The next claim rides along without waiting: an empty one is followed by a waiting claim that a shutdown can drop.
+      const { wait: _wait, ...noWait } = this.claimOptions;
+      const answer = await this.client.completeAndClaimNext(latest, noWait, { result, ...this.spendOf });
       next = answer.next;
       return answer.task;
     });
@@ -319,14 +361,16 @@ class Agent {
   /** --batch N: claim N started tasks in one call, work them together, complete them in one call. */
   private async runBatches(limit: number): Promise<void> {
     while (!this.stopping && this.wantsMore()) {
-      const claimed = await this.claim((claim) => this.agentClient.claimBatch({ ...claim, limit }));
+      const asked = Date.now();
+      const claimed = await this.claim((claim) => this.waitingClient.claimBatch({ ...claim, limit }));
       if (claimed === undefined) continue;
       if (claimed.length === 0) {
         if (this.opts.once) return log("nothing to claim");
-        await this.idle(`nothing to claim in ${this.opts.queue}`);
+        await this.nothingClaimed(asked);
         continue;
       }
       this.backoffMs = MIN_BACKOFF_MS;
+      this.waiting = false;
       const worked = await Promise.all(claimed.map(async (task) => {
         const started = await this.started(task);
         return started && this.work(started);

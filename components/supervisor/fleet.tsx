@@ -12,7 +12,8 @@ import { LocalTime } from "@/components/ui/local-time";
 import type { Fleet as FleetData, FleetAgent } from "@/lib/fleet";
 import { Ago } from "./ago";
 import { supervisorKeys } from "./keys";
-import { useNowAt } from "@/components/realtime/refetch-at";
+import { useNowAt, useRefetchAt } from "@/components/realtime/refetch-at";
+import { fleetStateAt, type FleetState } from "@/lib/fleet-now";
 
 export type FleetView = Wire<FleetData>;
 type AgentView = Wire<FleetAgent>;
@@ -23,6 +24,19 @@ function HeldLease({ leaseUntil, now }: { leaseUntil: string; now: number | null
     return <span data-testid="held-lapsed" className="font-medium text-red-800">lapsed <Ago iso={leaseUntil} now={now} /></span>;
   }
   return <>lease until <LocalTime iso={leaseUntil} /></>;
+}
+
+const STATE_TONE: Record<FleetState, "green" | "blue" | "slate" | "red"> = { working: "green", waiting: "blue", idle: "slate", gone: "red" };
+
+/** What it does now, by the page's clock (lib/fleet-now.ts): the read's state moved on as leases, waits and sightings end. */
+function StateBadge({ agent, now }: { agent: AgentView; now: number | null }) {
+  const state = now === null ? agent.state : fleetStateAt(agent, now);
+  const text = state === "waiting" && agent.waiting ? <>waiting on {agent.waiting.queue} since{" "}<LocalTime iso={agent.waiting.since} /></> : state;
+  return (
+    <span data-testid="fleet-state" data-state={state}>
+      <Badge tone={STATE_TONE[state]}>{text}</Badge>
+    </span>
+  );
 }
 
 function AgentCard({ agent, now, onRevoke }: { agent: AgentView; now: number | null; onRevoke: (name: string) => void }) {
@@ -36,7 +50,10 @@ function AgentCard({ agent, now, onRevoke }: { agent: AgentView; now: number | n
       <section aria-label={`Agent ${name}`} className="rounded-lg border border-slate-200 bg-white p-3 shadow-sm">
         <div className="flex flex-wrap items-baseline justify-between gap-2">
           <h3 className="font-semibold break-all">{name}</h3>
+          <span className="flex flex-wrap items-center gap-1.5">
+          <StateBadge agent={agent} now={now} />
           {live > 0 ? <Badge tone="green">{live} live instance{live === 1 ? "" : "s"}</Badge> : <Badge>no live instance</Badge>}
+          </span>
         </div>
         <dl className="mt-2 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-3">
           <div>
@@ -100,22 +117,28 @@ function AgentCard({ agent, now, onRevoke }: { agent: AgentView; now: number | n
   );
 }
 
-/** Every agent: tokens and the agents that worked, busiest-recently first. */
+/** The next moment a shown wait ends: the page reads again then (a wait writes no event, and may have been renewed). */
+const nextWaitEnd = (agents: AgentView[], now: number | null) =>
+  agents.map((a) => a.waiting?.until).filter((t): t is string => !!t && (now === null || Date.parse(t) > now)).sort()[0] ?? null;
+
+/** Every agent: tokens and the agents that worked, busiest-recently first; observer and supervisor tokens apart. */
 export function Fleet({ initial, onRevoke }: { initial: FleetView; onRevoke: (name: string) => void }) {
-  const { data } = useQuery({
+  const { data, refetch, dataUpdatedAt } = useQuery({
     queryKey: supervisorKeys.fleet,
     queryFn: async () => toWire(await unwrap(fleetAction({}))),
     initialData: initial,
   });
-  // Ages move every 30 s; "live" and "lapsed" move the moment a lease runs out.
-  const now = useNowAt(data.agents.flatMap((a) => [...a.instances.map((i) => i.liveUntil), ...a.held.map((h) => h.leaseUntil)]));
+  const everyone = [...data.agents, ...data.apart];
+  // Ages move every 30 s; "live", "lapsed", "waiting", "idle" and "gone" move the moment a lease, a wait or a sighting ends.
+  const now = useNowAt(everyone.flatMap((a) => [...a.instances.map((i) => i.liveUntil), ...a.held.map((h) => h.leaseUntil), a.waiting?.until, a.seenUntil]));
+  useRefetchAt(nextWaitEnd(everyone, now), () => void refetch(), dataUpdatedAt);
   return (
     <section aria-labelledby="fleet-heading" className="space-y-2">
       <h2 id="fleet-heading" className="text-lg font-semibold">
         The fleet <span className="text-slate-700">({data.agents.length}{data.truncated ? "+" : ""})</span>
       </h2>
       <p className="text-sm text-slate-700">
-        Instances are the <code>Claimboard-Instance</code> header seen in the last 15 minutes, live while their last sign of life is within their queue&apos;s lease; counts cover the last 24 hours.
+        Each agent is <em>working</em> (holds a lease), <em>waiting</em> (a claim wait is open), <em>idle</em> (seen within its queue&apos;s lease) or <em>gone</em>. Instances are the <code>Claimboard-Instance</code> header seen in the last 15 minutes, live while their last sign of life is within their queue&apos;s lease; counts cover the last 24 hours.
       </p>
       {data.agents.length === 0 ? (
         <EmptyState testId="fleet-empty" action={{ label: "Create a token", focus: 'form[aria-label="Create a token"] input' }}>
@@ -127,6 +150,19 @@ export function Fleet({ initial, onRevoke }: { initial: FleetView; onRevoke: (na
           <AgentCard key={agent.actor.id} agent={agent} now={now} onRevoke={onRevoke} />
         ))}
       </ul>
+      {data.apart.length > 0 ? (
+        <section aria-labelledby="fleet-apart-heading" className="space-y-2 pt-2">
+          <h3 id="fleet-apart-heading" className="text-base font-semibold">
+            Observer and supervisor tokens <span className="text-slate-700">({data.apart.length})</span>
+          </h3>
+          <p className="text-sm text-slate-700">Watchers and operators: not part of the fleet that works the queues.</p>
+          <ul className="space-y-3">
+            {data.apart.map((agent) => (
+              <AgentCard key={agent.actor.id} agent={agent} now={now} onRevoke={onRevoke} />
+            ))}
+          </ul>
+        </section>
+      ) : null}
     </section>
   );
 }

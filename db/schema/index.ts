@@ -14,6 +14,7 @@ export * from "./secrets";
 export * from "./effects";
 export * from "./questions";
 export * from "./claim-tokens";
+export * from "./claim-waits";
 
 import type { actors, tasks, queues } from "./tasks";
 import type { taskEvents } from "./events";

@@ -14,6 +14,7 @@ import {
   claimTokenResponse, effectObject, effectResponse, errorObject, questionObject, questionResponse, eventObject, fenceVerdictObject, healthBody, queueObject, queueResponse, readinessObject,
   heldReservationObject, taskCountsObject, taskObject, taskResponse, scheduleObject, scheduleResponse, webhookDeliveryObject, webhookObject,
 } from "./wire";
+import { fleetResponse } from "./fleet-wire";
 
 export { errorObject, eventObject, queueObject, readinessObject, taskCountsObject, taskObject };
 
@@ -152,14 +153,15 @@ export const endpoints = {
     operationId: "claimNext", method: "POST", path: "/claims", summary: "Claim the next task of a queue (optionally starting it)",
     roles: WORK, body: input.claimNextInput,
     success: { status: 200, description: "The claimed task", schema: taskResponse },
-    alsoAnswers: [{ status: 204, description: "Nothing is claimable (no body)" }],
-    errors: [400, 403, 413],
+    alsoAnswers: [{ status: 204, description: "Nothing is claimable (no body): at once, or at the end of `wait`" }],
+    errors: [400, 403, 413, 429],
   },
   claimBatch: {
     operationId: "claimBatch", method: "POST", path: "/claims/batch", summary: "Claim up to `limit` tasks in one transaction",
     roles: WORK, body: input.claimBatchInput,
     success: { status: 200, description: "The claimed tasks (possibly none)", schema: z.object({ tasks: z.array(taskObject) }) },
-    errors: [400, 403, 413],
+    alsoAnswers: [{ status: 204, description: "With `wait`: nothing became claimable before the wait ended (no body)" }],
+    errors: [400, 403, 413, 429],
   },
   claimTask: ownerCall("claimTask", "claim", "Claim a given task at the expected version", input.claimBody),
   startTask: ownerCall("startTask", "start", "Start a claimed task (confirmCheck for a needs_check task)", input.startBody),
@@ -256,7 +258,7 @@ export const endpoints = {
     summary: "One question; with ?wait= (0..60 s) answers as soon as it is answered (or expires), or when the wait ends",
     roles: READ, session: true, query: readQuestionQuery,
     success: { status: 200, description: "The question", schema: z.object({ question: questionObject }) },
-    errors: [400, 404],
+    errors: [400, 404, 429],
   },
   answerQuestion: {
     operationId: "answerQuestion", method: "POST", path: "/tasks/{id}/questions/{questionId}/answer",
@@ -392,6 +394,14 @@ export const endpoints = {
     roles: "public",
     success: { status: 200, description: "Up: the database answers", schema: healthBody },
     alsoAnswers: [{ status: 503, description: "The database is unreachable", schema: healthBody }],
+    errors: [],
+  },
+  // The fleet (docs/fleet.md): what /agents shows, the same on every instance.
+  getFleet: {
+    operationId: "getFleet", method: "GET", path: "/fleet",
+    summary: "Supervisor: every agent and what it does now (working, waiting, idle or gone); observer and supervisor tokens apart",
+    roles: SUPERVISE,
+    success: { status: 200, description: "The fleet", schema: fleetResponse },
     errors: [],
   },
 } satisfies Record<string, Endpoint>;

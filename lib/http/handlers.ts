@@ -22,7 +22,10 @@ import { errorResponse } from "./errors";
 import { handle, respond } from "./handler";
 import { buildOpenApiDocument } from "./openapi";
 import { withTransportSecurity } from "./transport";
-import { waitUntilSettled } from "@/lib/tasks/questions/wait";
+import { SETTLES_QUESTION, waitUntilSettled } from "@/lib/tasks/questions/wait";
+import { HELD_RETRY_SECONDS, takeHeldPlace } from "@/lib/realtime/held-places";
+import { claimWaiting } from "./claim-wait";
+import { readFleet, type FleetAgent } from "@/lib/fleet";
 import { setMonthlyBudget, setMonthlyBudgetInput } from "@/lib/auth/token-admin";
 
 const tokenPath = setMonthlyBudgetInput.pick({ name: true });
@@ -94,16 +97,26 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     const page = await listTaskEvents(db, id.data.id, query);
     return Response.json({ events: page.items, nextCursor: page.nextCursor });
   }),
-  claimNext: handle(endpoints.claimNext, async ({ run, body, db, principal }) => {
-    const result = await run(engine.claimNext, body);
-    if (result.ok && result.value === null) return new Response(null, { status: 204 });
+  // With `wait`, held until a task it may claim is claimable (lib/http/claim-wait.ts); 204 at the wait's end.
+  claimNext: handle(endpoints.claimNext, async ({ run, body, db, principal, request }) => {
+    const result = await claimWaiting({
+      caller: principal!.tokenId, queue: body.queue, waitSeconds: body.wait, signal: request.signal,
+      attempt: () => run(engine.claimNext, body), empty: (task) => task === null,
+    });
+    if ("refusal" in result) return result.refusal;
+    if ("ended" in result || (result.ok && result.value === null)) return new Response(null, { status: 204 });
     if (!result.ok) return respond(await fencedRefusal(db, result, principal?.actor.id), () => null);
     const task = await fenced(db, result.value!);
     return withFenceHeader(respond({ ok: true, value: task }, (t) => ({ task: t })), task);
   }),
   // Several holdings: each task carries its own fence, and no header names one of them.
-  claimBatch: handle(endpoints.claimBatch, async ({ run, body, db }) => {
-    const result = await run(engine.claimBatch, body);
+  claimBatch: handle(endpoints.claimBatch, async ({ run, body, db, principal, request }) => {
+    const result = await claimWaiting({
+      caller: principal!.tokenId, queue: body.queue, waitSeconds: body.wait, signal: request.signal,
+      attempt: () => run(engine.claimBatch, body), empty: (tasks) => tasks.length === 0,
+    });
+    if ("refusal" in result) return result.refusal;
+    if ("ended" in result) return new Response(null, { status: 204 });
     if (!result.ok) return respond(result, () => null);
     return respond({ ok: true, value: await Promise.all(result.value.map((t) => fenced(db, t))) }, (tasks) => ({ tasks }));
   }),
@@ -113,11 +126,21 @@ export const handlers: Record<EndpointId, RouteHandler> = {
   recordSideEffect: ownerCall(endpoints.recordSideEffect, engine.recordSideEffect),
   releaseTask: ownerCall(endpoints.releaseTask, engine.release),
   // The header is the completed attempt's fence; the task claimed next carries its own in the body.
-  completeTask: handle(endpoints.completeTask, async ({ run, body, params, db, principal }) => {
+  // With next.wait the completion commits at once; only the claim of the next task waits (200, next null at the wait's end).
+  completeTask: handle(endpoints.completeTask, async ({ run, body, params, db, principal, request }) => {
     const result = await run(engine.completeAndClaimNext, { ...body, taskId: params.id });
     if (!result.ok) return respond(await fencedRefusal(db, result, principal?.actor.id), () => null);
     const task = await fenced(db, result.value.task);
-    const next = result.value.next ? { next: await fenced(db, result.value.next) } : {};
+    let claimedNext = result.value.next;
+    if (body.next?.wait && claimedNext === null) {
+      const waited = await claimWaiting({
+        caller: principal!.tokenId, queue: body.next.queue, waitSeconds: body.next.wait, signal: request.signal,
+        attempt: () => run(engine.claimNext, body.next), empty: (next) => next === null,
+      });
+      // The completion stands whatever the wait came to; a refused wait (its cap) is a next of null.
+      claimedNext = "ok" in waited && waited.ok ? waited.value : null;
+    }
+    const next = claimedNext ? { next: await fenced(db, claimedNext) } : {};
     return withFenceHeader(respond({ ok: true, value: { ...result.value, task, ...next } }, (value) => value), task);
   }),
   completions: handle(endpoints.completions, async ({ run, body, db }) => {
@@ -157,16 +180,23 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     const task = await fenced(db, result.value.task);
     return withFenceHeader(respond({ ok: true, value: { question: result.value.question, task } }, (v) => v, result.value.created ? 201 : 200), task);
   }),
-  getQuestion: handle(endpoints.getQuestion, async ({ run, params, query }) => {
+  getQuestion: handle(endpoints.getQuestion, async ({ run, params, query, principal }) => {
     const read = () => run(engine.getQuestion, { taskId: params.id!, questionId: params.questionId! });
     const wait = query?.wait ?? 0;
     if (wait === 0) return respond(await read(), (question) => ({ question }));
-    const hub = await getHub();
-    const watch = (taskId: string, wake: () => void) => hub.tap((events) => {
-      if (events.some((e) => e.taskId === taskId)) wake();
-    });
-    // The sleeps between reads are no database call: the request's deadline stops for them.
-    return respond(await waitUntilSettled(params.id!, wait, read, watch, idle), (question) => ({ question }));
+    // A held request: counted under its caps (lib/realtime/held-places.ts), 429 beyond them.
+    const place = takeHeldPlace("question wait", principal!.tokenId);
+    if ("refused" in place) return errorResponse({ code: "rate_limited", message: place.refused, retryAfterSeconds: HELD_RETRY_SECONDS });
+    try {
+      const hub = await getHub();
+      const watch = (taskId: string, wake: () => void) => hub.tap((events) => {
+        if (events.some((e) => e.taskId === taskId && SETTLES_QUESTION.has(e.type))) wake();
+      });
+      // The sleeps between reads are no database call: the request's deadline stops for them.
+      return respond(await waitUntilSettled(params.id!, wait, read, watch, idle), (question) => ({ question }));
+    } finally {
+      place.release();
+    }
   }),
   answerQuestion: handle(endpoints.answerQuestion, async ({ run, body, params, db, principal }) => {
     const result = await run(engine.answerQuestion, { ...body, taskId: params.id, questionId: params.questionId });
@@ -259,6 +289,14 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     return new Response(await collectMetrics(db, hub?.stats ?? null), {
       headers: { "Content-Type": PROMETHEUS_CONTENT_TYPE, "Cache-Control": "no-store" },
     });
+  }),
+  getFleet: handle(endpoints.getFleet, async ({ db }) => {
+    const fleet = await readFleet(db);
+    const wire = (a: FleetAgent) => ({
+      actor: { id: a.actor.id, name: a.actor.name }, state: a.state, waiting: a.waiting, seenUntil: a.seenUntil, heldCount: a.heldCount,
+      lastSeen: a.lastSeen, tokens: a.tokens.map((t) => ({ name: t.name, role: t.role, revoked: t.revokedAt !== null })),
+    });
+    return Response.json({ agents: fleet.agents.map(wire), apart: fleet.apart.map(wire), truncated: fleet.truncated }, { headers: { "Cache-Control": "no-store" } });
   }),
   /** Liveness for load balancers and the CLI: no auth, never cached; a down database is its answer (200 or 503), not an error. */
   health: async (request) => {

@@ -65,7 +65,7 @@ const OPERATION_OF: Partial<Record<EndpointName, Rule>> = {
 };
 
 /** Endpoints that run no engine operation: reads of the board, the stream, the document itself. */
-const NO_OPERATION: EndpointName[] = ["listTasks", "countTasks", "getTask", "listTaskEvents", "listQueues", "events", "openapi", "metrics", "health", "listWebhooks", "listWebhookDeliveries", "listSchedules"];
+const NO_OPERATION: EndpointName[] = ["listTasks", "countTasks", "getTask", "listTaskEvents", "listQueues", "events", "openapi", "metrics", "health", "listWebhooks", "listWebhookDeliveries", "listSchedules", "getFleet"];
 
 /** A token's role and the standing it gives its caller (lib/tasks/core/standing.ts, tokenStanding). */
 const STANDING_OF: Record<TokenRole, Standing> = { agent: "agent", observer: "observer", supervisor: "supervisor" };

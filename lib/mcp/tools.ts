@@ -42,6 +42,9 @@ const tool = <S extends z.ZodType>(t: Tool<S>) => t as unknown as Tool;
 const ref = (args: { id: string; version: number }) => ({ id: args.id, version: args.version });
 const wrap = async (task: Promise<Task>) => ({ task: await task });
 
+/** claim_next_task waits this long for work unless told otherwise: a model's loop waits, never polls. */
+export const MCP_CLAIM_WAIT_SECONDS = 20;
+
 const OWNER = ["not_found", "version_conflict", "not_owner", "lease_expired", "invalid_transition", "busy"] as const;
 
 export const tools: Tool[] = [
@@ -49,12 +52,14 @@ export const tools: Tool[] = [
     name: "claim_next_task", title: "Claim the next task", endpoint: "claimNext", leaseEffect: "sets",
     effect: { destructive: false, idempotent: false },
     description: describeTool(
-      "Claim the most urgent claimable task of a queue (default queue: \"default\") and hold it under a lease. Call this when you are ready for work. With start: true it is claimed and started in one step (what you usually want); a needs_check task comes back claimed, not started — see start_task. Answers {task: null} when nothing is claimable: wait a while before asking again. Read task.handoff first when it is set: the previous attempt's note (what was done, what comes next). Use skipNeedsCheck: true if you will not confirm checks. The lease lapses after leaseSeconds (default: the queue's) unless renewed; the MCP server renews it while you are connected over stdio, and report_progress renews it too.",
+      `Claim the most urgent claimable task of a queue (default queue: "default") and hold it under a lease. Call this when you are ready for work. With start: true it is claimed and started in one step (what you usually want); a needs_check task comes back claimed, not started — see start_task. With nothing claimable it waits for work up to wait seconds (default ${MCP_CLAIM_WAIT_SECONDS}, at most ${LIMITS.claimWaitSeconds}) and claims the moment a task becomes claimable; {task: null} means the wait ended with none: simply call it again (no pause needed). Read task.handoff first when it is set: the previous attempt's note (what was done, what comes next). Use skipNeedsCheck: true if you will not confirm checks. The lease lapses after leaseSeconds (default: the queue's) unless renewed; the MCP server renews it while you are connected over stdio, and report_progress renews it too.`,
       ["busy", "forbidden"],
       { forbidden: CLAIM_FORBIDDEN },
     ),
     input: input.claimNext, output: output.maybeTask,
-    call: async (client, args) => ({ task: await client.claimNext(args) }),
+    hints: { wait: `Seconds to wait for a claimable task (0..${LIMITS.claimWaitSeconds}, default ${MCP_CLAIM_WAIT_SECONDS}); 0 answers at once.` },
+    // The wait is the API's (POST /claims with wait): idle time for the MCP request's deadline too (lib/deadline.ts).
+    call: async (client, args) => ({ task: await client.claimNext({ ...args, wait: args.wait ?? MCP_CLAIM_WAIT_SECONDS }) }),
   }),
   tool({
     name: "claim_task", title: "Claim a given task", endpoint: "claimTask", leaseEffect: "sets",

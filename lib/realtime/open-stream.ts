@@ -5,11 +5,8 @@ import type { Cursor } from "./cursor";
 import { currentGrant, STREAM_GRANT_CHECK_MS } from "./grant";
 import type { Hub } from "./hub";
 import { eventStream } from "./sse";
-import { STREAMS_PER_PERSON, STREAMS_PER_TOKEN, takeStreamPlace } from "./stream-cap";
+import { HELD_RETRY_SECONDS, takeHeldPlace } from "./held-places";
 import type { StreamFilter } from "./subscriber";
-
-/** Retry-After for a caller at the cap: its streams end only when it closes one. */
-const CAP_RETRY_SECONDS = 5;
 
 /**
  * GET /api/v1/events for an authorised caller: a place under its cap of open streams
@@ -17,16 +14,9 @@ const CAP_RETRY_SECONDS = 5;
  * and ends itself when the caller's grant is gone (re-checked every STREAM_GRANT_CHECK_MS).
  */
 export async function openEventStream(hub: Hub, principal: TokenPrincipal, filter: StreamFilter, after: Cursor | null, request: Request): Promise<Response> {
-  const person = principal.tokenId.startsWith("session:");
-  const cap = person ? STREAMS_PER_PERSON : STREAMS_PER_TOKEN;
-  const release = takeStreamPlace(principal.tokenId, cap);
-  if (!release) {
-    return errorResponse({
-      code: "rate_limited",
-      message: `At most ${cap} event streams may be open per ${person ? "person" : "token"} (on this server); close one first`,
-      retryAfterSeconds: CAP_RETRY_SECONDS,
-    });
-  }
+  const place = takeHeldPlace("stream", principal.tokenId);
+  if ("refused" in place) return errorResponse({ code: "rate_limited", message: place.refused, retryAfterSeconds: HELD_RETRY_SECONDS });
+  const { release } = place;
   try {
     // The grant as it is now, which every re-check must still find (lib/realtime/grant.ts).
     const granted = await currentGrant(hub.db, principal);

@@ -11,6 +11,7 @@ import { effectCommands } from "./effects";
 import { reservationCommands } from "./reservations";
 import { questionCommands } from "./questions";
 import { claimTokenCommands } from "./claim-tokens";
+import { claimCommands } from "./claim";
 
 export type { Action };
 
@@ -160,6 +161,7 @@ const commands: Record<string, Command> = {
   ...reservationCommands,
   ...questionCommands,
   ...claimTokenCommands,
+  ...claimCommands,
 };
 
 /** The command line as an action ready to run, or a CliError saying what is wrong with it. */
@@ -192,6 +194,7 @@ export const usage = [
   "",
   "token create prints the new token alone on the last line of stdout; it is shown only once.",
   "claim-token create does too; it talks to the server (CLAIMBOARD_URL) as CLAIMBOARD_TOKEN, the task's owner.",
+  "task claim talks to the server as CLAIMBOARD_TOKEN too; --wait S holds until a task is claimable (at most S s).",
   "task create prints the new task's id.",
   "events archive writes whole months of finished tasks' events to a gzip'd JSON Lines file, then drops them.",
 ].join("\n");

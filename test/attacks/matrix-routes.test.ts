@@ -115,6 +115,7 @@ const SCENES: Record<string, Scene> = {
   openapi: async () => ({ path: "/openapi.json" }),
   health: async () => ({ path: "/health" }),
   metrics: async () => ({ path: "/metrics" }),
+  getFleet: async () => ({ path: "/fleet" }),
 };
 
 /** Routes that are not endpoints of the API, with the policy they are held to instead. */

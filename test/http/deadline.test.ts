@@ -92,3 +92,21 @@ test("a question's long-poll waits past the deadline: its sleeps are no database
   }
   expect(f.server.output().slice(before)).not.toMatch(/its pool is replaced/);
 });
+
+test("a claim's wait runs past the deadline and answers 204, not 503, and replaces no pool (HTTP and MCP's claim_next_task)", { timeout: 30_000 }, async () => {
+  const queue = await f.queue("deadline-claim");
+  const waiter = await f.token("claim-waiter");
+  const before = f.server.output().length;
+  const started = Date.now();
+  const res = await f.api.post("/claims", waiter, { queue, wait: 4 });
+  expect(res.status, res.text).toBe(204);
+  expect(Date.now() - started).toBeGreaterThanOrEqual(3_900); // twice the 2 s deadline
+
+  const mcp = await connect(f, "http", waiter);
+  try {
+    expect(resultJson(await call(mcp, "claim_next_task", { queue, wait: 4 }))).toEqual({ task: null });
+  } finally {
+    await mcp.close();
+  }
+  expect(f.server.output().slice(before)).not.toMatch(/its pool is replaced/);
+});

@@ -148,8 +148,11 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
 
     const history = resultJson(await call(mcp, "task_history", { id: created.id }));
     expect((history.events as { type: string }[]).map((e) => e.type)).toContain("completed");
-    const empty = resultJson(await call(mcp, "claim_next_task", { queue }));
+    // Nothing claimable: it waits (here 1 s, not the default 20) and answers null at the wait's end.
+    const began = Date.now();
+    const empty = resultJson(await call(mcp, "claim_next_task", { queue, wait: 1 }));
     expect(empty).toEqual({ task: null });
+    expect(Date.now() - began).toBeGreaterThanOrEqual(900);
   });
 
   // Right after the test above, which leaves the queue empty: the next claimed is `second`.

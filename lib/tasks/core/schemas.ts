@@ -123,6 +123,16 @@ export const claimNextInput = z.strictObject({
   start: z.boolean().optional(),
   /** For claimers that will not confirm checks: leave needs_check tasks to someone who will. */
   skipNeedsCheck: z.boolean().optional(),
+  /**
+   * Seconds to hold the request while nothing is claimable (docs/claiming.md "Waiting for
+   * work"). The surface waits; the engine's claim ignores it.
+   */
+  wait: z
+    .number()
+    .int("must be a whole number of seconds")
+    .min(0, `must be from 0 to ${LIMITS.claimWaitSeconds} seconds`)
+    .max(LIMITS.claimWaitSeconds, `must be from 0 to ${LIMITS.claimWaitSeconds} seconds`)
+    .optional(),
 });
 
 export const claimBatchInput = claimNextInput.extend({

@@ -1,0 +1,67 @@
+import "server-only";
+import { idle } from "@/lib/deadline";
+import { getClaimWaits } from "@/lib/realtime";
+import { HELD_RETRY_SECONDS, takeHeldPlace } from "@/lib/realtime/held-places";
+import { DEFAULT_QUEUE } from "@/lib/tasks/queues/queues";
+import type { Result } from "@/lib/tasks/core/types";
+import { errorResponse } from "./errors";
+import { markWaiting } from "./fleet-waits";
+
+/** What a waiting claim came to: the claim's own result, the end of the wait with nothing claimed, or the cap's refusal (429). */
+export type Waited<T> = Result<T> | { ended: true } | { refusal: Response };
+
+/**
+ * A claim that may wait (API.md v1.3 "Waiting for work, not polling"; docs/claiming.md).
+ * `attempt` is the engine's claim, unchanged; `empty` says it found nothing. With nothing
+ * claimable and `waitSeconds` > 0 the request takes a place under the held-request caps
+ * (429 beyond them), then waits on the hub (lib/realtime/claim-waits.ts) and tries again
+ * when woken, until it claims, is refused, the wait ends, the server stops or the caller
+ * goes. The waiter is entered before each try, so an event committed during the try still
+ * wakes it. Time spent waiting is idle for the request's deadline (lib/deadline.ts).
+ */
+export async function claimWaiting<T>(options: {
+  caller: string;
+  queue: string | undefined;
+  waitSeconds: number | undefined;
+  signal?: AbortSignal;
+  attempt: () => Promise<Result<T>>;
+  empty: (value: T) => boolean;
+}): Promise<Waited<T>> {
+  const { attempt, empty } = options;
+  const waitSeconds = options.waitSeconds ?? 0;
+  if (waitSeconds <= 0) return attempt();
+  const queue = options.queue ?? DEFAULT_QUEUE;
+  const place = takeHeldPlace("claim wait", options.caller);
+  if ("refused" in place) return { refusal: errorResponse({ code: "rate_limited", message: place.refused, retryAfterSeconds: HELD_RETRY_SECONDS }) };
+  const waits = await getClaimWaits();
+  const until = Date.now() + waitSeconds * 1000;
+  let unmark: (() => Promise<void>) | null = null;
+  try {
+    for (;;) {
+      const waiter = waits.enter(queue);
+      const result = await attempt();
+      if (!result.ok || !empty(result.value)) {
+        waiter.end("aborted");
+        if (result.ok) waits.passOn(waiter);
+        return result;
+      }
+      const left = until - Date.now();
+      if (left <= 0 || options.signal?.aborted) {
+        waiter.end("timeout");
+        return { ended: true };
+      }
+      // Stamped once per wait (not per try): the fleet shows the token waiting on this queue.
+      unmark ??= await markWaiting(options.caller, queue, until).catch(() => async () => {});
+      const timer = setTimeout(() => waiter.end("timeout"), left);
+      const onAbort = () => waiter.end("aborted");
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      const why = await idle(waiter.ended);
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      if (why !== "woken") return { ended: true };
+    }
+  } finally {
+    place.release();
+    if (unmark) await unmark().catch(() => {});
+  }
+}
