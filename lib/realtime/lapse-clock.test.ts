@@ -154,3 +154,17 @@ test("while leases run, a claim ending after the armed timer costs the clock no 
     expect(i.clock.armed).toBe(armed[n]);
   });
 }, 30_000);
+
+test("a stopped clock (SIGTERM) keeps no timer and fires no more, whatever it hears", async () => {
+  const own = connectDatabase(database.url, { max: 1 });
+  const clock = new LapseClock({ db: () => own.db });
+  clock.start();
+  await waitFor(async () => clock.stats.probes, (n) => n > 0, 10_000);
+  await clock.stop();
+  const stats = { ...clock.stats };
+  clock.heard([{ type: "claimed", leaseUntil: new Date(Date.now() + 100).toISOString() }, { type: "claimed" }]);
+  await sleep(400);
+  expect(clock.armed).toBeNull();
+  expect(clock.stats).toEqual(stats);
+  await own.client.end();
+}, 30_000);

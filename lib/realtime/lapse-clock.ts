@@ -57,8 +57,7 @@ export class LapseClock {
   /** Stops the timer and waits for a firing in flight (its transaction commits or rolls back whole). */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.disarm();
     await this.running;
   }
 
