@@ -140,9 +140,9 @@ test("an expiry storm: 300 leases ending together are announced once each, in a 
   expect(row!.n).toBe(300);
 }, 60_000);
 
-test("while leases run, a claim ending after the armed timer costs the clock no read", async () => {
+test("while leases run, a claim ending after the armed timer costs the clock no read; one ending before re-arms it without one", async () => {
   const queue = await makeQueue(database.db, "steady", { leaseSeconds: 30 });
-  for (let i = 0; i < 5; i++) await run(createTask, { title: `steady ${i}`, queue }, author);
+  for (let i = 0; i < 6; i++) await run(createTask, { title: `steady ${i}`, queue }, author);
   await run(claimNext, { queue, leaseSeconds: 20 }, agent);
   await sleep(500);
   const armed = instances.map((i) => i.clock.armed);
@@ -153,6 +153,18 @@ test("while leases run, a claim ending after the armed timer costs the clock no 
     expect(i.clock.stats).toEqual(before[n]);
     expect(i.clock.armed).toBe(armed[n]);
   });
+  // A claim whose lease ends before the timer moves it earlier, still without a read, and its
+  // lapse is announced at its own end, not the earlier-armed one's.
+  const short = await run<{ id: string; leaseUntil: Date }>(claimNext, { queue, leaseSeconds: 5 }, agent);
+  expect(short.value?.id, "a sixth task to claim").toBeDefined();
+  await waitFor(async () => instances.map((i) => i.clock.armed), (now) => now.every((at, n) => at !== armed[n]), 3_000);
+  instances.forEach((i, n) => {
+    expect(i.clock.stats).toEqual(before[n]);
+    expect(i.clock.armed!).toBeLessThan(armed[n]!);
+  });
+  const lapsed = await waitFor(() => lapsedOf(queue), (rows) => rows.length > 0, 9_000);
+  expect(lapsed.map((e) => e.taskId)).toEqual([BigInt(short.value.id)]);
+  expect(lapsed[0]!.createdAt.getTime() - new Date(short.value.leaseUntil).getTime()).toBeLessThan(1_000);
 }, 30_000);
 
 test("a stopped clock (SIGTERM) keeps no timer and fires no more, whatever it hears", async () => {
