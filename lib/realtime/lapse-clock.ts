@@ -15,6 +15,8 @@ import { MOVES } from "@/lib/tasks/core/machine";
 const AFTER_END_MS = 20;
 /** The database could not be reached: try again this much later (a lapse is announced late, never lost). */
 const RETRY_MS = 5_000;
+/** While the hub's feed is held back, read at most this often (the claims it cannot hear yet). */
+const HELD_BACK_PROBE_MS = 1_000;
 
 /** The events of moves that give a lease (a claim, a renewal, a resumed lease): only they may end earlier than the timer. */
 export const LEASE_EVENTS: ReadonlySet<string> = new Set(
@@ -32,6 +34,8 @@ export interface LapseClockStats {
   firings: number;
   probes: number;
   announced: number;
+  /** Firings asked for because the hub's feed was held back (heldBack). */
+  heldBack: number;
 }
 
 export class LapseClock {
@@ -43,9 +47,10 @@ export class LapseClock {
   /** The database's clock minus this process's, from the last probe: the events' lease ends are the database's. */
   private offsetMs = 0;
   private running: Promise<void> | null = null;
+  private lastHeldBackFiring = 0;
   private again = false;
   private stopped = false;
-  readonly stats: LapseClockStats = { firings: 0, probes: 0, announced: 0 };
+  readonly stats: LapseClockStats = { firings: 0, probes: 0, announced: 0, heldBack: 0 };
 
   constructor(private readonly options: { db: () => Db; clock?: Clock; batch?: number; log?: (message: string) => void }) {}
 
@@ -72,6 +77,18 @@ export class LapseClock {
       else if (Number.isNaN(end)) this.fire();
       else if (this.armedAt === null || end < this.armedAt) this.arm(end - Date.now() + AFTER_END_MS);
     }
+  }
+
+  /**
+   * The hub's feed is held back by an open transaction somewhere in the cluster: claims made
+   * meanwhile are not heard until it ends, so the clock reads for itself, at most once a second
+   * and only while that lasts. Lapses stay on time; the stream catches up later.
+   */
+  heldBack(): void {
+    if (this.stopped || Date.now() - this.lastHeldBackFiring < HELD_BACK_PROBE_MS) return;
+    this.lastHeldBackFiring = Date.now();
+    this.stats.heldBack++;
+    this.fire();
   }
 
   /** Whether a timer is armed, and to when (tests, metrics). */

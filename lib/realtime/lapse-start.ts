@@ -20,6 +20,7 @@ export function startLapseClock(): void {
     getHub().then(
       (hub) => {
         hub.tap((events) => clock.heard(events));
+        hub.onHeldBack(() => clock.heldBack());
         clock.start();
       },
       (error: unknown) => {
