@@ -7,9 +7,10 @@ import { expect, signIn, test } from "./fixtures";
 import { makeTask, must } from "./seed";
 
 // Issue 27 item 2: states that are true. An agent claims and starts a task on an
-// agents-only queue with a short lease, then dies (sends nothing more). Nothing is written
-// when the lease runs out — expiry is lazy — yet within one lease the card, the fleet and
-// the inbox say it lapsed, and the board counts it. The lease runs out on its own.
+// agents-only queue with a short lease, then dies (sends nothing more). Nothing changes the
+// task when the lease runs out — expiry is lazy — yet within one lease the card, the fleet and
+// the inbox say it lapsed, and the board counts it; the server's lapse clock announces it
+// (one `lapsed` fact, no state change), which the history shows. The lease runs out on its own.
 
 const LEASE = 20;
 
@@ -53,6 +54,10 @@ test("a killed agent's task shows as lapsed on the card, the fleet and in the in
 
   await page.goto(`/tasks/${task.id}`);
   await expect(page.getByTestId("task-status").getByTestId("lapsed-badge")).toHaveText("lease lapsed");
+  // Announced, once: the history says which attempt lapsed and who held it.
+  const announced = page.locator('[data-testid="event"][data-type="lapsed"]');
+  await expect(announced).toHaveCount(1);
+  await expect(announced).toContainText(`lease lapsed (attempt 1, held by ${agent.name})`);
   // The row itself was never touched: the task still reads started, and nothing was written.
   const [row] = await db.execute<{ status: string; version: number }>(sql`SELECT status, version FROM tasks WHERE id = ${task.id}::bigint`);
   expect(row).toEqual({ status: "started", version: started.version });

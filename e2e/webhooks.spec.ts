@@ -13,6 +13,8 @@ test("a supervisor registers a webhook, sees its secret once and its delivery lo
 
   const url = `https://198.51.100.7/${queue}`;
   await form.getByLabel("Endpoint URL").fill(url);
+  // A lapse is announced when it happens (docs/claiming.md): the picker offers it in words.
+  await expect(form.getByLabel("lease lapsed", { exact: true })).not.toBeChecked();
   await form.getByLabel("failed", { exact: true }).check();
   await form.getByLabel(queue, { exact: true }).check();
   await form.getByRole("button", { name: "Register webhook" }).click();

@@ -5,13 +5,14 @@ import {
   recordSideEffect, release, renew, requeue, resolve, start, sweepExpiredLeases, type ActorRef, type Result,
 } from "@/lib/tasks";
 import { sql } from "drizzle-orm";
+import { announceLapses } from "@/lib/tasks/claiming/announce";
 import { withStanding, type EngineFixture } from "./engine";
 
 // Random sequences of engine calls for the property test: what to call, by whom, on which task.
 
 export const STEP_KINDS = [
   "create", "claim", "claimNext", "start", "renew", "recordSideEffect", "release", "complete", "fail",
-  "forceRelease", "requeue", "resolve", "cancel", "sweep", "edit", "comment",
+  "forceRelease", "requeue", "resolve", "cancel", "sweep", "edit", "comment", "announce",
 ] as const;
 /** The work graph's steps (lib/tasks/authoring/graph.property.test.ts): an added dependency, a pause toggled. */
 export const GRAPH_STEP_KINDS = [...STEP_KINDS, "depend", "pause"] as const;
@@ -38,7 +39,7 @@ export interface Step {
 // Weighted towards the calls that move a task forward, so long runs reach escalation and done.
 const WEIGHTS: Record<StepKind, number> = {
   create: 2, claim: 2, claimNext: 3, start: 3, renew: 2, recordSideEffect: 2, release: 1, complete: 2, fail: 2,
-  forceRelease: 1, requeue: 2, resolve: 1, cancel: 1, sweep: 1, edit: 1, comment: 1, depend: 2, pause: 1,
+  forceRelease: 1, requeue: 2, resolve: 1, cancel: 1, sweep: 1, edit: 1, comment: 1, depend: 2, pause: 1, announce: 1,
 };
 
 const stepOf = (kinds: readonly StepKind[]): fc.Arbitrary<Step> => fc.record({
@@ -123,6 +124,11 @@ export async function applyStep(ctx: RunContext, step: Step, rows: TaskRow[]): P
   }
   if (step.kind === "sweep") {
     return { ...applied, actor: ctx.supervisor, result: await f.run(sweepExpiredLeases, { queue }, ctx.supervisor) };
+  }
+  if (step.kind === "announce") {
+    // A server's lapse clock firing now (lib/realtime/lapse-clock.ts): `lapsed` facts, no change.
+    await announceLapses(f.db, f.clock, null);
+    return applied;
   }
   if (step.kind === "claimNext") {
     const result = await f.run(claimNext, { queue, start: step.flag, leaseSeconds: step.leaseSeconds }, chosen);

@@ -15,6 +15,16 @@ export function noteServerTime(iso: string | number): void {
   if (Number.isFinite(at)) offset = Math.max(offset, at - Date.now());
 }
 
+/**
+ * Re-renders what shows the time now rather than at the next second: a `lapsed` event says a
+ * lease ended (its `at`, noted first, is past the end), so the card turns "lapsed" as it arrives.
+ */
+export function tickNow(): void {
+  if (!tick) return;
+  current = serverNow();
+  for (const l of listeners) l();
+}
+
 /** Now, by the best estimate of the database clock. */
 export function serverNow(): number {
   return Date.now() + (Number.isFinite(offset) ? offset : 0);

@@ -3,7 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { goToSignIn } from "@/components/task/api";
-import { noteServerTime } from "./clock";
+import { noteServerTime, tickNow } from "./clock";
 import { invalidateFor, type LiveEvent } from "./invalidate";
 import { emitLiveEvents } from "./listeners";
 
@@ -73,6 +73,7 @@ export function useLiveEvents(after: string | null): LiveStatus {
         const event = JSON.parse(message.data) as LiveEvent;
         if (message.lastEventId) cursor = message.lastEventId;
         noteServerTime(event.at);
+        if (event.type === "lapsed") tickNow();
         pending.push(event);
         flushTimer ??= setTimeout(flush, BATCH_MS);
       });

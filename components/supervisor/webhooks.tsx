@@ -20,7 +20,9 @@ export type WebhookView = Wire<Webhook>;
 type DeliveryView = Wire<WebhookDelivery>;
 
 /** The events a team asks to hear of most; "every event" sends all of them (and heartbeats). */
-const EVENT_CHOICES = ["completed", "failed", "escalated", "lease_expired", "cancelled", "created", "claimed", "requeued", "resolved"] as const;
+const EVENT_CHOICES = ["completed", "failed", "escalated", "lease_expired", "cancelled", "created", "claimed", "requeued", "resolved", "lapsed"] as const;
+/** A choice's words where its type's name alone would not say it. */
+const CHOICE_LABELS: Partial<Record<(typeof EVENT_CHOICES)[number], string>> = { lapsed: "lease lapsed" };
 
 function SecretDialog({ made, onClose }: { made: { url: string; secret: string } | null; onClose: () => void }) {
   return (
@@ -83,7 +85,7 @@ function CreateWebhook({ queues, onCreated }: { queues: string[]; onCreated: (ma
         <div className="mt-1 flex flex-wrap gap-x-4 gap-y-1">
           {EVENT_CHOICES.map((type) => (
             <label key={type} className="flex items-center gap-1.5 text-sm">
-              <input type="checkbox" name="event" value={type} defaultChecked={type === "escalated"} /> {type.replace("_", " ")}
+              <input type="checkbox" name="event" value={type} defaultChecked={type === "escalated"} /> {CHOICE_LABELS[type] ?? type.replace("_", " ")}
             </label>
           ))}
         </div>

@@ -59,6 +59,8 @@ function what(entry: TimelineEntry): ReactNode {
       return last.payload.force ? "force-released it back to the queue" : EVENTS.released.label;
     case "lease_expired":
       return last.payload.strike ? "noted the lease had lapsed at the attempt ceiling: a strike" : EVENTS.lease_expired.label;
+    case "lapsed":
+      return `${EVENTS.lapsed.label} (attempt ${last.payload.attempt}, held by ${last.payload.owner?.name ?? "?"})`;
     case "failed":
       return `reported a failure: ${text(last.payload.reason)}`;
     case "edited":

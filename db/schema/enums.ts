@@ -76,6 +76,9 @@ export const eventType = pgEnum("event_type", [
   "budget_warning",
   "budget_reached",
   "budget_raised",
+  // Contract v1.3 (docs/claiming.md "Lazy expiry, announced"): a held task's lease ran out; a fact
+  // of no version, once per attempt. The takeover stays with claims and the sweep (lease_expired).
+  "lapsed",
 ]);
 
 /** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */

@@ -277,6 +277,8 @@ export const taskLease = pgTable(
     queue: text("queue").notNull(),
     leaseUntil: timestamp("lease_until", { withTimezone: true }).notNull(),
     attemptLimited: boolean("attempt_limited").notNull(),
+    /** The attempt whose lapse was announced (`lapsed`, migration 0036): the guard of "once per attempt". */
+    announcedAttempt: integer("announced_attempt"),
   },
   (t) => [
     // "Has any lease in this queue lapsed?" is one probe here, however many tasks are held.

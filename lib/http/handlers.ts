@@ -283,7 +283,7 @@ export const handlers: Record<EndpointId, RouteHandler> = {
   openapi: handle(endpoints.openapi, async () =>
     Response.json(buildOpenApiDocument(), { headers: { "Cache-Control": "public, max-age=60" } }),
   ),
-  // The first scrape starts this process's hub (if no stream has yet): event counters run from then.
+  // The hub starts with the server (its lapse clock, instrumentation.ts); a server run without one starts it here.
   metrics: handle(endpoints.metrics, async ({ db }) => {
     const hub = await getHub().catch(() => null);
     return new Response(await collectMetrics(db, hub?.stats ?? null), {

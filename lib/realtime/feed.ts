@@ -15,6 +15,8 @@ export interface FeedEvent {
   version: number | null;
   status: string | null;
   at: Date;
+  /** The lease end the event's payload names (a claim, a renewal), for the lapse clock; not sent to streams. */
+  leaseUntil?: string | null;
 }
 
 export interface FeedPage {
@@ -54,7 +56,7 @@ export async function readFeed(db: Executor, after: Cursor, limit = 500, filter:
     WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
     SELECT horizon.xmin::text AS horizon, page.* FROM horizon LEFT JOIN LATERAL (
       SELECT e.tx_id::text AS tx_id, e.id::text AS id, e.task_id::text AS task_id, e.queue, e.type,
-             e.payload->>'version' AS version, e.payload->>'status' AS status, e.created_at,
+             e.payload->>'version' AS version, e.payload->>'status' AS status, e.created_at, e.payload->>'leaseUntil' AS lease_until,
              a.id AS actor_id, a.name AS actor_name, a.kind AS actor_kind
       FROM task_events e JOIN actors a ON a.id = e.actor_id
       WHERE (e.tx_id, e.id) > (${afterTx}::text::xid8, ${afterId}::bigint)
@@ -76,6 +78,7 @@ export async function readFeed(db: Executor, after: Cursor, limit = 500, filter:
     version: r.version === null ? null : Number(r.version),
     status: (r.status as string | null) ?? null,
     at: parseTimestamp(r.created_at as string),
+    leaseUntil: (r.lease_until as string | null) ?? null,
   }));
   let heldBack = false;
   const full = events.length >= limit;

@@ -137,6 +137,18 @@ export class Hub {
     return () => void this.taps.delete(fn);
   }
 
+  private readonly holdWatchers = new Set<() => void>();
+
+  /**
+   * Calls `fn` at each read that found committed events held back behind an open transaction
+   * (docs/realtime.md "Delay, not loss"): a reader that cannot wait for them (the lapse clock)
+   * reads what it needs itself. Returns the unsubscribe.
+   */
+  onHeldBack(fn: () => void): () => void {
+    this.holdWatchers.add(fn);
+    return () => this.holdWatchers.delete(fn);
+  }
+
   /** Coalesces wake-ups: one read at a time, and one more if woken meanwhile. */
   wake(): void {
     if (this.stopped) return;
@@ -172,7 +184,10 @@ export class Hub {
         for (const tap of this.taps) tap(page.events);
         for (const subscriber of this.subscribers) subscriber.receive(batch);
       }
-      if (page.heldBack) this.later(HELD_BACK_RETRY_MS);
+      if (page.heldBack) {
+        this.later(HELD_BACK_RETRY_MS);
+        for (const fn of this.holdWatchers) fn();
+      }
       if (page.events.length < 500 || this.stopped) return;
     }
   }

@@ -17,7 +17,8 @@ export async function getClaimWaits(): Promise<ClaimWaits> {
 }
 
 /**
- * The process's hub, started on first use; survives hot reload (one LISTEN connection).
+ * The process's hub, started with the server (the lapse clock, lapse-start.ts) or on first use;
+ * survives hot reload (one LISTEN connection).
  * LISTEN needs a session of its own, which a transaction-mode pooler does not give: it
  * goes to LISTEN_DATABASE_URL (the primary, directly) when set. The hub's reads of the
  * events go through the pool like every other query.

@@ -82,6 +82,17 @@ export interface LeaseExpiredPayload extends Moved {
   /** The lapse of an attempt that met its ceiling: a failure too (its `failed` follows). */
   strike?: true;
 }
+/**
+ * A held task's lease ran out (contract v1.3): announced once per attempt, changing nothing.
+ * `version` and `status` are the task's as they stay; a claim or the sweep takes it over later.
+ */
+export interface LapsedPayload extends Moved {
+  attempt: number;
+  /** When the lease ended (ISO). */
+  leaseUntil: string;
+  /** Who held it. */
+  owner: EventActor;
+}
 export interface FailedPayload extends Moved {
   reason: string;
   failureCount: number;
@@ -251,6 +262,7 @@ export interface EventPayloads {
   budget_warning: BudgetMovePayload;
   budget_reached: BudgetMovePayload;
   budget_raised: BudgetMovePayload;
+  lapsed: LapsedPayload;
 }
 
 export type EventType = keyof EventPayloads;

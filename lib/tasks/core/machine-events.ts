@@ -74,6 +74,10 @@ export const EVENTS: Record<EventType, EventFacts> = {
   budget_warning: { of: "task", version: "none", label: "spent 80 % of the budget" },
   budget_reached: { of: "task", version: "adds", label: "reached the budget: the lease is parked until a supervisor raises it" },
   budget_raised: { of: "task", version: "adds", label: "raised the budget" },
+  // A lapse announced (docs/claiming.md "Lazy expiry, announced"): written by a server's lapse
+  // clock beside no state change and without the row lock; the board's counts refetch for it
+  // (the lapsed count). The takeover is still a claim's or the sweep's lease_expired.
+  lapsed: { of: "task", version: "none", aside: true, label: "lease lapsed" },
 };
 
 /** Whether `type` completes the transition of a `previous` event (machine-events' companionOf). */

@@ -120,6 +120,9 @@ describe("foldEvents", () => {
     // The log and the owner column have no foreign keys (migration 0017): the engine's writes
     // alone keep every reference whole, across every kind of step above.
     expect((await rowCounts(f.db)).events).toBeGreaterThan(100);
+    // The announce steps wrote lapses the fold replayed as facts of no version (docs/claiming.md).
+    const [lapsed] = await f.database.client<{ n: number }[]>`SELECT count(*)::int AS n FROM task_events WHERE type = 'lapsed'`;
+    expect(lapsed!.n).toBeGreaterThan(0);
     expect(await danglingReferences(f.db)).toEqual({ event_task: 0, event_queue: 0, event_actor: 0, task_owner: 0 });
     // The held and claimable sets (migrations 0028, 0029) are written by triggers, not by the engine: still exact after every kind of step.
     expect(await heldSetDrift(f.db)).toEqual({ missing: 0, extra: 0, stale: 0 });

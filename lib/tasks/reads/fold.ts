@@ -293,6 +293,7 @@ function replay(
         break;
       case "claim_rejected":
       case "commented":
+      case "lapsed": // announced, not acted on: the claim or sweep that takes it over writes lease_expired
       case "events_archived": // only the last one is in `rest`'s past: see foldEvents
         break;
       default:
