@@ -54,6 +54,7 @@ const ROUTE_ENDPOINTS = {
   createClaimToken: "createClaimToken",
   raiseBudget: "raiseBudget",
   setTokenBudget: "setTokenBudget",
+  attention: "attention",
 } as const satisfies Record<string, EndpointId>;
 
 export type RouteName = keyof typeof ROUTE_ENDPOINTS;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { taskStatus } from "@/db/schema";
 import { readinessCodes } from "@/lib/tasks/claiming/readiness-codes";
 import { CLAIM_OPS } from "@/lib/tasks/claim-tokens/ops";
+import { ATTENTION_KINDS, type AttentionKind } from "@/lib/attention/kinds";
 
 // What the API answers with, once: the zod schemas the OpenAPI document and the MCP tools'
 // output schemas are made from, and the wire types inferred from them, which the typed
@@ -303,3 +304,15 @@ export const claimTokenResponse = z
   })
   .meta({ id: "ClaimToken" });
 export type ClaimToken = z.infer<typeof claimTokenResponse>;
+
+const attentionKind = z.enum(ATTENTION_KINDS);
+export const attentionObject = z.object({
+  counts: z.object(Object.fromEntries(ATTENTION_KINDS.map((k) => [k, z.number().int().min(0)])) as Record<AttentionKind, z.ZodNumber>)
+    .describe("Per kind, what the caller may act on now (each stops at 999; `more` names those past it)"),
+  more: z.array(attentionKind),
+  items: z.array(z.object({
+    kind: attentionKind, taskId: z.string(), title: z.string(), queue: z.string(), since: z.iso.datetime(),
+    questionId: z.string().optional().describe("questions: the question to answer; budgets: the budget question a raise answers"),
+  })).describe("The first 50 of each kind, kind by kind"),
+  nextChangeAt: z.iso.datetime().nullable().describe("When time alone changes the answer (a lease of the caller's nears its end or one lapses): ask again then"),
+}).meta({ id: "Attention", description: "What waits for the caller: questions they may answer, reviews they may do, budgets they may raise, their leases about to lapse, lapsed and escalated tasks and unknown effects they may act on" });
