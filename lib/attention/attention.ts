@@ -32,6 +32,12 @@ export const ITEMS_PER_KIND = 50;
 type Ctx = Pick<OperationContext, "actor" | "standing" | "clock">;
 type Row = { task_id: string; title: string; queue: string; since: Date | string };
 
+/**
+ * A lease's last minute — never more than its last two thirds, where a renewal is due (a
+ * renewer renews at a third, lib/cadence.ts): so the one-click renewal always renews it.
+ */
+const lapsingWindow = sql`make_interval(secs => least(${LAPSING_WARNING_SECONDS}, t.lease_seconds * 2.0 / 3))`;
+
 const may = (op: { who: readonly string[] }, ctx: Ctx) => ctx.standing !== undefined && op.who.includes(ctx.standing);
 
 async function rows(tx: Tx, kind: AttentionKind, query: SQL): Promise<{ kind: AttentionKind; count: number; items: AttentionItem[] }> {
@@ -74,7 +80,7 @@ export async function readAttention(tx: Tx, ctx: Ctx): Promise<Attention> {
       SELECT t.id::text AS task_id, t.title, t.queue, t.lease_until AS since
       FROM task_held h JOIN tasks t ON t.id = h.id
       WHERE h.owner_id = ${actor.id}::uuid AND t.owner_id = ${actor.id}::uuid AND t.status IN ('claimed', 'started')
-        AND t.lease_until > ${now} AND t.lease_until <= ${now} + make_interval(secs => ${LAPSING_WARNING_SECONDS})
+        AND t.lease_until > ${now} AND t.lease_until <= ${now} + ${lapsingWindow}
       ORDER BY t.lease_until, t.id`) : null,
     // Lapsed leases nobody took over: a supervisor releases (or lets a claim take) them.
     may(forceRelease, ctx) ? rows(tx, "lapsed", sql`
@@ -100,8 +106,7 @@ export async function readAttention(tx: Tx, ctx: Ctx): Promise<Attention> {
   // whoever counts lapsed leases — the next lease of anyone's to lapse.
   const [next] = await tx.execute<{ at: Date | string | null }>(sql`
     SELECT least(
-      (SELECT min(CASE WHEN t.lease_until - make_interval(secs => ${LAPSING_WARNING_SECONDS}) > ${now}
-                       THEN t.lease_until - make_interval(secs => ${LAPSING_WARNING_SECONDS}) ELSE t.lease_until END)
+      (SELECT min(CASE WHEN t.lease_until - ${lapsingWindow} > ${now} THEN t.lease_until - ${lapsingWindow} ELSE t.lease_until END)
        FROM task_held h JOIN task_state t ON t.id = h.id
        WHERE h.owner_id = ${actor.id}::uuid AND t.status IN ('claimed', 'started') AND t.lease_until > ${now}),
       ${may(forceRelease, ctx) ? sql`(SELECT min(lease.lease_until) FROM task_lease lease WHERE lease.lease_until > ${now})` : sql`NULL::timestamptz`}
