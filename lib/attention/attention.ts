@@ -1,4 +1,3 @@
-import "server-only";
 import { sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Tx } from "@/db/client";

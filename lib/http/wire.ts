@@ -155,6 +155,8 @@ export const queueObject = z
     expiryWindowSeconds: z.number().int(),
     retryDelaySeconds: z.number().int(),
     lockDelaySeconds: z.number().int().meta({ description: "After a lease lapses, nobody may claim the task until the lapse + this many seconds (readiness lock_delay)" }),
+    personIdleSeconds: z.number().int().meta({ description: "A person's leases are renewed while they were active in the app within this many seconds (default 1800; 0: the lease alone)" }),
+    personGraceSeconds: z.number().int().meta({ description: "After a person's lease lapses, agents may claim the task only this many seconds later (default 300; readiness person_grace)" }),
     questionTimeoutSeconds: z.number().int().meta({ description: "How long a question to a person waits for its answer before the task goes to the supervisors' inbox (default 86400)" }),
     claimants: z.enum(["anyone", "people", "agents"]),
     commenters: z.enum(["anyone", "people", "supervisors"]).meta({ description: "Who may comment on the queue's tasks (anyone, people and supervisor tokens, or supervisors)" }),
