@@ -5,6 +5,7 @@ import { useEffect, useState, type ReactNode } from "react";
 import { noteServerTime } from "@/components/realtime/clock";
 import { LiveEvents } from "@/components/realtime/live-status";
 import { LeaseKeeper } from "@/components/presence/lease-keeper";
+import { NotificationListener } from "@/components/notify/notification-listener";
 import { ViewerProvider } from "@/components/realtime/viewer";
 import type { Viewer } from "@/components/task/wire";
 import { ToastProvider } from "@/components/ui/toaster";
@@ -49,6 +50,7 @@ export function Providers({
         <ViewerProvider viewer={viewer}>{viewer ? (
             <LiveEvents after={after}>
               <LeaseKeeper />
+              <NotificationListener />
               {children}
             </LiveEvents>
           ) : (

@@ -104,7 +104,11 @@ test.describe("the inbox at volume", () => {
     const watcher = await pageAs(browser, SARA, "/");
     await live(watcher);
     const badge = watcher.getByRole("navigation", { name: "Main" }).getByTestId("inbox-count");
-    const escalatedNow = async () => Number((await db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM tasks WHERE status = 'escalated'`))[0]!.n);
+    // The badge is what the inbox asks a supervisor to decide (docs/attention.md): escalated tasks, lapsed leases, parked budgets.
+    const escalatedNow = async () => Number((await db.execute<{ n: number }>(sql`SELECT
+      (SELECT count(*) FROM tasks WHERE status = 'escalated') + (SELECT count(*) FROM task_lease WHERE lease_until <= now())
+      + (SELECT count(*) FROM task_questions x JOIN tasks t ON t.id = x.task_id WHERE x.kind = 'budget' AND x.answered_at IS NULL
+           AND x.expired_at IS NULL AND x.deadline > now() AND t.status = 'awaiting_input') AS n`))[0]!.n);
     const shown = async () => ((await badge.count()) === 0 ? 0 : Number((await badge.innerText()).replace(/\D/g, "")));
     // Other tests escalate tasks too: the badge must agree with the database, whatever it holds.
     await expect.poll(async () => (await shown()) === (await escalatedNow())).toBe(true);

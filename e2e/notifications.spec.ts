@@ -29,11 +29,17 @@ const RECORD = () => {
   Object.defineProperty(window, "Notification", { value: Recorded, configurable: true, writable: true });
 };
 
-const shown = (page: Page) => page.evaluate(() => JSON.parse(localStorage.getItem("__e2e_notifications") ?? "[]") as { title: string; body: string; tag: string }[]);
+// Only this test's notifications: a question in another test's queue reaches the same people
+// (every person it may be asked of: docs/attention.md), and tests run in parallel.
+let ownQueue = "";
+const shown = async (page: Page) => (await page.evaluate(() => JSON.parse(localStorage.getItem("__e2e_notifications") ?? "[]") as { title: string; body: string; tag: string }[]))
+  .filter((n) => n.title.includes(ownQueue) || n.body.includes(ownQueue));
 
 test.describe("browser notifications", () => {
   test("an opted-in person gets exactly one notification per fact across two tabs, and a reload does not repeat it", async ({ page, db, queue, actorOf }) => {
-    await db.update(queues).set({ review: "agents" }).where(eq(queues.name, queue));
+    ownQueue = queue;
+    // No person's grace (docs/attention.md): the agent takes Amal's lapsed task at once, so she hears of it.
+    await db.update(queues).set({ review: "agents", personGraceSeconds: 0 }).where(eq(queues.name, queue));
     const context = page.context();
     await context.grantPermissions(["notifications"]);
     await context.addInitScript(RECORD);

@@ -11,3 +11,9 @@ export const renewAfterMs = (leaseLeftMs: number) => leaseLeftMs * RENEW_FRACTIO
 
 /** In words, for tool descriptions and pages. */
 export const RENEW_CADENCE_TEXT = "a third of the lease";
+
+/**
+ * How long before a lease lapses its holder is told (the attention count `lapsing`, the
+ * notification with its one-click renewal): one minute, API.md v1.3.
+ */
+export const LAPSING_WARNING_SECONDS = 60;

@@ -172,6 +172,13 @@ describe("ClaimboardClient against a real server", () => {
     await client.release(held);
   });
 
+  test("attention: what waits for the token's actor, every kind counted", async () => {
+    const before = await client.attention();
+    expect(Object.keys(before.counts).sort()).toEqual(["budgets", "effects", "escalated", "lapsed", "lapsing", "questions", "reviews"]);
+    expect(before.counts.questions).toBe(0); // an agent answers no question
+    expect(before.items.every((i) => typeof i.taskId === "string" && typeof i.since === "string")).toBe(true);
+  });
+
   test("review: a completion in a reviewed queue waits; the submitter is refused (self_review); another approves it", async () => {
     expect(await supervisor.createQueue({ name: "client-review", review: "everyone" })).toMatchObject({ review: "everyone" });
     await client.createTask({ title: "reviewed", queue: "client-review" });

@@ -257,6 +257,11 @@ export class ClaimboardClient {
     return (await this.call("listReservations", {})).reservations;
   }
 
+  /** What waits for this token's actor: counts and items of what the engine would let it do now (API.md v1.3). */
+  async attention(): Promise<Answer<"attention">> {
+    return this.call("attention", {});
+  }
+
   async listWebhooks(): Promise<Webhook[]> {
     return (await this.call("listWebhooks", {})).webhooks;
   }

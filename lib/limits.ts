@@ -49,6 +49,10 @@ export const LIMITS = {
   maxAttemptSeconds: { min: 60, max: 604_800 },
   /** After an unclean lapse, how long nobody may claim the task (queue setting lockDelaySeconds). */
   lockDelaySeconds: { min: 0, max: 3600 },
+  /** How long a person may be away from the app while their leases are still renewed (queue setting personIdleSeconds; 0: the lease alone). */
+  personIdleSeconds: { min: 0, max: 86_400 },
+  /** After a person's lease lapses, how long agents may not claim the task (queue setting personGraceSeconds). */
+  personGraceSeconds: { min: 0, max: 3600 },
 } as const;
 
 /** "4,000": how a limit is written in a sentence. */

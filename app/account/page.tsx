@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { ChangePassword } from "@/components/auth/change-password";
+import { NotificationSettings } from "@/components/notify/notification-settings";
 import { requireUser } from "../_lib/session";
 
 export const metadata: Metadata = { title: "Your account · Claimboard" };
@@ -13,6 +14,7 @@ export default async function AccountPage() {
         {user.actor.name} · {user.email} · {user.role}
       </p>
       <ChangePassword />
+      <NotificationSettings />
     </main>
   );
 }

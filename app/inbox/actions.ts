@@ -4,7 +4,7 @@ import { z } from "zod";
 import { guardedAction } from "@/lib/auth/action";
 import { queueName } from "@/lib/tasks/core/schemas";
 import { ok } from "@/lib/tasks/core/types";
-import { countEscalated, readInbox } from "@/lib/tasks/supervise/inbox";
+import { readInbox } from "@/lib/tasks/supervise/inbox";
 import { readLapsed } from "@/lib/tasks/supervise/lapsed";
 import { readInReview } from "@/lib/tasks/review/waiting";
 
@@ -12,9 +12,6 @@ import { readInReview } from "@/lib/tasks/review/waiting";
 export const inboxAction = guardedAction("supervisor", z.strictObject({ queue: queueName.nullable() }), async (input, { db, user }) =>
   ok(await readInbox(db, input.queue, user.actor)),
 );
-
-// The Inbox link's live badge: refetched on every event, like the supervisors' pages.
-export const inboxCountAction = guardedAction("supervisor", z.strictObject({}), async (_input, { db }) => ok(await countEscalated(db)));
 
 // Lapsed holdings nobody has taken over: a read (lease_until < now()), expiry stays lazy.
 export const lapsedAction = guardedAction("supervisor", z.strictObject({}), async (_input, { db }) => ok(await readLapsed(db)));

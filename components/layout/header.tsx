@@ -2,12 +2,18 @@ import Link from "next/link";
 import { LiveIndicator } from "@/components/realtime/live-status";
 import type { Viewer } from "@/components/task/wire";
 import { focusRing } from "@/components/ui/button";
+import { INBOX_KINDS } from "@/lib/attention/kinds";
 import { NavLinks, type NavItem } from "./nav-links";
 import { SignOutButton } from "./sign-out-button";
 
-const BOARD: NavItem[] = [{ href: "/", label: "Board" }, { href: "/questions", label: "Questions" }];
+// The nav's counts (docs/attention.md): the board holds reviews, the person's own leases and
+// their unknown effects; Questions its questions; the Inbox what the inbox asks a supervisor to decide.
+const BOARD: NavItem[] = [
+  { href: "/", label: "Board", badge: { kinds: ["reviews", "lapsing", "effects"], testId: "board-count" } },
+  { href: "/questions", label: "Questions", badge: { kinds: ["questions"], testId: "questions-count" } },
+];
 const SUPERVISION: NavItem[] = [
-  { href: "/inbox", label: "Inbox", badge: "inbox" },
+  { href: "/inbox", label: "Inbox", badge: { kinds: INBOX_KINDS, testId: "inbox-count" } },
   { href: "/agents", label: "Agents" },
   { href: "/people", label: "People" },
   { href: "/queues", label: "Queues" },

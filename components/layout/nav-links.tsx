@@ -2,14 +2,15 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { InboxBadge } from "@/components/supervisor/inbox-badge";
 import { focusRing } from "@/components/ui/button";
+import type { AttentionKind } from "@/lib/attention/kinds";
+import { AttentionBadge } from "./attention";
 
 export interface NavItem {
   href: string;
   label: string;
-  /** A live count beside the label (supervisors only: the escalation inbox). */
-  badge?: "inbox";
+  /** A live count beside the label: the sum of these kinds of what waits for the person (docs/attention.md). */
+  badge?: { kinds: readonly AttentionKind[]; testId: string };
 }
 
 export function NavLinks({ items }: { items: NavItem[] }) {
@@ -28,7 +29,7 @@ export function NavLinks({ items }: { items: NavItem[] }) {
               }`}
             >
               {item.label}
-              {item.badge === "inbox" ? <InboxBadge /> : null}
+              {item.badge ? <AttentionBadge kinds={item.badge.kinds} testId={item.badge.testId} /> : null}
             </Link>
           </li>
         );

@@ -23,8 +23,13 @@ function read(key: string): number {
 }
 
 export function idleAfterMs(): number {
+  return idleOverrideMs() ?? IDLE_AFTER_MS;
+}
+
+/** The tests' shortened idle time (IDLE_KEY), or null: then the queues' personIdleSeconds decide. */
+export function idleOverrideMs(): number | null {
   const override = read(IDLE_KEY);
-  return override > 0 ? override : IDLE_AFTER_MS;
+  return override > 0 ? override : null;
 }
 
 /** Records a use of this page now. */
@@ -44,8 +49,8 @@ export function lastActiveAt(): number {
   return Math.max(lastActive, read(ACTIVE_KEY));
 }
 
-export function isActive(now = Date.now()): boolean {
-  return now - lastActiveAt() < idleAfterMs();
+export function isActive(now = Date.now(), withinMs = idleAfterMs()): boolean {
+  return now - lastActiveAt() < withinMs;
 }
 
 const EVENTS = ["pointerdown", "pointermove", "keydown", "wheel", "touchstart", "focus"] as const;

@@ -10,7 +10,7 @@ import { fetchHistory, fetchTask } from "@/components/task/api";
 import { putTask } from "@/components/task/cache";
 import { toWire, type Wire } from "@/components/task/wire";
 import type { HeldLease } from "@/lib/tasks/claiming/held";
-import { isActive, markActive, watchActivity } from "./activity";
+import { idleOverrideMs, isActive, lastActiveAt, markActive, watchActivity } from "./activity";
 import { explainLoss, type Loss } from "./loss";
 import { LeaseNotices, StillOnIt } from "./notices";
 import { renewAfterMs } from "@/lib/cadence";
@@ -19,13 +19,23 @@ export type HeldView = Wire<HeldLease>;
 
 /** Events that can end the person's hold on a task when someone else writes them. */
 const ENDING = new Set(["claimed", "released", "lease_expired", "failed", "escalated"]);
+/**
+ * How long the person may be away while their leases are still renewed: the longest
+ * personIdleSeconds of the queues they hold in (the server renews each lease only within its
+ * own queue's), unless a test shortened it.
+ */
+const presentFor = (held: Iterable<HeldView>) => idleOverrideMs() ?? Math.max(0, ...[...held].map((h) => h.personIdleSeconds)) * 1000;
+
 /** A tick this late means the page slept (a laptop lid, a frozen tab): catch up at once. */
 const WOKE_AFTER_MS = 5000;
 
 /**
- * A person's lease follows their presence (docs/design.md#people-and-agents-on-one-board). While they use any page
- * of the app, this renews every lease they hold at a third of its length — one server
- * action for all of them; idle, it stops and warns before the lapse ("still on it?");
+ * A person's lease follows their presence (docs/design.md#people-and-agents-on-one-board; docs/attention.md). Mounted
+ * in the app shell, on every page and in a background tab too (whose timers Chromium throttles
+ * to one a minute: each late tick counts as a wake and renews what is due), this renews every
+ * lease they hold at a third of its length while they were active in the app within their
+ * queues' personIdleSeconds — one server action for all of them, which renews a lease only
+ * within its own queue's; idle longer, it stops and warns before the lapse ("still on it?");
  * woken from sleep, it catches up at once. When a task they held is taken over, released
  * by a supervisor or struck, every open page of theirs says so, live.
  */
@@ -56,7 +66,8 @@ export function LeaseKeeper() {
   const once = useCallback(
     async (renew: boolean): Promise<void> => {
       if (renew) lastRenew.current = Date.now();
-      const result = await heldLeasesAction({ renew }).catch(() => null);
+      const idleSeconds = Math.max(0, Math.floor((Date.now() - lastActiveAt()) / 1000));
+      const result = await heldLeasesAction(renew ? { renew, idleSeconds } : { renew }).catch(() => null);
       if (!result?.ok) return;
       const now = toWire(result.value) as HeldView[];
       const previous = heldRef.current;
@@ -95,7 +106,7 @@ export function LeaseKeeper() {
     let lastTick = Date.now();
     const tick = setInterval(() => {
       const now = Date.now();
-      const active = isActive(now);
+      const active = isActive(now, presentFor(heldRef.current.values()));
       setIdle(!active);
       const woke = now - lastTick > WOKE_AFTER_MS;
       lastTick = now;
@@ -107,7 +118,7 @@ export function LeaseKeeper() {
       if (now - lastRenew.current >= every) void sync(true);
     }, 1000);
     // Woken from sleep or a frozen state, back online or shown again: catch up now.
-    const wake = () => void sync(isActive() && heldRef.current.size > 0);
+    const wake = () => void sync(isActive(Date.now(), presentFor(heldRef.current.values())) && heldRef.current.size > 0);
     const onVisible = () => document.visibilityState === "visible" && wake();
     document.addEventListener("resume", wake);
     document.addEventListener("visibilitychange", onVisible);

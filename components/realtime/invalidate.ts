@@ -1,4 +1,5 @@
 import type { QueryClient } from "@tanstack/react-query";
+import { attentionKey } from "@/components/layout/attention-key";
 import { supervisorKeys } from "@/components/supervisor/keys";
 import { queueKeys, taskKeys } from "@/components/task/api";
 import type { ListFilter } from "@/components/task/filters";
@@ -53,6 +54,12 @@ export function invalidateFor(client: QueryClient, events: LiveEvent[]): void {
   // agent's heartbeats (its last sign of life). Only what is on screen refetches; one under
   // way is let finish, so a fleet heartbeating many times a second still settles.
   void client.invalidateQueries({ queryKey: supervisorKeys.all }, { cancelRefetch: false });
+  // What waits for the person (the nav's counts, docs/attention.md): any event may change it.
+  // A read already under way may have begun before this event: it is let finish, then read
+  // once more (later events join that one), so the count lands on the latest event.
+  const inFlight = client.getQueryState(attentionKey)?.fetchStatus === "fetching";
+  const settled = client.invalidateQueries({ queryKey: attentionKey }, { cancelRefetch: false });
+  if (inFlight) void settled.then(() => client.invalidateQueries({ queryKey: attentionKey }, { cancelRefetch: false }));
   // Who may claim and the last strike, shown on the board, follow a queue's settings.
   if (events.some((e) => e.type === "settings_changed")) void client.invalidateQueries({ queryKey: ["queue-rules"] });
   if (events.some((e) => e.type === "queue_paused" || e.type === "queue_resumed")) {

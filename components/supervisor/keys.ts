@@ -2,8 +2,6 @@
 export const supervisorKeys = {
   all: ["supervisor"] as const,
   inbox: (queue: string | null) => ["supervisor", "inbox", queue ?? ""] as const,
-  /** The Inbox link's badge (components/supervisor/inbox-badge.tsx). */
-  inboxCount: ["supervisor", "inbox-count"] as const,
   /** The inbox's in_review tasks (components/supervisor/in-review.tsx). */
   inReview: (queue: string | null) => ["supervisor", "in-review", queue ?? ""] as const,
   fleet: ["supervisor", "fleet"] as const,

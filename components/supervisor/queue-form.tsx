@@ -11,7 +11,8 @@ import type { QueueSettingsView } from "./types";
 import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
 import { LIMITS, limitText } from "@/lib/limits";
 
-type SettingField = "leaseSeconds" | "maxFailures" | "expiryThreshold" | "expiryWindowSeconds" | "retryDelaySeconds" | "lockDelaySeconds" | "questionTimeoutSeconds";
+type SettingField = "leaseSeconds" | "maxFailures" | "expiryThreshold" | "expiryWindowSeconds" | "retryDelaySeconds" | "lockDelaySeconds" | "questionTimeoutSeconds"
+  | "personIdleSeconds" | "personGraceSeconds";
 
 /** The documented bounds (lib/tasks/core/schemas.ts, the database's checks). */
 const FIELDS: { name: SettingField; label: string; min: number; max: number; unit: string }[] = [
@@ -21,6 +22,8 @@ const FIELDS: { name: SettingField; label: string; min: number; max: number; uni
   { name: "expiryWindowSeconds", label: "Breaker window (seconds)", min: 1, max: 86_400, unit: "seconds" },
   { name: "retryDelaySeconds", label: "Retry delay (seconds)", min: 0, max: 86_400, unit: "seconds" },
   { name: "lockDelaySeconds", label: "Lock delay after a lapse (seconds)", min: LIMITS.lockDelaySeconds.min, max: LIMITS.lockDelaySeconds.max, unit: "seconds" },
+  { name: "personIdleSeconds", label: "Keep a person's lease while they were active within (seconds; 0: the lease alone)", min: LIMITS.personIdleSeconds.min, max: LIMITS.personIdleSeconds.max, unit: "seconds" },
+  { name: "personGraceSeconds", label: "Agents wait after a person's lapse (seconds)", min: LIMITS.personGraceSeconds.min, max: LIMITS.personGraceSeconds.max, unit: "seconds" },
   { name: "questionTimeoutSeconds", label: "Question deadline (seconds)", min: LIMITS.questionTimeoutSeconds.min, max: LIMITS.questionTimeoutSeconds.max, unit: "seconds" },
 ];
 

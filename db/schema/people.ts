@@ -29,6 +29,8 @@ export const users = pgTable(
     /** Argon2id, encoded with its parameters. */
     passwordHash: text("password_hash").notNull(),
     disabled: boolean("disabled").notNull().default(false),
+    /** Notification kinds the person turned off (lib/notify/kinds.ts; migration 0037): empty, all on. */
+    notificationsOff: text("notifications_off").array().notNull().default(sql`'{}'::text[]`),
     ...timestamps,
   },
   (t) => [uniqueIndex("users_email_unique").on(sql`lower(${t.email})`)],

@@ -83,6 +83,10 @@ export const queues = pgTable(
     maxAttemptSeconds: integer("max_attempt_seconds"),
     /** After a lease lapses, nobody may claim the task until the lapse + this (downstreams that cannot check a fence). */
     lockDelaySeconds: integer("lock_delay_seconds").notNull().default(0),
+    /** A person's lease is renewed while they were active in the app within this (0: the lease alone; migration 0037). */
+    personIdleSeconds: integer("person_idle_seconds").notNull().default(1800),
+    /** After a person's lease lapses, agents may claim the task only this much later (readiness person_grace). */
+    personGraceSeconds: integer("person_grace_seconds").notNull().default(300),
     /** Which completions become in_review instead of done (contract v1.2, docs/engine.md). */
     review: reviewPolicy("review").notNull().default("none"),
     /** How long a question to a person waits for its answer before the task goes to the inbox (docs/questions.md). */
@@ -102,6 +106,8 @@ export const queues = pgTable(
     check("queues_expiry_window_range", sql`${t.expiryWindowSeconds} BETWEEN 1 AND 86400`),
     check("queues_retry_delay_range", sql`${t.retryDelaySeconds} BETWEEN 0 AND 86400`),
     check("queues_lock_delay_seconds_range", sql`${t.lockDelaySeconds} BETWEEN 0 AND 3600`),
+    check("queues_person_idle_seconds_range", sql`${t.personIdleSeconds} BETWEEN 0 AND 86400`),
+    check("queues_person_grace_seconds_range", sql`${t.personGraceSeconds} BETWEEN 0 AND 3600`),
     check("queues_question_timeout_seconds_range", sql`${t.questionTimeoutSeconds} BETWEEN 60 AND 604800`),
     check("queues_max_attempt_seconds_range", sql`${t.maxAttemptSeconds} IS NULL OR ${t.maxAttemptSeconds} BETWEEN 60 AND 604800`),
   ],

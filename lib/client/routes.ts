@@ -55,6 +55,7 @@ const ROUTE_ENDPOINTS = {
   raiseBudget: "raiseBudget",
   setTokenBudget: "setTokenBudget",
   getFleet: "getFleet",
+  attention: "attention",
 } as const satisfies Record<string, EndpointId>;
 
 export type RouteName = keyof typeof ROUTE_ENDPOINTS;

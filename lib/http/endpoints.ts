@@ -12,7 +12,7 @@ import { claimTokenBody } from "@/lib/tasks/claim-tokens/ops";
 import { budget } from "@/lib/tasks/budgets/schemas";
 import {
   claimTokenResponse, effectObject, effectResponse, errorObject, questionObject, questionResponse, eventObject, fenceVerdictObject, healthBody, queueObject, queueResponse, readinessObject,
-  heldReservationObject, taskCountsObject, taskObject, taskResponse, scheduleObject, scheduleResponse, webhookDeliveryObject, webhookObject,
+  attentionObject, heldReservationObject, taskCountsObject, taskObject, taskResponse, scheduleObject, scheduleResponse, webhookDeliveryObject, webhookObject,
 } from "./wire";
 import { fleetResponse } from "./fleet-wire";
 
@@ -388,6 +388,14 @@ export const endpoints = {
     roles: SUPERVISE, query: listDeliveriesQuery,
     success: { status: 200, description: "A page of deliveries", schema: z.object({ deliveries: z.array(webhookDeliveryObject), nextCursor: z.string().nullable() }) },
     errors: [400, 404],
+  },
+  // Attention (API.md v1.3 "Attention: what waits for me", docs/attention.md).
+  attention: {
+    operationId: "attention", method: "GET", path: "/me/attention",
+    summary: "What waits for the caller: counts and items of what the engine would let them do now (questions, reviews, budgets, lapsing and lapsed leases, escalations, unknown effects)",
+    roles: READ, session: true,
+    success: { status: 200, description: "What waits for the caller", schema: attentionObject },
+    errors: [],
   },
   health: {
     operationId: "health", method: "GET", path: "/health", summary: "Liveness: the server and its database",

@@ -10,7 +10,7 @@ import { currentPosition } from "@/lib/realtime/feed";
 import { openEventStream } from "@/lib/realtime/open-stream";
 import * as engine from "@/lib/tasks";
 import { COUNT_CAP, countTasks } from "@/lib/tasks/queues/counts";
-import { validationError, type Operation } from "@/lib/tasks/core/engine";
+import { perform, validationError, type Operation } from "@/lib/tasks/core/engine";
 import { listTaskEvents, listTasks } from "@/lib/tasks/reads/queries";
 import { queuePath, taskPath, type superviseBody } from "@/lib/tasks/core/schemas";
 import type { Task } from "@/lib/tasks/core/types";
@@ -27,6 +27,9 @@ import { HELD_RETRY_SECONDS, takeHeldPlace } from "@/lib/realtime/held-places";
 import { claimWaiting } from "./claim-wait";
 import { readFleet, type FleetAgent } from "@/lib/fleet";
 import { setMonthlyBudget, setMonthlyBudgetInput } from "@/lib/auth/token-admin";
+import { currentUser } from "@/lib/auth/session";
+import { attention } from "@/lib/attention/attention";
+import { personStanding } from "@/lib/tasks/core/standing";
 
 const tokenPath = setMonthlyBudgetInput.pick({ name: true });
 import { fenced, fencedForReader, fencedRefusal, withFenceHeader } from "./fenced";
@@ -297,6 +300,15 @@ export const handlers: Record<EndpointId, RouteHandler> = {
       lastSeen: a.lastSeen, tokens: a.tokens.map((t) => ({ name: t.name, role: t.role, revoked: t.revokedAt !== null })),
     });
     return Response.json({ agents: fleet.agents.map(wire), apart: fleet.apart.map(wire), truncated: fleet.truncated }, { headers: { "Cache-Control": "no-store" } });
+  }),
+  // A session is a person in their own standing here (the API treats a session as an observer
+  // elsewhere): what waits for them is what they, as staff or a supervisor, may do.
+  attention: handle(endpoints.attention, async ({ run, db, principal }) => {
+    const person = principal!.tokenId.startsWith("session:") ? await currentUser() : null;
+    const result = person
+      ? await perform(attention, {}, { db, actor: person.actor, standing: personStanding(person.role) })
+      : await run(attention, {});
+    return respond(result, (value) => value);
   }),
   /** Liveness for load balancers and the CLI: no auth, never cached; a down database is its answer (200 or 503), not an error. */
   health: async (request) => {

@@ -7,6 +7,7 @@ import {
 import type { Standing } from "@/lib/tasks/core/standing";
 import type { TokenRole } from "@/db/schema";
 import { createWebhook, deleteWebhook } from "@/lib/webhooks/ops";
+import { attention } from "@/lib/attention/attention";
 import { setMonthlyBudget } from "@/lib/auth/token-admin";
 import { createSchedule, deleteSchedule, updateSchedule } from "@/lib/schedules/ops";
 import { endpoints } from "./endpoints";
@@ -24,6 +25,7 @@ type Rule = { name: string; who: readonly Standing[] };
 /** The engine operation each endpoint's route runs (app/api/v1/**\/route.ts). */
 const OPERATION_OF: Partial<Record<EndpointName, Rule>> = {
   createTask: createTaskOnce,
+  attention,
   addDependencies,
   removeDependency,
   taskReadiness,

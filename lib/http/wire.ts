@@ -2,6 +2,7 @@ import { z } from "zod";
 import { effectState, taskStatus } from "@/db/schema";
 import { readinessCodes } from "@/lib/tasks/claiming/readiness-codes";
 import { CLAIM_OPS } from "@/lib/tasks/claim-tokens/ops";
+import { ATTENTION_KINDS, type AttentionKind } from "@/lib/attention/kinds";
 
 // What the API answers with, once: the zod schemas the OpenAPI document and the MCP tools'
 // output schemas are made from, and the wire types inferred from them, which the typed
@@ -154,6 +155,8 @@ export const queueObject = z
     expiryWindowSeconds: z.number().int(),
     retryDelaySeconds: z.number().int(),
     lockDelaySeconds: z.number().int().meta({ description: "After a lease lapses, nobody may claim the task until the lapse + this many seconds (readiness lock_delay)" }),
+    personIdleSeconds: z.number().int().meta({ description: "A person's leases are renewed while they were active in the app within this many seconds (default 1800; 0: the lease alone)" }),
+    personGraceSeconds: z.number().int().meta({ description: "After a person's lease lapses, agents may claim the task only this many seconds later (default 300; readiness person_grace)" }),
     questionTimeoutSeconds: z.number().int().meta({ description: "How long a question to a person waits for its answer before the task goes to the supervisors' inbox (default 86400)" }),
     claimants: z.enum(["anyone", "people", "agents"]),
     commenters: z.enum(["anyone", "people", "supervisors"]).meta({ description: "Who may comment on the queue's tasks (anyone, people and supervisor tokens, or supervisors)" }),
@@ -303,3 +306,15 @@ export const claimTokenResponse = z
   })
   .meta({ id: "ClaimToken" });
 export type ClaimToken = z.infer<typeof claimTokenResponse>;
+
+const attentionKind = z.enum(ATTENTION_KINDS);
+export const attentionObject = z.object({
+  counts: z.object(Object.fromEntries(ATTENTION_KINDS.map((k) => [k, z.number().int().min(0)])) as Record<AttentionKind, z.ZodNumber>)
+    .describe("Per kind, what the caller may act on now (each stops at 999; `more` names those past it)"),
+  more: z.array(attentionKind),
+  items: z.array(z.object({
+    kind: attentionKind, taskId: z.string(), title: z.string(), queue: z.string(), since: z.iso.datetime(),
+    questionId: z.string().optional().describe("questions: the question to answer; budgets: the budget question a raise answers"),
+  })).describe("The first 50 of each kind, kind by kind"),
+  nextChangeAt: z.iso.datetime().nullable().describe("When time alone changes the answer (a lease of the caller's nears its end or one lapses): ask again then"),
+}).meta({ id: "Attention", description: "What waits for the caller: questions they may answer, reviews they may do, budgets they may raise, their leases about to lapse, lapsed and escalated tasks and unknown effects they may act on" });

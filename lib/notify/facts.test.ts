@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { claim, complete, forceRelease, start, type ActorRef, type Task } from "@/lib/tasks";
+import { askQuestion, claim, complete, forceRelease, renew, start, type ActorRef, type Task } from "@/lib/tasks";
+import { createUser } from "@/lib/auth/users";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 import { eventsOf } from "@/test/inspect";
 import { readOf, recording } from "@/test/plans";
@@ -68,6 +69,47 @@ describe("notification facts", () => {
     const task = await f.task("plain", { queue: "notify-review" });
     expect(await notificationFacts(f.db, staff(pia), [...(await idsOf(task)), { id: "999999999", taskId: task.id }])).toEqual([]);
     expect(await notificationFacts(f.db, staff(pia), [])).toEqual([]);
+  });
+});
+
+describe("who hears of a question or a budget", () => {
+  test("a question reaches every person it may be asked of: staff who never claimed in the queue, supervisors; not in an agents' queue", async () => {
+    await f.queue("notify-ask");
+    await f.queue("notify-agents-only", { claimants: "agents" });
+    const ask = async (queue: string) => {
+      let task = await f.task("which one?", { queue });
+      task = await f.must(start, at(await f.must(claim, at(task), agent)), agent);
+      await f.must(askQuestion, { ...at(task), question: "A or B?" }, agent);
+      return idsOf(task);
+    };
+    const ids = await ask("notify-ask");
+    const supervisor = { actorId: boss.id, role: "supervisor" as const };
+    expect(await notificationFacts(f.db, staff(pia), ids)).toMatchObject([{ kind: "question", title: "A question in notify-ask" }]);
+    expect(await notificationFacts(f.db, supervisor, ids)).toMatchObject([{ kind: "question" }]);
+    const agentsOnly = await ask("notify-agents-only");
+    expect(await notificationFacts(f.db, staff(pia), agentsOnly)).toEqual([]);
+    expect(await notificationFacts(f.db, supervisor, agentsOnly)).toMatchObject([{ kind: "question" }]);
+  });
+
+  test("a budget reached is a supervisor's to raise; staff are not told", async () => {
+    let task = await f.task("spend", { queue: "notify-ask", budget: { limit: 5, unit: "tokens" } });
+    task = await f.must(start, at(await f.must(claim, at(task), agent)), agent);
+    task = await f.must(renew, { ...at(task), spend: 5 }, agent);
+    const ids = await idsOf(task);
+    expect(await notificationFacts(f.db, { actorId: boss.id, role: "supervisor" }, ids)).toMatchObject([{ kind: "budget", title: "A budget waits for you" }]);
+    expect(await notificationFacts(f.db, staff(pia), ids)).toEqual([]);
+  });
+
+  test("a kind the person turned off is no fact for them", async () => {
+    const person = await createUser(f.db, { email: "quiet@example.com", name: "Quiet", role: "staff", password: "pw-quiet-12345" });
+    let task = await f.task("asks", { queue: "notify-ask" });
+    task = await f.must(start, at(await f.must(claim, at(task), agent)), agent);
+    await f.must(askQuestion, { ...at(task), question: "Now?" }, agent);
+    const ids = await idsOf(task);
+    const quiet = staff(person.actor);
+    expect(await notificationFacts(f.db, quiet, ids)).toMatchObject([{ kind: "question" }]);
+    await f.database.client`UPDATE users SET notifications_off = '{question}' WHERE actor_id = ${person.actor.id}::uuid`;
+    expect(await notificationFacts(f.db, quiet, ids)).toEqual([]);
   });
 });
 

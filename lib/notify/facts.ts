@@ -2,10 +2,14 @@ import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import type { UserRole } from "@/db/schema";
 import { heldBy, partyOf } from "@/lib/tasks/review/party";
+import { raiseBudget } from "@/lib/tasks/budgets/raise";
+import { answerableQueues } from "@/lib/tasks/questions/open";
+import { ANSWERERS } from "@/lib/tasks/questions/rules";
+import { personStanding } from "@/lib/tasks/core/standing";
 import { NOTIFIED_TYPES, type NotificationFact, type NotifiedType } from "./kinds";
 
 // Which events of the log are a fact for a person, decided on the server from the log itself
-// (docs/board.md, "Browser notifications"). One rule per event type; the board sends the ids
+// (docs/attention.md, "Notifications"). One rule per event type; the board sends the ids
 // of the events of these types it heard, each with its task's, and shows what comes back. A
 // new kind of fact is one more row here (question_asked is read by type name, so the rule
 // works once that event exists).
@@ -38,11 +42,16 @@ type Row = {
   took_over_from: string | null;
   /** The person, or an OAuth agent of theirs, held an attempt of the task (a claimed event; the reviewer rule's party). */
   held: boolean;
-  /** The person claimed a task of this queue in the last 30 days (a queue they work). */
-  works_queue: boolean;
+  /** The kinds the person turned off (users.notifications_off). */
+  off: string[] | null;
 };
 
-type Rule = (row: Row, person: Person) => Omit<NotificationFact, "eventId" | "taskId"> | null;
+/** What a rule knows besides the row: whether the person is asked the questions of the row's queue. */
+interface Known {
+  answers: boolean;
+}
+
+type Rule = (row: Row, person: Person, known: Known) => Omit<NotificationFact, "eventId" | "taskId"> | null;
 
 const titled = (row: Row) => `“${row.title ?? `task ${row.task_id}`}”`;
 
@@ -62,10 +71,15 @@ const RULES: Record<NotifiedType, Rule> = {
     row.payload.force === true && row.payload.previousOwnerId === person.actorId
       ? { kind: "takeover", title: "Your task was taken back", body: `${row.actor_name} released ${titled(row)} from you` }
       : null,
-  // A question in a queue they work (supervisors: every queue).
-  question_asked: (row, person) =>
-    person.role === "supervisor" || row.works_queue
+  // A question they may answer: every person the queue's questions are asked of (listOpenQuestions' rule).
+  question_asked: (row, _person, known) =>
+    known.answers && row.payload.kind !== "budget"
       ? { kind: "question", title: `A question in ${row.queue}`, body: `${row.actor_name} asks about ${titled(row)}` }
+      : null,
+  // A task parked on its budget: for whoever may raise it (raiseBudget's who).
+  budget_reached: (row, person) =>
+    raiseBudget.who.includes(personStanding(person.role)) && row.status === "awaiting_input"
+      ? { kind: "budget", title: "A budget waits for you", body: `${titled(row)} in ${row.queue} reached its budget: raise it or decide` }
       : null,
 };
 
@@ -81,11 +95,7 @@ export async function notificationFacts(db: Executor, person: Person, events: Ev
              WHERE x.tx_id = e.tx_id AND x.task_id = e.task_id AND x.type = 'lease_expired' AND e.type::text = 'claimed'
              ORDER BY x.id DESC LIMIT 1) AS took_over_from,
            ${heldBy(sql`e.task_id`, partyOf(person.actorId))} AS held,
-           -- Only a question asks it, and only for a person who is not a supervisor: no index
-           -- answers it, so it reads the last 30 days of the log (CASE evaluates it only then).
-           CASE WHEN e.type::text = 'question_asked' AND ${person.role !== "supervisor"}::boolean THEN EXISTS (
-             SELECT 1 FROM task_events w WHERE w.queue = e.queue AND w.type = 'claimed' AND w.actor_id = ${person.actorId}::uuid
-               AND w.created_at > now() - interval '30 days') ELSE false END AS works_queue
+           (SELECT u.notifications_off FROM users u WHERE u.actor_id = ${person.actorId}::uuid) AS off
     FROM task_events e
     LEFT JOIN actors a ON a.id = e.actor_id
     LEFT JOIN tasks t ON t.id = e.task_id
@@ -94,8 +104,12 @@ export async function notificationFacts(db: Executor, person: Person, events: Ev
       AND e.type::text = ANY(${`{${NOTIFIED_TYPES.join(",")}}`}::text[])
       AND e.actor_id <> ${person.actorId}::uuid
     ORDER BY e.id`);
+  // Whom a queue's questions are asked of, read only when a question is among the events.
+  const standing = personStanding(person.role);
+  const queues = ANSWERERS.includes(standing) && rows.some((r) => r.type === "question_asked") ? await answerableQueues(db, standing) : [];
+  const known = (row: Row): Known => ({ answers: ANSWERERS.includes(standing) && (queues === null || queues.includes(row.queue)) });
   return rows.flatMap((row) => {
-    const fact = RULES[row.type]?.(row, person);
-    return fact ? [{ ...fact, eventId: row.id, taskId: row.task_id }] : [];
+    const fact = RULES[row.type]?.(row, person, known(row));
+    return fact && !(row.off ?? []).includes(fact.kind) ? [{ ...fact, eventId: row.id, taskId: row.task_id }] : [];
   });
 }

@@ -71,6 +71,9 @@ const SCENES: Record<string, Scene> = {
   listQueuesAction: async () => ({}),
   queueRulesAction: async () => ({}),
   heldLeasesAction: async (s, c, q) => (await s.started(q, c.actor), { renew: true }),
+  attentionAction: async () => ({}),
+  notificationKindsAction: async () => ({}),
+  setNotificationKindsAction: async () => ({ off: ["takeover"] }),
   pausedQueuesAction: async () => ({}),
   agentTokensAction: async () => ({}),
   fleetAction: async (s, c, q) => (await s.started(q, c.actor), {}),
@@ -83,7 +86,6 @@ const SCENES: Record<string, Scene> = {
   // The caller's own password, changed (to itself is refused): nothing later in this file signs in again.
   changeOwnPasswordAction: async (_s, c) => ({ current: c.password ?? "not-a-person", password: `${c.password ?? "not-a-person"}-changed` }),
   inboxAction: async () => ({ queue: null }),
-  inboxCountAction: async (s, _c, q) => (await s.escalated(q), {}),
   lapsedAction: async () => ({}),
   inReviewAction: async (_s, _c, q) => (await aSubmission(fixture.database.db, q), { queue: null }),
   lapsedCountAction: async () => ({}),

@@ -109,6 +109,7 @@ const SCENES: Record<string, Scene> = {
   createSchedule: async (_s, _c, q) => ({ path: "/schedules", body: { name: `made ${q}`, cron: "0 9 * * 1", queue: q, task: { title: "matrix" } } }),
   listSchedules: async () => ({ path: "/schedules" }),
   listReservations: async () => ({ path: "/reservations" }),
+  attention: async () => ({ path: "/me/attention" }),
   updateSchedule: async (_s, _c, q) => ({ path: `/schedules/${await aSchedule(f.database.db, q)}`, body: { paused: true } }),
   deleteSchedule: async (_s, _c, q) => ({ path: `/schedules/${await aSchedule(f.database.db, q)}` }),
   streamEvents: async (_s, _c, q) => ({ path: `/events?queue=${q}` }),

@@ -14,6 +14,7 @@ import { admittingClaimants, claimantRefusal } from "./claimants";
 import { strikeCappedLapses } from "./ceiling";
 import { WORKERS } from "../core/standing";
 import { lapseCutoff } from "./lock-delay";
+import { lapsedFor } from "./person-grace";
 import { lockReservations, reservationFilter } from "../reservations/held";
 import { overMonthlyCap } from "../budgets/cap";
 
@@ -54,7 +55,7 @@ const writtenHere = (taskId: string) => sql`EXISTS (SELECT 1 FROM task_state WHE
  * walked in its own order by its own partial index — never one OR predicate, which turns into
  * a bitmap scan and a sort — and the best `take` of the three sets.
  */
-function candidateSets(queue: string, clock: Clock, sets: { take: number; takeLapsed: number; lapsedBy: SQL; skipNeedsCheck?: boolean; also: SQL }): SQL {
+function candidateSets(queue: string, clock: Clock, sets: { take: number; takeLapsed: number; lapsedBy: SQL; skipNeedsCheck?: boolean; also: SQL; lapsedAlso?: SQL }): SQL {
   // A lapsed attempt that recorded a side effect comes back needs_check too.
   const checkFilter = sets.skipNeedsCheck ? sql`AND NOT needs_check` : sql``;
   const lapsedCheckFilter = sets.skipNeedsCheck ? sql`AND NOT (needs_check OR side_effect_recorded)` : sql``;
@@ -87,7 +88,7 @@ function candidateSets(queue: string, clock: Clock, sets: { take: number; takeLa
       FROM task_held held JOIN task_lease lease ON lease.id = held.id JOIN task_state ON task_state.id = held.id
       WHERE held.queue = ${queue} AND (lease.lease_until <= ${sets.lapsedBy}) IS TRUE
         AND ${recheck(sql`${statusIn(HELD, "task_state")} AND task_state.lease_until <= ${sets.lapsedBy}`)}
-        ${lapsedCheckFilter} ${sets.also}
+        ${lapsedCheckFilter} ${sets.also} ${sets.lapsedAlso ?? sql``}
       ORDER BY held.priority DESC, held.created_at, held.id
       LIMIT ${takeLapsed}
       FOR UPDATE OF task_state SKIP LOCKED
@@ -152,6 +153,8 @@ export async function claimBest(
     // The queue's lock delay: a lapsed lease is claimable only that long after it ran out.
     lapsedBy: lapseCutoff(clock, state.queue.lockDelaySeconds),
     skipNeedsCheck: input.skipNeedsCheck, also: reservationFilter(state.hasReserving, clock),
+    // An agent steps over a person's lapsed lease inside the queue's personGraceSeconds.
+    lapsedAlso: lapsedFor(actor, clock),
   });
   const claimed = await claimRows(tx, clock, candidates, options);
   return ok(await toTasks(tx, claimed.map((c) => c.row), actor));

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { lapsedFor } from "./person-grace";
 import type { Tx } from "@/db/client";
 import { archivedQueue, getQueue } from "../queues/queues";
 import { explainUnready } from "./readiness";
@@ -46,7 +47,8 @@ export const claim = defineOperation({
                    AND NOT EXISTS (SELECT 1 FROM queues
                                    WHERE queues.name = task_state.queue
                                      AND (breaker_tripped_at IS NOT NULL
-                                          OR task_state.lease_until + make_interval(secs => queues.lock_delay_seconds) > ${clock.now()}))))
+                                          OR task_state.lease_until + make_interval(secs => queues.lock_delay_seconds) > ${clock.now()}))
+                   ${lapsedFor(actor, clock)}))
           ${readyForClaim(clock)} ${reserved} AND NOT ${overMonthlyCap(actor.id, clock.now())}
         FOR UPDATE OF task_state`;
       return (await claimRows(tx, clock, candidates, { actor, instance }))[0];

@@ -14,7 +14,14 @@ import { statusIn } from "../core/transition";
 // for all of them: the rows are locked in id order and a row another transaction holds is
 // skipped (renewed next time), so two open pages renewing at once neither wait nor deadlock.
 
-export const heldLeasesInput = z.strictObject({ renew: z.boolean() });
+export const heldLeasesInput = z.strictObject({
+  renew: z.boolean(),
+  /**
+   * How long the person has not used the app (seconds): a lease is renewed only in a queue whose
+   * personIdleSeconds exceeds it (0 there: never by presence, the lease alone). Absent: any.
+   */
+  idleSeconds: z.number().int().min(0).max(31_536_000).optional(),
+});
 
 export interface HeldLease {
   task: Task;
@@ -22,6 +29,8 @@ export interface HeldLease {
   leaseSeconds: number;
   /** A renewal of this attempt met the queue's attempt ceiling: it will not be renewed again. */
   attemptLimited: boolean;
+  /** The queue's personIdleSeconds: presence renews the lease while the person was active within it (0: never). */
+  personIdleSeconds: number;
 }
 
 /** Every task the caller holds (lapsed leases included), after renewing the live ones when asked. */
@@ -48,6 +57,7 @@ export const heldLeases = defineOperation({
         UPDATE task_state t SET lease_until = ${now} + make_interval(secs => t.lease_seconds), updated_at = ${now}
         FROM mine m, queues q
         WHERE t.id = m.id AND q.name = t.queue AND ${withinCeiling(now)}
+          AND ${input.idleSeconds === undefined ? sql`true` : sql`q.person_idle_seconds > ${input.idleSeconds}`}
         RETURNING t.*`));
       const rows = renewed.map(rawToTaskRow).sort((a, b) => Number(a.id - b.id));
       for (const row of rows) renewedIds.add(row.id.toString());
@@ -57,8 +67,10 @@ export const heldLeases = defineOperation({
       })));
     }
     const held = await tx.execute<Record<string, unknown>>(sql`
-      SELECT t.* FROM task_held h JOIN tasks t ON t.id = h.id WHERE h.owner_id = ${actor.id}::uuid ORDER BY t.id`);
+      SELECT t.*, q.person_idle_seconds AS queue_person_idle_seconds
+      FROM task_held h JOIN tasks t ON t.id = h.id JOIN queues q ON q.name = t.queue WHERE h.owner_id = ${actor.id}::uuid ORDER BY t.id`);
     const rows = held.map(rawToTaskRow);
+    const idleOf = new Map(held.map((raw) => [String(raw.id), Number(raw.queue_person_idle_seconds)]));
     if (input.renew) {
       // A live lease left unrenewed met its ceiling: mark the attempt as a heartbeat would.
       for (const row of rows.filter((r) => !r.attemptLimited && !renewedIds.has(r.id.toString()))) {
@@ -67,6 +79,8 @@ export const heldLeases = defineOperation({
       }
     }
     const tasks = await toTasks(tx, rows, actor);
-    return ok(rows.map((row, i): HeldLease => ({ task: tasks[i]!, leaseSeconds: row.leaseSeconds ?? 0, attemptLimited: row.attemptLimited })));
+    return ok(rows.map((row, i): HeldLease => ({
+      task: tasks[i]!, leaseSeconds: row.leaseSeconds ?? 0, attemptLimited: row.attemptLimited, personIdleSeconds: idleOf.get(row.id.toString()) ?? 0,
+    })));
   },
 });

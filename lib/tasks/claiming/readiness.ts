@@ -45,6 +45,9 @@ interface Facts {
   /** Lapsed, but the queue's lock delay has not passed yet: claimable at delay_until. */
   delayed: boolean;
   delay_until: Date | null;
+  /** A person's lease, inside the queue's personGraceSeconds after it lapsed: agents may claim it only at grace_until. */
+  person_lapsed: boolean;
+  grace_until: Date | null;
   not_before: Date | null;
   waiting: boolean;
   needs_check: boolean;
@@ -73,6 +76,8 @@ export async function readTaskReadiness(db: Executor, clock: Clock, taskId: stri
            coalesce(t.lease_until <= ${clock.now()}, false) AS lapsed,
            t.lease_until + make_interval(secs => q.lock_delay_seconds) AS delay_until,
            coalesce(t.lease_until + make_interval(secs => q.lock_delay_seconds) > ${clock.now()}, false) AS delayed,
+           coalesce(o.kind = 'user' AND t.lease_until + make_interval(secs => q.person_grace_seconds) > ${clock.now()}, false) AS person_lapsed,
+           t.lease_until + make_interval(secs => q.person_grace_seconds) AS grace_until,
            t.not_before, coalesce(t.not_before > ${clock.now()}, false) AS waiting,
            t.needs_check OR (${statusIn(HELD)} AND t.side_effect_recorded) AS needs_check,
            t.blocked_by::text[] AS blocked_by, q.paused, q.archived_at, p.name AS paused_by, q.paused_at, q.breaker_reason, q.claimants
@@ -94,6 +99,11 @@ export async function readTaskReadiness(db: Executor, clock: Clock, taskId: stri
   }
   if (held && facts.lapsed && facts.delayed) {
     add("lock_delay", `The lease lapsed at ${at(facts.lease_until!)}; queue ${facts.queue}'s lock delay holds the task until ${at(facts.delay_until!)}`);
+  }
+  // The engine's rule is person-grace.ts (personGraceHolds); this is it in words, for an agent.
+  const graceUntil = facts.grace_until ? parseTimestamp(facts.grace_until) : null;
+  if (held && facts.lapsed && facts.person_lapsed && caller.kind === "agent" && graceUntil) {
+    add("person_grace", `${facts.owner_name}'s lease lapsed at ${at(facts.lease_until!)}; queue ${facts.queue} keeps a person's task from agents until ${at(graceUntil)} (personGraceSeconds): people may claim it now`);
   }
   if (held && facts.lapsed && facts.breaker_reason !== null) {
     add("breaker_tripped", `The lease lapsed, but queue ${facts.queue}'s breaker is tripped (${facts.breaker_reason}); a supervisor must reset it`);
@@ -126,9 +136,14 @@ export async function readTaskReadiness(db: Executor, clock: Clock, taskId: stri
   }
 
   const blocking = reasons.filter((r) => r.code !== "needs_check");
-  const onlyTime = blocking.length > 0 && blocking.every((r) => r.code === "not_before" || r.code === "lock_delay");
-  const when = blocking.some((r) => r.code === "lock_delay") ? facts.delay_until! : facts.not_before!;
-  return { claimable: blocking.length === 0, reasons, claimableAt: onlyTime ? parseTimestamp(when) : null };
+  const onlyTime = blocking.length > 0 && blocking.every((r) => r.code === "not_before" || r.code === "lock_delay" || r.code === "person_grace");
+  const times = [
+    blocking.some((r) => r.code === "lock_delay") ? facts.delay_until : null,
+    blocking.some((r) => r.code === "person_grace") ? facts.grace_until : null,
+    blocking.some((r) => r.code === "not_before") ? facts.not_before : null,
+  ].filter((t): t is Date => t !== null).map((t) => parseTimestamp(t).getTime());
+  const when = times.length > 0 ? new Date(Math.max(...times)) : null;
+  return { claimable: blocking.length === 0, reasons, claimableAt: onlyTime ? when : null };
 }
 
 /** "Waiting for #4 (started by agent-2)", one line per dependency not done yet. */
@@ -150,7 +165,7 @@ export async function explainUnready(db: Executor, clock: Clock, task: Task, cal
   if (!readiness) return null;
   const paused = readiness.reasons.find((r) => r.code === "queue_paused");
   if (paused) return { code: "queue_paused", message: `Task ${task.id} cannot be claimed: ${paused.message}`, task };
-  const graph = readiness.reasons.filter((r) => r.code === "blocked" || r.code === "not_before" || r.code === "lock_delay" || r.code === "reserved" || r.code === "agent_budget");
+  const graph = readiness.reasons.filter((r) => r.code === "blocked" || r.code === "not_before" || r.code === "lock_delay" || r.code === "person_grace" || r.code === "reserved" || r.code === "agent_budget");
   if (graph.length === 0) return null;
   return { code: "not_ready", message: `Task ${task.id} is not ready: ${graph.map((r) => r.message).join("; ")}`, task };
 }

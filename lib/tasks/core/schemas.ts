@@ -246,6 +246,10 @@ const queueSettingsFields = {
   retryDelaySeconds: z.number().int("must be a whole number").min(0).max(86_400).optional(),
   /** After a lease lapses, nobody may claim the task until the lapse + this (readiness lock_delay). */
   lockDelaySeconds: z.number().int("must be a whole number").min(LIMITS.lockDelaySeconds.min).max(LIMITS.lockDelaySeconds.max).optional(),
+  /** A person's leases are renewed while they were active in the app within this; 0: the lease alone (docs/attention.md). */
+  personIdleSeconds: z.number().int("must be a whole number").min(LIMITS.personIdleSeconds.min).max(LIMITS.personIdleSeconds.max).optional(),
+  /** After a person's lease lapses, agents may claim the task only this much later (readiness person_grace). */
+  personGraceSeconds: z.number().int("must be a whole number").min(LIMITS.personGraceSeconds.min).max(LIMITS.personGraceSeconds.max).optional(),
   /** How long a question to a person waits for its answer before the task goes to the inbox (docs/questions.md). */
   questionTimeoutSeconds: z.number().int("must be a whole number").min(LIMITS.questionTimeoutSeconds.min).max(LIMITS.questionTimeoutSeconds.max).optional(),
   claimants: z.enum(["anyone", "people", "agents"], "must be anyone, people or agents").optional(),

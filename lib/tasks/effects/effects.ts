@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import type { Clock } from "../core/clock";
 import { explainMiss, notFound } from "../core/conflicts";
@@ -85,6 +85,15 @@ export const recordEffect = defineOperation({
 const canResolveUnknown = (standing: Standing | undefined) => editsAnyTask(standing);
 
 /**
+ * Who may resolve an `unknown` effect of the task `t` (a task_state or tasks row) at `now`:
+ * whoever holds it now with a live lease, or a supervisor while it is not done or cancelled.
+ * resolveEffect's guard and the attention read (lib/attention) both say it with this.
+ */
+export const mayResolveUnknown = (actor: ActorRef, standing: Standing | undefined, now: SQL) =>
+  sql`((t.status IN ('claimed', 'started') AND t.owner_id = ${actor.id}::uuid AND t.lease_until > ${now})
+    OR (${canResolveUnknown(standing)}::boolean AND t.status NOT IN ('done', 'cancelled')))`;
+
+/**
  * Resolves an effect: `intended` → applied | failed by the attempt that recorded it (its
  * holder, lease valid); `unknown` → applied | failed by whoever holds the task now, or a
  * supervisor. One guarded UPDATE of the effect under the task's row lock; the task's count
@@ -96,7 +105,6 @@ export const resolveEffect = defineOperation({
   input: resolveEffectInput,
   async run(tx, input, { actor, clock, standing }): Promise<Result<{ effect: Effect; task: Task }>> {
     const now = clock.now();
-    const supervisor = canResolveUnknown(standing);
     const holder = sql`${statusIn(HELD)} AND t.owner_id = ${actor.id}::uuid AND t.lease_until > ${now}`;
     const [raw] = await tx.execute<Record<string, unknown>>(sql`
       WITH t AS MATERIALIZED (SELECT id, status, owner_id, version, attempt, lease_until FROM task_state WHERE id = ${input.taskId}::bigint FOR UPDATE),
@@ -106,7 +114,7 @@ export const resolveEffect = defineOperation({
       FROM t, old
       WHERE e.id = old.id AND t.version = ${input.version} AND (
         (old.state = 'intended' AND e.attempt = t.attempt AND ${holder})
-        OR (old.state = 'unknown' AND (${holder} OR (${supervisor}::boolean AND ${statusNotIn(FINISHED)}))))
+        OR (old.state = 'unknown' AND ${mayResolveUnknown(actor, standing, now)}))
       RETURNING e.id, old.state AS previous_state, old.via_side_effect`);
     if (!raw) return explainUnresolved(tx, input, actor);
     const from = raw.previous_state as "intended" | "unknown";

@@ -1,5 +1,7 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
+import type { Executor } from "@/db/client";
+import type { Standing } from "../core/standing";
 import { defineOperation } from "../core/engine";
 import { ok, type Result } from "../core/types";
 import { expireQuestions } from "./expire";
@@ -20,9 +22,16 @@ export const listOpenQuestions = defineOperation({
   input: z.strictObject({}),
   async run(tx, _input, { clock, standing }): Promise<Result<OpenQuestion[]>> {
     await expireQuestions(tx, clock, { limit: 500 });
-    const queues = standing === "staff"
-      ? (await tx.execute<{ name: string }>(sql`SELECT name FROM queues WHERE claimants IN ('anyone', 'people') AND archived_at IS NULL`)).map((q) => q.name)
-      : null;
-    return ok(await openQuestionRows(tx, queues));
+    return ok(await openQuestionRows(tx, await answerableQueues(tx, standing)));
   },
 });
+
+/**
+ * The queues whose questions `standing` is asked (null: every queue): staff, the queues whose
+ * claimants admit people; a supervisor or the operator, all. The inbox's list and the
+ * notification of a question (lib/notify/facts.ts) both read it.
+ */
+export async function answerableQueues(db: Executor, standing: Standing | undefined): Promise<string[] | null> {
+  if (standing !== "staff") return null;
+  return (await db.execute<{ name: string }>(sql`SELECT name FROM queues WHERE claimants IN ('anyone', 'people') AND archived_at IS NULL`)).map((q) => q.name);
+}

@@ -9,7 +9,7 @@ import { ownerTransition, transition } from "../core/transition";
 import { fail, ok, type Result, type Task } from "../core/types";
 import { expireQuestions, expiryReason } from "./expire";
 import { publicQuestion, readQuestionRow, taskQuestionRows, type Question } from "./rows";
-import { ANSWERERS } from "./rules";
+import { ANSWERERS, asksItself } from "./rules";
 import { answerQuestionInput, askQuestionInput, listQuestionsInput, readQuestionInput } from "./schemas";
 
 // Asking a person (docs/contract.md#asking-a-person, docs/questions.md): the owner of a started task asks, which
@@ -94,7 +94,7 @@ export const answerQuestion = defineOperation({
     if (found.kind === "budget" && !found.answer && !found.expiredAt) {
       return fail({ code: "invalid_transition", message: `Question ${found.id} asks for a bigger budget: a supervisor raises it (POST /tasks/${input.taskId}/budget), which answers it`, ...(before ? { task: before } : {}) });
     }
-    if (found.askedBy.id === actor.id || before?.owner?.id === actor.id) {
+    if (asksItself(found, before?.owner?.id, actor.id)) {
       return fail({ code: "self_review", message: `You asked question ${found.id}: someone else must answer it`, ...(before ? { task: before } : {}) });
     }
     await expireQuestions(tx, clock, { taskId: input.taskId });

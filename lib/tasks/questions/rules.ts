@@ -4,3 +4,10 @@ import type { Standing } from "../core/standing";
 // the UI — or a supervisor's token, and the operator at the CLI. Never an agent token, and never
 // the one who asked (403 self_review, decided in answerQuestion). Pure: the machine test reads it.
 export const ANSWERERS: readonly Standing[] = ["staff", "supervisor", "operator"];
+
+/**
+ * The asker's side of a question: the one who asked, or whoever holds its task now. They may
+ * not answer it (403 self_review, answerQuestion); the attention read leaves it out the same way.
+ */
+export const asksItself = (question: { askedBy: { id: string } }, ownerId: string | null | undefined, actorId: string) =>
+  question.askedBy.id === actorId || ownerId === actorId;

@@ -7,6 +7,15 @@ import type { ActorRef, Task } from "../core/types";
 const PARTY = sql.raw("party.ids");
 
 /**
+ * An in_review task `t` the party `party.ids` (a CTE of partyOf) may review: not submitted by
+ * it, and no attempt of it in the history — selfReview's rule (review.ts) in SQL, for the
+ * reads that list or count what a person may review (this count, lib/attention).
+ */
+export const reviewableByParty = sql`t.status = 'in_review'
+  AND NOT coalesce(t.submission->'by'->>'id' = ANY (party.ids::text[]), false)
+  AND NOT EXISTS (SELECT 1 FROM task_events e WHERE e.task_id = t.id AND e.type = 'claimed' AND e.actor_id = ANY (party.ids))`;
+
+/**
  * "Reviews waiting for me" (the board's count for people): in_review tasks this actor may
  * review — not submitted by them, and no attempt of theirs in the history, their OAuth agents
  * counted as them (the engine's rule, lib/tasks/review/review.ts and party.ts). Capped at `cap` + 1, as the board's counts are.
@@ -15,10 +24,7 @@ export async function reviewsWaitingFor(db: Executor, actorId: string, cap = 100
   const [row] = await db.execute<{ n: number }>(sql`
     WITH party AS (SELECT ${partyOf(actorId)} AS ids)
     SELECT count(*)::int AS n FROM (
-      SELECT 1 FROM tasks t, party
-      WHERE t.status = 'in_review'
-        AND NOT ${submittedBy("t", PARTY)}
-        AND NOT ${heldBy(sql`t.id`, PARTY)}
+      SELECT 1 FROM tasks t, party WHERE ${reviewableByParty}
       LIMIT ${cap + 1}
     ) waiting`);
   return Number(row?.n ?? 0);
