@@ -37,7 +37,12 @@ export function useWorkableFirst(): (tasks: TaskView[]) => TaskView[] {
 /** One status of the board, with its live count: the first page from the server, more on request (keyset). */
 export function Column({ filter, initial, count, cap, sideways = false }: { filter: ListFilter; initial?: PageView<TaskView>; count?: number; cap: number; sideways?: boolean }) {
   const headingId = useId();
-  const { query, tasks } = useTaskList(filter, initial);
+  // The server's first page is as old as the page. A column shown only while it has tasks
+  // (awaiting input, in review) mounts when its count rises, long after the render whose
+  // page was empty; taken as fresh (staleTime is infinite), that page showed "Nothing here."
+  // under a count of 1 until a reload. A page that contradicts the count is not used.
+  const page = initial && initial.items.length === 0 && (count ?? 0) > 0 ? undefined : initial;
+  const { query, tasks } = useTaskList(filter, page);
   const workableFirst = useWorkableFirst();
   const title = STATUS_TITLES[filter.status];
   // Side by side, an empty column is only its heading (narrow), so the others get the room.
