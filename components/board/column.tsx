@@ -10,6 +10,7 @@ import { useQueueRules } from "@/components/task/queue-rules";
 import { Button } from "@/components/ui/button";
 import { Count } from "./counts";
 import { TaskCards } from "./task-card";
+import { useReservedBy } from "@/components/task/reserved";
 import { STATUS_TITLES, useTaskList } from "./use-task-list";
 
 const SORT_WORDS = { priority: "claim order", created: "newest created first", updated: "recently changed first" } as const;
@@ -20,16 +21,17 @@ export function orderWords(filter: ListFilter): string {
 }
 
 /**
- * The queued column puts what the viewer can work first — blocked, not-yet-due and
- * agents-only tasks after it, each part in the column's own order — reading the same
+ * The queued column puts what the viewer can work first — blocked, reserved, not-yet-due
+ * and agents-only tasks after it, each part in the column's own order — reading the same
  * rule as the cards' Claim (availableActions), so the top card is the one Claim next takes.
  */
 export function useWorkableFirst(): (tasks: TaskView[]) => TaskView[] {
   const viewer = useViewer();
   const rules = useQueueRules();
   const now = useNow(false) ?? 0;
+  const reserved = useReservedBy();
   return (tasks) => {
-    const can = (t: TaskView) => availableActions(t, viewer, now, rules.get(t.queue)).includes("claim");
+    const can = (t: TaskView) => !reserved.has(t.id) && availableActions(t, viewer, now, rules.get(t.queue)).includes("claim");
     return [...tasks.filter(can), ...tasks.filter((t) => !can(t))];
   };
 }

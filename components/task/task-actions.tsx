@@ -7,6 +7,7 @@ import { Button, type ButtonTone } from "@/components/ui/button";
 import { CheckDialog, TextDialog } from "./dialogs";
 import { HandoffDialog } from "./handoff-dialog";
 import { SubmitDialog } from "./submit-dialog";
+import { reservedSentence, useReservedBy } from "./reserved";
 import { useQueueRules } from "./queue-rules";
 import { useTaskMutation, type TaskCallVars } from "./mutations";
 import { actionLabels, availableActions, isLastStrike, whyNoActions, type TaskAction } from "./permissions";
@@ -34,7 +35,9 @@ export function TaskActions({ task, only, size = "md", explain = false }: { task
   const mutation = useTaskMutation();
   const [asking, setAsking] = useState<Asking>(null);
   const rules = useQueueRules().get(task.queue);
-  const actions = availableActions(task, viewer, now ?? 0, rules).filter((a) => !only || only.includes(a));
+  // A claim the engine would refuse (not_ready: another holder's reservation) is not offered.
+  const reserved = useReservedBy().get(task.id);
+  const actions = availableActions(task, viewer, now ?? 0, rules).filter((a) => (!only || only.includes(a)) && !(a === "claim" && reserved));
 
   const run = (action: TaskAction, vars?: TaskCallVars) => {
     setAsking(null);
@@ -54,7 +57,7 @@ export function TaskActions({ task, only, size = "md", explain = false }: { task
 
   if (actions.length === 0 && !asking) {
     // Where a person cannot act, the action area says why in a sentence, not an empty box.
-    const why = explain && now !== null ? whyNoActions(task, viewer, now, rules) : null;
+    const why = explain && now !== null ? (reserved ? reservedSentence(reserved) : whyNoActions(task, viewer, now, rules)) : null;
     return why ? <p data-testid="why-no-actions" className="text-sm text-slate-600">{why}</p> : null;
   }
   const mine = task.owner?.id === viewer.actorId;
