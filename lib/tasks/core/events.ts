@@ -4,6 +4,7 @@ import { commitBehind } from "@/db/writes-behind";
 import type { Clock } from "./clock";
 import type { TypedEvent } from "./event-payloads";
 import { executePrepared } from "./prepared";
+import { alsoDeliveredSql } from "@/lib/webhooks/matching";
 
 /** The NOTIFY channel: a wake-up for listeners, never the source of truth (task_events is). */
 export const NOTIFY_CHANNEL = "claimboard_events";
@@ -44,7 +45,7 @@ export async function appendEvents(tx: Executor, clock: Clock, events: NewEvent[
       INSERT INTO webhook_deliveries (webhook_id, event_id, task_id, queue, type, actor_id, payload, event_at, next_attempt_at)
       SELECT w.id, i.id, i.task_id, i.queue, i.type, i.actor_id, i.payload, i.created_at, i.created_at
       FROM inserted i JOIN webhooks w
-        ON w.disabled_at IS NULL AND (i.type::text = ANY (w.events) OR '*' = ANY (w.events))
+        ON w.disabled_at IS NULL AND (i.type::text = ANY (w.events) OR '*' = ANY (w.events) ${alsoDeliveredSql})
        AND (w.queues IS NULL OR i.queue = ANY (w.queues))
     )
     SELECT pg_notify(${NOTIFY_CHANNEL}, json_build_object(
