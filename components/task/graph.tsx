@@ -6,7 +6,7 @@ import { useNow } from "@/components/realtime/clock";
 import { inlineLink } from "@/components/ui/button";
 import { formatTime, useHydrated, withLocalTimes } from "@/components/ui/local-time";
 import { fetchDependents, fetchReadiness, fetchTask, taskKeys } from "./api";
-import { AddDependency, DependencyList, NotBeforeForm } from "./relations";
+import { AddDependency, DependencyList, NotBeforeForm, WaitsFor } from "./relations";
 import type { TaskView } from "./wire";
 
 // The work graph on the board and the task page: what a task waits for, what waits for it,
@@ -76,7 +76,7 @@ export function WorkGraph({ task, termsEditable = false }: { task: TaskView; ter
       <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
         <dt className="text-slate-500">Waits for</dt>
         <dd data-testid="depends-on">
-          <DependencyList ids={task.dependsOn} />
+          <WaitsFor task={task} />
         </dd>
         <dt className="text-slate-500">Needed by</dt>
         <dd data-testid="needed-by">
