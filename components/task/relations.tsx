@@ -59,25 +59,21 @@ export function DependencyList({ ids }: { ids: string[] }) {
   );
 }
 
-/** What the task waits for, each with Remove while the task is queued (the machine's removeDependency row). */
-export function WaitsFor({ task }: { task: TaskView }) {
+/** Remove beside each dependency, while the task is queued (the machine's removeDependency row), for whoever may edit it. */
+export function RemoveDependencies({ task }: { task: TaskView }) {
   const { mutation, problem } = useRelationChange("no longer waits for it", () => {});
-  if (task.status !== "queued" || task.pending || task.dependsOn.length === 0) return <DependencyList ids={task.dependsOn} />;
+  if (task.status !== "queued" || task.pending || task.dependsOn.length === 0) return null;
   return (
-    <>
-      <ul className="flex flex-col gap-1" aria-label="Waits for">
-        {task.dependsOn.map((id) => (
-          <li key={id} className="flex flex-wrap items-center gap-2">
-            <DependencyList ids={[id]} />
-            <Button size="sm" tone="ghost" aria-label={`Stop waiting for #${id}`} disabled={mutation.isPending}
-              onClick={() => mutation.mutate(() => removeDependencyAction({ taskId: task.id, version: task.version, dependency: id }))}>
-              Remove
-            </Button>
-          </li>
-        ))}
-      </ul>
-      {problem ? <p role="alert" className="text-sm text-red-800">{problem}</p> : null}
-    </>
+    <div className="mt-2 flex flex-wrap items-center gap-2" data-testid="remove-dependencies">
+      <span className="text-slate-600">Stop waiting for:</span>
+      {task.dependsOn.map((id) => (
+        <Button key={id} size="sm" aria-label={`Stop waiting for #${id}`} disabled={mutation.isPending}
+          onClick={() => mutation.mutate(() => removeDependencyAction({ taskId: task.id, version: task.version, dependency: id }))}>
+          Remove #{id}
+        </Button>
+      ))}
+      {problem ? <p role="alert" className="w-full text-sm text-red-800">{problem}</p> : null}
+    </div>
   );
 }
 
