@@ -80,6 +80,19 @@ describe("the reference agent", () => {
     expect(await history(ids[0]!)).toEqual(["created test", "claimed worker", "completed worker"]);
   });
 
+  test("says 'submitted for review' when its completion went to a reviewer, on both completion paths", async () => {
+    const token = await createAgentToken(database.db, { name: "reviewed" });
+    const ids = [await newTask("agent-reviewed", "a"), await newTask("agent-reviewed", "b")];
+    await as(setQueueSettings, { queue: "agent-reviewed", review: "agents" });
+    const worker = agent(token, ["--queue", "agent-reviewed", "--work-ms", "50", "--max-tasks", "2"]);
+    expect(await worker.exited, worker.output()).toBe(0);
+    for (const id of ids) {
+      expect((await task(id)).status).toBe("in_review");
+      expect(worker.output()).toMatch(new RegExp(`^submitted for review ${id} v\\d+$`, "m"));
+    }
+    expect(worker.output()).not.toMatch(/^completed /m);
+  });
+
   test("completes each task and claims the next in the same request: one transaction per task after the first", async () => {
     const token = await createAgentToken(database.db, { name: "looper" });
     const ids = [await newTask("loop", "a"), await newTask("loop", "b"), await newTask("loop", "c")];

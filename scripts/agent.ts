@@ -118,6 +118,8 @@ function options(argv: string[]) {
 type Options = ReturnType<typeof options>;
 
 const log = (line: string) => console.log(line);
+/** What became of a completion: done, or waiting for a reviewer (the queue reviews agents' work). */
+const finishedLine = (task: Task) => `${task.status === "in_review" ? "submitted for review" : "completed"} ${task.id} v${task.version}`;
 
 /** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
 const sleep = (ms: number, signal?: AbortSignal) => delay(ms, undefined, { signal }).catch(() => {});
@@ -343,7 +345,7 @@ class Agent {
     // A claim token may not claim the next task (wrong_task): --scoped completes, then claims with the agent token.
     if (this.opts.once || !this.wantsMore() || this.opts.scoped) {
       const done = await this.ownerCall(latest, "complete", () => this.client.complete(latest, { result, ...this.spendOf }));
-      if (done) log(`completed ${done.id} v${done.version}`);
+      if (done) log(finishedLine(done));
       return null;
     }
     let next: Task | null = null;
@@ -354,7 +356,7 @@ class Agent {
       next = answer.next;
       return answer.task;
     });
-    if (done) log(`completed ${done.id} v${done.version}`);
+    if (done) log(finishedLine(done));
     return next;
   }
 
@@ -395,7 +397,7 @@ class Agent {
     const results = await this.ownerCall(tasks[0]!, "complete", () =>
       this.client.completeMany(tasks.map((task) => ({ ...task, result: { workMs: this.opts.workMs } }))));
     for (const result of results ?? []) {
-      if (result.ok) log(`completed ${result.task.id} v${result.task.version}`);
+      if (result.ok) log(finishedLine(result.task));
       else log(`lost ${result.id} on complete: ${result.error.code}: ${result.error.message}`);
     }
   }

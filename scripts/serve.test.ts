@@ -71,6 +71,13 @@ describe("npm start", () => {
     // A first start on an empty embedded database prints demo logins (and keeps them in the data folder)...
     expect(first.output()).toMatch(/demo accounts created/);
     expect(first.output()).toMatch(/supervisor\s+sara@example\.com\s+password \S+/);
+    // ...right above "running", the line a newcomer reads (the build's output comes before).
+    const lines = first.output().split("\n");
+    const runningAt = lines.findIndex((line) => line.includes("Claimboard is running at"));
+    const loginsAt = lines.findIndex((line) => line.includes("sign in with a demo account"));
+    expect(loginsAt, first.output()).toBeGreaterThan(-1);
+    expect(lines.slice(loginsAt + 1, runningAt).every((line) => /^\s+\S+\s+\S+@example\.com\s+password \S+$/.test(line)), first.output()).toBe(true);
+    expect(lines.slice(loginsAt + 1, runningAt).join("\n")).toMatch(/supervisor\s+sara@example\.com/);
     expect(existsSync(path.join(dataDir, "demo-logins.txt"))).toBe(true);
     // ...so it listens on loopback only.
     expect(listeningAddresses(first.port)).toEqual(["127.0.0.1"]);

@@ -87,20 +87,26 @@ function run(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, [nextBin, ...args], { env, stdio: "inherit" });
 }
 
-/** The embedded default only: demo people and tasks on a first start, logins printed once. */
-async function seedDemoOnce(url: string): Promise<void> {
+/**
+ * The embedded default only: demo people and tasks on a first start. The logins are saved
+ * now and printed beside "running" (a first start builds first, and a newcomer reads the
+ * last lines, not a list ~120 lines up); null when the demo was seeded before.
+ */
+async function seedDemoOnce(url: string): Promise<string[] | null> {
   const { db, client } = connectDatabase(url, { max: 1 });
   try {
     const logins = await seedDemo(db);
-    if (!logins) return;
+    if (!logins) return null;
     const lines = logins.map((l) => `  ${l.role.padEnd(10)} ${l.email.padEnd(20)} password ${l.password}`);
     await fs.writeFile(path.join(DATA_DIR, "demo-logins.txt"), lines.join("\n") + "\n", { mode: 0o600 });
-    say(`demo accounts created (also saved in ${path.relative(process.cwd(), DATA_DIR)}/demo-logins.txt):`);
-    for (const line of lines) console.log(line);
+    say(`demo accounts created: their logins are printed when the server is running (and saved in ${demoLoginsPath()})`);
+    return lines;
   } finally {
     await client.end();
   }
 }
+
+const demoLoginsPath = () => `${path.relative(process.cwd(), DATA_DIR)}/demo-logins.txt`;
 
 async function waitUntilHealthy(url: string): Promise<void> {
   for (let i = 0; i < 600 && !stopping; i++) {
@@ -126,7 +132,7 @@ async function main() {
   }
   await migrateDatabase(database.url);
   say("migrations applied");
-  if (database.source !== "env") await seedDemoOnce(database.url);
+  const logins = database.source !== "env" ? await seedDemoOnce(database.url) : null;
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -152,7 +158,12 @@ async function main() {
   const wildcard = !address || address === "0.0.0.0" || address === "::";
   const local = wildcard || address === "127.0.0.1" || address === "localhost";
   await waitUntilHealthy(`http://${local ? "127.0.0.1" : address.includes(":") ? `[${address}]` : address}:${port}`);
-  if (!stopping) say(`Claimboard is running at http://${local ? "localhost" : address}:${port}${wildcard ? " (every interface)" : ""}`);
+  if (stopping) return;
+  if (logins) {
+    say(`sign in with a demo account (printed this once; also in ${demoLoginsPath()}):`);
+    for (const line of logins) console.log(line);
+  }
+  say(`Claimboard is running at http://${local ? "localhost" : address}:${port}${wildcard ? " (every interface)" : ""}`);
 }
 
 main().catch((error: unknown) => {

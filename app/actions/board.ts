@@ -7,6 +7,8 @@ import { ok } from "@/lib/tasks/core/types";
 import { readLapsed } from "@/lib/tasks/supervise/lapsed";
 import { reviewsWaitingFor } from "@/lib/tasks/review/waiting";
 import { notificationFacts } from "@/lib/notify/facts";
+import { reservationWaits } from "@/lib/tasks/reservations/held";
+import { databaseClock } from "@/lib/tasks/core/clock";
 
 // Reads the board needs that the agent API does not offer, behind the same guard.
 export const listQueuesAction = guardedAction("staff", z.strictObject({}), async (_input, { db }) => ok(await listQueueNames(db)));
@@ -31,3 +33,7 @@ export const notificationsAction = guardedAction(
   z.strictObject({ events: z.array(z.strictObject({ id: id("an event id"), taskId: id("a task id") })).max(100) }),
   async ({ events }, { db, user }) => ok(await notificationFacts(db, { actorId: user.actor.id, role: user.role }, events)),
 );
+
+/** Tasks a claim would take but for another holder's reservation, with the holders: the board's "reserved by #N (who)". */
+export const reservationWaitsAction = guardedAction("staff", z.strictObject({}), async (_input, { db }) =>
+  ok(await reservationWaits(db, databaseClock)));

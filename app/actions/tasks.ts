@@ -11,6 +11,7 @@ import {
   failTask,
   recordSideEffect,
   release,
+  removeDependency,
   renew,
   resolveEffect,
   review,
@@ -29,6 +30,7 @@ export const releaseAction = operationAction("staff", release);
 export const completeAction = operationAction("staff", complete);
 export const failAction = operationAction("staff", failTask);
 export const addDependenciesAction = operationAction("staff", addDependencies);
+export const removeDependencyAction = operationAction("staff", removeDependency);
 
 /** Staff edit the tasks they created or held last; a supervisor, any (the engine's rule, docs/api.md). */
 export const editTaskAction = operationAction("staff", editTask);

@@ -12,8 +12,13 @@ export const DEMO_PEOPLE = [
   { email: "sara@example.com", role: "supervisor" },
 ] as const;
 
-/** Where `npm start` keeps its embedded database and the demo logins (db/project-database.ts). */
-export const dataDir = () => path.resolve(process.env.CLAIMBOARD_DATA_DIR ?? ".data");
+/**
+ * Where `npm start` keeps its embedded database and the demo logins (db/project-database.ts).
+ * Data read at run time, not code: without the ignore comment Turbopack's build traced the
+ * whole project for this one path and printed a warning a newcomer's first `npm start` read
+ * as their mistake.
+ */
+export const dataDir = () => path.resolve(/*turbopackIgnore: true*/ process.env.CLAIMBOARD_DATA_DIR ?? ".data");
 
 /**
  * Whether the sign-in page may hint at the demo accounts: only when an embedded first start

@@ -4,6 +4,7 @@ import { LoginForm } from "@/components/auth/login-form";
 import { getDatabase } from "@/db";
 import { safeNext } from "@/lib/auth/next-path";
 import { currentUser } from "@/lib/auth/session";
+import { RESET_LINK_HOURS } from "@/lib/auth/reset-link";
 import { demoLoginsFile, demoLoginsHint } from "./demo-hint";
 
 export const metadata: Metadata = { title: "Sign in · Claimboard" };
@@ -26,6 +27,16 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         <h1 className="text-xl font-semibold">Sign in to Claimboard</h1>
         <p className="mt-1 mb-5 text-sm text-slate-600">The shared task board people and agents claim work from.</p>
         <LoginForm next={next} sso={ssoLabel()} initialError={error} />
+        <details data-testid="forgot-password" className="mt-4 text-sm text-slate-700">
+          <summary className="cursor-pointer font-medium text-blue-800 underline underline-offset-2">Forgot your password?</summary>
+          <p className="mt-1">
+            Ask a supervisor for a reset link: on <strong>People</strong> they choose <strong>Reset link</strong> beside your name and
+            hand it to you. It works once, for {RESET_LINK_HOURS} hours.
+          </p>
+          <p className="mt-1">
+            A supervisor with nobody to ask: on the server, run <code className="break-all">npm run cli -- user reset-link --email you@example.com</code>.
+          </p>
+        </details>
         {demo ? (
           <aside aria-labelledby="demo-logins" data-testid="demo-logins" className="mt-5 rounded-md border border-blue-200 bg-blue-50 p-3 text-sm text-blue-950">
             <h2 id="demo-logins" className="font-semibold">Trying the demo?</h2>

@@ -14,6 +14,7 @@ import { Button } from "@/components/ui/button";
 import { useToast } from "@/components/ui/toaster";
 import type { QueueRules } from "@/lib/tasks/reads/queries";
 import { CLAIMABLE, HELD } from "@/lib/tasks/core/machine";
+import { useReservedBy } from "@/components/task/reserved";
 
 /** Where a claim can come from, in the order the board shows them: the queue, then lapsed holdings. */
 const CLAIM_FROM = [...CLAIMABLE, ...HELD];
@@ -21,13 +22,15 @@ const CLAIM_FROM = [...CLAIMABLE, ...HELD];
 /**
  * The top card of the view the person can claim: the lists on screen (the same cached
  * queries the columns and the list draw), in their order, the first whose Claim the card
- * itself would offer — availableActions, the machine's rule, so a blocked or agents-only
- * task is stepped over exactly as its card shows no Claim. Not the viewer's own lapsed task.
+ * itself would offer — availableActions, the machine's rule, and the engine's reservation
+ * waits, so a blocked, reserved or agents-only task is stepped over exactly as its card shows no Claim. Not the viewer's own lapsed task.
  */
-export function topClaimable(lists: { filter: ListFilter; tasks: TaskView[] }[], viewer: Viewer, now: number, rules: Map<string, QueueRules>): TaskView | null {
+export function topClaimable(
+  lists: { filter: ListFilter; tasks: TaskView[] }[], viewer: Viewer, now: number, rules: Map<string, QueueRules>, reserved: ReadonlyMap<string, unknown> = new Map(),
+): TaskView | null {
   for (const status of CLAIM_FROM) {
     for (const { tasks } of lists.filter((l) => l.filter.status === status)) {
-      const task = tasks.find((t) => t.owner?.id !== viewer.actorId && availableActions(t, viewer, now, rules.get(t.queue)).includes("claim"));
+      const task = tasks.find((t) => t.owner?.id !== viewer.actorId && !reserved.has(t.id) && availableActions(t, viewer, now, rules.get(t.queue)).includes("claim"));
       if (task) return task;
     }
   }
@@ -43,6 +46,7 @@ export function ClaimNext({ columns, queue }: { columns: ListFilter[]; queue?: s
   const client = useQueryClient();
   const viewer = useViewer();
   const rules = useQueueRules();
+  const reserved = useReservedBy();
   const { notify } = useToast();
   const mutation = useTaskMutation({
     onDone: (_call, task) =>
@@ -62,7 +66,7 @@ export function ClaimNext({ columns, queue }: { columns: ListFilter[]; queue?: s
       filter,
       tasks: client.getQueryData<InfiniteData<PageView<TaskView>>>(taskKeys.list(filter))?.pages.flatMap((p) => p.items) ?? [],
     }));
-    const task = topClaimable(lists, viewer, serverNow(), rules);
+    const task = topClaimable(lists, viewer, serverNow(), rules, reserved);
     if (!task) return notify("info", `Nothing on this board${queue ? ` in ${queue}` : ""} that you can claim right now.`);
     mutation.mutate({ action: "claim", task });
   };

@@ -10,6 +10,7 @@ import { useQueueRules } from "@/components/task/queue-rules";
 import { Button } from "@/components/ui/button";
 import { Count } from "./counts";
 import { TaskCards } from "./task-card";
+import { useReservedBy } from "@/components/task/reserved";
 import { STATUS_TITLES, useTaskList } from "./use-task-list";
 
 const SORT_WORDS = { priority: "claim order", created: "newest created first", updated: "recently changed first" } as const;
@@ -20,16 +21,17 @@ export function orderWords(filter: ListFilter): string {
 }
 
 /**
- * The queued column puts what the viewer can work first — blocked, not-yet-due and
- * agents-only tasks after it, each part in the column's own order — reading the same
+ * The queued column puts what the viewer can work first — blocked, reserved, not-yet-due
+ * and agents-only tasks after it, each part in the column's own order — reading the same
  * rule as the cards' Claim (availableActions), so the top card is the one Claim next takes.
  */
 export function useWorkableFirst(): (tasks: TaskView[]) => TaskView[] {
   const viewer = useViewer();
   const rules = useQueueRules();
   const now = useNow(false) ?? 0;
+  const reserved = useReservedBy();
   return (tasks) => {
-    const can = (t: TaskView) => availableActions(t, viewer, now, rules.get(t.queue)).includes("claim");
+    const can = (t: TaskView) => !reserved.has(t.id) && availableActions(t, viewer, now, rules.get(t.queue)).includes("claim");
     return [...tasks.filter(can), ...tasks.filter((t) => !can(t))];
   };
 }
@@ -37,7 +39,12 @@ export function useWorkableFirst(): (tasks: TaskView[]) => TaskView[] {
 /** One status of the board, with its live count: the first page from the server, more on request (keyset). */
 export function Column({ filter, initial, count, cap, sideways = false }: { filter: ListFilter; initial?: PageView<TaskView>; count?: number; cap: number; sideways?: boolean }) {
   const headingId = useId();
-  const { query, tasks } = useTaskList(filter, initial);
+  // The server's first page is as old as the page. A column shown only while it has tasks
+  // (awaiting input, in review) mounts when its count rises, long after the render whose
+  // page was empty; taken as fresh (staleTime is infinite), that page showed "Nothing here."
+  // under a count of 1 until a reload. A page that contradicts the count is not used.
+  const page = initial && initial.items.length === 0 && (count ?? 0) > 0 ? undefined : initial;
+  const { query, tasks } = useTaskList(filter, page);
   const workableFirst = useWorkableFirst();
   const title = STATUS_TITLES[filter.status];
   // Side by side, an empty column is only its heading (narrow), so the others get the room.

@@ -5,13 +5,15 @@ import { useId } from "react";
 import { ActorName, NeedsCheckBadge, PriorityBadge } from "@/components/task/badges";
 import { BlockedBy, NotBefore } from "@/components/task/graph";
 import { LeaseCountdown } from "@/components/task/lease";
-import type { TaskAction } from "@/components/task/permissions";
+import { leaseLapsed, type TaskAction } from "@/components/task/permissions";
+import { useNow } from "@/components/realtime/clock";
 import { TaskActions } from "@/components/task/task-actions";
 import { HandoffHint, ProgressLine } from "@/components/task/handoff";
 import { BudgetBar } from "@/components/budgets/budget-bar";
 import { HELD, type TaskView } from "@/components/task/wire";
 import { Badge } from "@/components/ui/badge";
 import { focusRing } from "@/components/ui/button";
+import { ReservedBy, useReservedBy } from "@/components/task/reserved";
 
 export const CARD_ACTIONS: TaskAction[] = ["claim", "start", "complete", "renew", "release", "fail"];
 
@@ -27,6 +29,11 @@ export function TaskCard({ task }: { task: TaskView }) {
   const titleId = useId();
   const held = HELD.includes(task.status);
   const unknownEffects = task.openEffects.filter((e) => e.state === "unknown").length;
+  // Another holder's reservation: TaskActions offers no Claim (the engine would answer not_ready); the card says why.
+  const reserved = useReservedBy().get(task.id);
+  const now = useNow(held);
+  // A holder that lapsed mid-work may have acted outside the board: say what, before anyone claims.
+  const lapsedEffects = held && now !== null && leaseLapsed(task, now) ? task.openEffects : [];
   return (
     <article
       aria-labelledby={titleId}
@@ -66,6 +73,12 @@ export function TaskCard({ task }: { task: TaskView }) {
       {held ? <ProgressLine task={task} compact /> : null}
       <BudgetBar task={task} compact />
       <HandoffHint task={task} />
+      {reserved ? <ReservedBy holders={reserved} /> : null}
+      {lapsedEffects.length > 0 ? (
+        <p data-testid="lapsed-effects" className="mt-1 text-xs text-amber-900">
+          The lease lapsed mid-work; this may have happened: {lapsedEffects.map((e) => (e.key ? `${e.name} (${e.key})` : e.name)).join(", ")}. Check before doing it again.
+        </p>
+      ) : null}
       {task.blockedBy.length > 0 || task.notBefore ? (
         <p className="mt-1 flex flex-col gap-0.5 text-xs text-amber-800">
           <BlockedBy ids={task.blockedBy} />

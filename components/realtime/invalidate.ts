@@ -50,6 +50,8 @@ export function invalidateFor(client: QueryClient, events: LiveEvent[]): void {
   if (events.some((e) => e.taskId && !countsStay(e))) {
     void client.invalidateQueries({ queryKey: taskKeys.counts }, { cancelRefetch: false });
   }
+  // Reservation waits (the board's "reserved by"): a holding begun or ended moves them.
+  if (events.some((e) => e.taskId && !countsStay(e))) void client.invalidateQueries({ queryKey: ["reservation-waits"] }, { cancelRefetch: false });
   // The inbox, queue, fleet and people pages: escalations, breaker trips, lapsed leases, an
   // agent's heartbeats (its last sign of life). Only what is on screen refetches; one under
   // way is let finish, so a fleet heartbeating many times a second still settles.

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { bulkReviewAction, type BulkReviewOutcome } from "@/app/actions/supervise";
 import { inReviewAction } from "@/app/inbox/actions";
 import { ActorName } from "@/components/task/badges";
+import { ResultView } from "@/components/task/result-view";
 import { unwrap } from "@/components/task/mutations";
 import { toWire, type Wire } from "@/components/task/wire";
 import { Button, focusRing } from "@/components/ui/button";
@@ -113,6 +114,12 @@ export function InReviewTasks({ initial }: { initial: InReviewView }) {
                 <span className="text-xs text-slate-700">
                   {task.queue} · submitted by {task.submission ? <ActorName actor={task.submission.by} /> : "?"} (attempt {task.submission?.attempt ?? "?"})
                 </span>
+                {/* Each submission is shown where it is approved: a bulk approval is of what was read. */}
+                {task.submission ? (
+                  <div className="basis-full rounded border border-slate-100 bg-slate-50 p-2" aria-label={`Submission of #${task.id}`} role="group">
+                    <ResultView result={task.submission.result} compact testId={`in-review-result-${task.id}`} />
+                  </div>
+                ) : null}
               </li>
             ))}
           </ul>

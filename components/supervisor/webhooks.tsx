@@ -13,16 +13,15 @@ import { TextField } from "@/components/ui/field";
 import { LocalTime } from "@/components/ui/local-time";
 import { useToast } from "@/components/ui/toaster";
 import type { Webhook, WebhookDelivery } from "@/lib/webhooks/ops";
+import { eventWords, groupEventTypes } from "@/lib/webhooks/event-groups";
 import { supervisorKeys } from "./keys";
 import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
 
 export type WebhookView = Wire<Webhook>;
 type DeliveryView = Wire<WebhookDelivery>;
 
-/** The events a team asks to hear of most; "every event" sends all of them (and heartbeats). */
-const EVENT_CHOICES = ["completed", "failed", "escalated", "lease_expired", "cancelled", "created", "claimed", "requeued", "resolved", "lapsed"] as const;
-/** A choice's words where its type's name alone would not say it. */
-const CHOICE_LABELS: Partial<Record<(typeof EVENT_CHOICES)[number], string>> = { lapsed: "lease lapsed" };
+/** Every event type of the engine's list, grouped (lib/webhooks/event-groups.ts); "every event" sends all of them, heartbeats included. */
+const EVENT_CHOICES = groupEventTypes();
 
 function SecretDialog({ made, onClose }: { made: { url: string; secret: string } | null; onClose: () => void }) {
   return (
@@ -81,12 +80,20 @@ function CreateWebhook({ queues, onCreated }: { queues: string[]; onCreated: (ma
       <TextField name="description" label="Description (optional)" autoComplete="off" />
       <fieldset>
         <legend className="text-sm font-medium text-slate-700">Events</legend>
-        <label className="mt-1 flex items-center gap-2 text-sm"><input type="checkbox" name="every" /> Every event</label>
-        <div className="mt-1 flex flex-wrap gap-x-4 gap-y-1">
-          {EVENT_CHOICES.map((type) => (
-            <label key={type} className="flex items-center gap-1.5 text-sm">
-              <input type="checkbox" name="event" value={type} defaultChecked={type === "escalated"} /> {CHOICE_LABELS[type] ?? type.replace("_", " ")}
-            </label>
+        <label className="mt-1 flex items-center gap-2 text-sm"><input type="checkbox" name="every" /> Every event (heartbeats included: noisy on a busy board)</label>
+        <p className="mt-1 text-xs text-slate-600">Completed is also sent when a reviewer approves a submission (the task reached done by review).</p>
+        <div className="mt-1 grid gap-2 sm:grid-cols-2 lg:grid-cols-3" data-testid="event-groups">
+          {EVENT_CHOICES.map((group) => (
+            <fieldset key={group.id} className="rounded-md border border-slate-200 p-2" data-testid={`event-group-${group.id}`}>
+              <legend className="px-1 text-sm font-medium text-slate-700">{group.label}</legend>
+              <div className="flex flex-wrap gap-x-4 gap-y-1">
+                {group.types.map(({ type, label }) => (
+                  <label key={type} className="flex items-center gap-1.5 text-sm" title={label}>
+                    <input type="checkbox" name="event" value={type} defaultChecked={type === "escalated"} /> {eventWords(type)}
+                  </label>
+                ))}
+              </div>
+            </fieldset>
           ))}
         </div>
       </fieldset>
@@ -121,7 +128,10 @@ function Deliveries({ id }: { id: string }) {
       {data.deliveries.map((d: DeliveryView) => (
         <li key={d.id} className="flex flex-wrap items-baseline gap-x-3 gap-y-1 py-1.5">
           <Badge tone={STATUS_TONE[d.status]}>{d.status}</Badge>
-          <span className="font-medium">{d.type.replace("_", " ")}</span>
+          <span className="font-medium">{eventWords(d.type)}</span>
+          <span className="text-slate-600" data-testid="delivery-matched">
+            matched {d.matched === "*" ? "every event" : d.matched === d.type ? `“${eventWords(d.matched)}”` : `“${eventWords(d.matched)}” (which includes ${eventWords(d.type)})`}
+          </span>
           <span className="text-slate-600">{d.taskId ? `task ${d.taskId}` : d.queue}</span>
           <span className="text-slate-600"><LocalTime iso={d.eventAt} withDate /></span>
           <span className="text-slate-600">{d.attempts} {d.attempts === 1 ? "try" : "tries"}{d.lastStatus ? `, last HTTP ${d.lastStatus}` : ""}</span>
@@ -162,7 +172,7 @@ export function Webhooks({ initial, queues }: { initial: WebhookView[]; queues: 
                 <Button size="sm" tone="danger" aria-label={`Delete webhook ${hook.url}`} disabled={remove.isPending} onClick={() => remove.mutate({ id: hook.id })}>Delete</Button>
               </div>
               <p className="mt-1 text-sm text-slate-600">
-                {hook.events.includes("*") ? "every event" : hook.events.map((e) => e.replace("_", " ")).join(", ")}
+                {hook.events.includes("*") ? "every event" : hook.events.map(eventWords).join(", ")}
                 {" · "}{hook.queues ? `queues ${hook.queues.join(", ")}` : "every queue"}
                 {hook.description ? ` · ${hook.description}` : ""}
               </p>

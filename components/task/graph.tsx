@@ -6,7 +6,7 @@ import { useNow } from "@/components/realtime/clock";
 import { inlineLink } from "@/components/ui/button";
 import { formatTime, useHydrated, withLocalTimes } from "@/components/ui/local-time";
 import { fetchDependents, fetchReadiness, fetchTask, taskKeys } from "./api";
-import { AddDependency, DependencyList, NotBeforeForm } from "./relations";
+import { AddDependency, DependencyList, NotBeforeForm, RemoveDependencies } from "./relations";
 import type { TaskView } from "./wire";
 
 // The work graph on the board and the task page: what a task waits for, what waits for it,
@@ -62,8 +62,11 @@ export function NotBefore({ iso }: { iso: string | null }) {
 }
 
 /** The task page's section: dependencies both ways, and readiness in words. */
-/** `termsEditable`: the viewer may set its not-before time (editing.ts, mayChangeTerms). */
-export function WorkGraph({ task, termsEditable = false }: { task: TaskView; termsEditable?: boolean }) {
+/**
+ * `termsEditable`: the viewer may set its not-before time (editing.ts, mayChangeTerms);
+ * `editable`: the viewer may edit the task (mayEdit), so may take a dependency away.
+ */
+export function WorkGraph({ task, termsEditable = false, editable = false }: { task: TaskView; termsEditable?: boolean; editable?: boolean }) {
   const now = useNow(false);
   const readiness = useQuery({ queryKey: taskKeys.readiness(task.id), queryFn: () => fetchReadiness(task.id) });
   const dependents = useQuery({ queryKey: [...taskKeys.detail(task.id), "dependents"], queryFn: () => fetchDependents(task.id) });
@@ -92,6 +95,7 @@ export function WorkGraph({ task, termsEditable = false }: { task: TaskView; ter
         ) : null}
       </dl>
       <AddDependency task={task} />
+      {editable ? <RemoveDependencies task={task} /> : null}
       {termsEditable && now !== null ? <NotBeforeForm key={`${task.notBefore}`} task={task} now={now} /> : null}
       <div className="mt-2" data-testid="readiness">
         {/* While an action on this task is on its way, the last answer may already be wrong. */}

@@ -1,8 +1,10 @@
 "use client";
 
+import type { z } from "zod";
 import { useMutation, useQueryClient, type QueryKey } from "@tanstack/react-query";
 import type { ActionResult } from "@/lib/auth/action";
 import type { Task } from "@/lib/tasks/core/types";
+import type { completeInput } from "@/lib/tasks/core/schemas";
 import type { HandoffNote } from "@/lib/client";
 import {
   claimAction,
@@ -24,6 +26,8 @@ import type { TaskAction } from "./permissions";
 import { predict } from "./predict";
 import { toWire, type TaskView, type Viewer } from "./wire";
 
+type CompleteInput = z.input<typeof completeInput>;
+
 /** An action's expected failure, carried through TanStack Query as a thrown value. */
 export class ActionFailure extends Error {
   constructor(readonly error: ErrorView) {
@@ -37,6 +41,8 @@ export interface TaskCallVars {
   reason?: string;
   /** A hand-off note on release or fail. */
   handoff?: HandoffNote;
+  /** A completion's result (a person's submission for review). */
+  result?: CompleteInput["result"];
 }
 
 interface Spec {
@@ -64,7 +70,10 @@ const specs: Record<TaskAction, Spec> = {
     call: (task, vars) => releaseAction({ ...ref(task), ...(vars.handoff ? { handoff: vars.handoff } : {}) }),
     pending: "Releasing…",
   },
-  complete: { call: (task) => completeAction(ref(task)), pending: "Completing…" },
+  complete: {
+    call: (task, vars) => completeAction({ ...ref(task), ...(vars.result !== undefined ? { result: vars.result } : {}) }),
+    pending: "Completing…",
+  },
   fail: {
     call: (task, vars) => failAction({ ...ref(task), reason: vars.reason ?? "", ...(vars.handoff ? { handoff: vars.handoff } : {}) }),
     pending: "Failing…",

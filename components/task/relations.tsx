@@ -3,7 +3,7 @@
 import { useMutation, useQueries, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { addDependenciesAction, editTaskAction } from "@/app/actions/tasks";
+import { addDependenciesAction, editTaskAction, removeDependencyAction } from "@/app/actions/tasks";
 import { useViewer } from "@/components/realtime/viewer";
 import { Button, inlineLink } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
@@ -16,9 +16,9 @@ import { putTask } from "./cache";
 import { errorSentence, unwrap } from "./mutations";
 import { toWire, type TaskView } from "./wire";
 
-// The task page's relations (issue 27 item 6): what it waits for, by title and status, with
-// a dependency added and the not-before time set or removed here. Removing a dependency
-// waits for its endpoint (issue 25).
+// The task page's relations: what it waits for, by title and status, with a dependency added
+// by number or removed, and the not-before time set or removed here. Who may change them is
+// the engine's (the editor of a queued task); a refusal comes back as its sentence.
 
 /** One change of the task's relations: the server's task put in every cache, or a sentence. */
 function useRelationChange(verb: string, onDone: () => void) {
@@ -35,7 +35,7 @@ function useRelationChange(verb: string, onDone: () => void) {
       notify("info", `Saved: “${task.title}” ${verb}.`);
       onDone();
     },
-    onError: (error) => setProblem(errorSentence(error, verb === "now waits for it" ? "add dependencies to" : "edit", viewer)),
+    onError: (error) => setProblem(errorSentence(error, verb === "now waits for it" ? "add dependencies to" : verb === "no longer waits for it" ? "remove a dependency from" : "edit", viewer)),
   });
   return { mutation, problem, setProblem };
 }
@@ -56,6 +56,24 @@ export function DependencyList({ ids }: { ids: string[] }) {
         return i === 0 ? [link] : [", ", link];
       })}
     </span>
+  );
+}
+
+/** Remove beside each dependency, while the task is queued (the machine's removeDependency row), for whoever may edit it. */
+export function RemoveDependencies({ task }: { task: TaskView }) {
+  const { mutation, problem } = useRelationChange("no longer waits for it", () => {});
+  if (task.status !== "queued" || task.pending || task.dependsOn.length === 0) return null;
+  return (
+    <div className="mt-2 flex flex-wrap items-center gap-2" data-testid="remove-dependencies">
+      <span className="text-slate-600">Stop waiting for:</span>
+      {task.dependsOn.map((id) => (
+        <Button key={id} size="sm" aria-label={`Stop waiting for #${id}`} disabled={mutation.isPending}
+          onClick={() => mutation.mutate(() => removeDependencyAction({ taskId: task.id, version: task.version, dependency: id }))}>
+          Remove #{id}
+        </Button>
+      ))}
+      {problem ? <p role="alert" className="w-full text-sm text-red-800">{problem}</p> : null}
+    </div>
   );
 }
 

@@ -13,6 +13,7 @@ import { taskKeys } from "./api";
 import { putTask } from "./cache";
 import { describeError, type ErrorView } from "./describe-error";
 import { ActorName } from "./badges";
+import { ResultView } from "./result-view";
 import { toWire, type EventView, type TaskView, type Viewer } from "./wire";
 
 // Review before done (docs/board.md): an in_review task's submission — the result, its digest,
@@ -70,13 +71,14 @@ export function ReviewPanel({ task, history }: { task: TaskView; history: EventV
       <p className="mt-1 text-sm text-slate-700">
         Submitted by <ActorName actor={submission.by} /> (attempt {submission.attempt}) <LocalTime iso={submission.at} withDate />.
       </p>
-      <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-2 gap-y-1 text-xs text-slate-700">
-        <dt>Digest</dt>
-        <dd className="font-mono break-all" data-testid="submission-digest">{submission.digest}</dd>
-      </dl>
-      <pre className="mt-2 max-h-64 overflow-auto rounded bg-white p-2 text-xs" data-testid="submission-result" aria-label="Submitted result">
-        {JSON.stringify(submission.result, null, 2)}
-      </pre>
+      <div className="mt-2 rounded bg-white p-2" aria-label="Submitted result" role="group">
+        <ResultView result={submission.result} />
+      </div>
+      {/* The digest is what an approval binds to (the API's reviewers send it); a person asks for it. */}
+      <details className="mt-2 text-xs text-slate-700">
+        <summary className="cursor-pointer">Digest</summary>
+        <p className="mt-1 font-mono break-all" data-testid="submission-digest">{submission.digest}</p>
+      </details>
       {may ? (
         <div className="mt-3 flex flex-col gap-2">
           <TextArea label="Note (a reject's note is the next claimant's hand-off)" value={note} limit={LIMITS.reviewNote} rows={3} onChange={(e) => setNote(e.target.value)} />

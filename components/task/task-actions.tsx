@@ -6,6 +6,8 @@ import { useViewer } from "@/components/realtime/viewer";
 import { Button, type ButtonTone } from "@/components/ui/button";
 import { CheckDialog, TextDialog } from "./dialogs";
 import { HandoffDialog } from "./handoff-dialog";
+import { SubmitDialog } from "./submit-dialog";
+import { reservedSentence, useReservedBy } from "./reserved";
 import { useQueueRules } from "./queue-rules";
 import { useTaskMutation, type TaskCallVars } from "./mutations";
 import { actionLabels, availableActions, isLastStrike, whyNoActions, type TaskAction } from "./permissions";
@@ -20,7 +22,7 @@ const tones: Partial<Record<TaskAction, ButtonTone>> = {
   cancel: "danger",
 };
 
-type Asking = "check" | "fail" | "release" | "sideEffect" | null;
+type Asking = "check" | "fail" | "release" | "sideEffect" | "submit" | null;
 
 /**
  * The buttons for what the viewer may do to this task now (`only` narrows them, e.g. on
@@ -33,14 +35,20 @@ export function TaskActions({ task, only, size = "md", explain = false }: { task
   const mutation = useTaskMutation();
   const [asking, setAsking] = useState<Asking>(null);
   const rules = useQueueRules().get(task.queue);
-  const actions = availableActions(task, viewer, now ?? 0, rules).filter((a) => !only || only.includes(a));
+  // A claim the engine would refuse (not_ready: another holder's reservation) is not offered.
+  const reserved = useReservedBy().get(task.id);
+  const actions = availableActions(task, viewer, now ?? 0, rules).filter((a) => (!only || only.includes(a)) && !(a === "claim" && reserved));
 
   const run = (action: TaskAction, vars?: TaskCallVars) => {
     setAsking(null);
     mutation.mutate({ action, task, vars });
   };
+  // A person's completion waits for a reviewer where the queue reviews everyone: it asks for
+  // the summary the reviewer reads (the engine refuses an empty result there).
+  const submits = rules?.review === "everyone";
   const press = (action: TaskAction) => {
     if (action === "start" && task.needsCheck) setAsking("check");
+    else if (action === "complete" && submits) setAsking("submit");
     else if (action === "fail") setAsking("fail");
     else if (action === "release") setAsking("release");
     else if (action === "sideEffect") setAsking("sideEffect");
@@ -49,7 +57,7 @@ export function TaskActions({ task, only, size = "md", explain = false }: { task
 
   if (actions.length === 0 && !asking) {
     // Where a person cannot act, the action area says why in a sentence, not an empty box.
-    const why = explain && now !== null ? whyNoActions(task, viewer, now, rules) : null;
+    const why = explain && now !== null ? (reserved ? reservedSentence(reserved) : whyNoActions(task, viewer, now, rules)) : null;
     return why ? <p data-testid="why-no-actions" className="text-sm text-slate-600">{why}</p> : null;
   }
   const mine = task.owner?.id === viewer.actorId;
@@ -57,7 +65,7 @@ export function TaskActions({ task, only, size = "md", explain = false }: { task
     <div className="flex flex-wrap gap-2">
       {actions.map((action) => (
         <Button key={action} size={size} tone={tones[action] ?? "secondary"} disabled={mutation.isPending} onClick={() => press(action)}>
-          {action === "claim" && mine ? "Claim again" : actionLabels[action]}
+          {action === "claim" && mine ? "Claim again" : action === "complete" && submits ? "Submit for review…" : actionLabels[action]}
         </Button>
       ))}
       {asking === "check" ? (
@@ -85,6 +93,7 @@ export function TaskActions({ task, only, size = "md", explain = false }: { task
           onSubmit={({ handoff }) => run("release", handoff ? { handoff } : {})}
         />
       ) : null}
+      {asking === "submit" ? <SubmitDialog title={task.title} onClose={() => setAsking(null)} onSubmit={(result) => run("complete", { result })} /> : null}
       {asking === "sideEffect" ? (
         <TextDialog
           open

@@ -112,7 +112,7 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
             <Field label="Needs check">{task.needsCheck ? "yes" : "no"}</Field>
           </dl>
         </aside>
-        {/^\d+$/.test(task.id) ? <WorkGraph task={task} termsEditable={editable && mayChangeTerms(task, viewer)} /> : null}
+        {/^\d+$/.test(task.id) ? <WorkGraph task={task} editable={editable} termsEditable={editable && mayChangeTerms(task, viewer)} /> : null}
         {task.payload && Object.keys(task.payload).length > 0 ? (
           <section aria-labelledby="payload-heading">
             <h2 id="payload-heading" className="text-sm font-semibold">

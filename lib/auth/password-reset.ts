@@ -1,18 +1,18 @@
-import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { actors, passwordResets, users } from "@/db/schema";
 import { defineOperation } from "@/lib/tasks/core/engine";
-import { SUPERVISORS, type Standing } from "@/lib/tasks/core/standing";
+import type { Standing } from "@/lib/tasks/core/standing";
 import { fail, ok, type Result } from "@/lib/tasks/core/types";
 import { recordAudit } from "./audit";
 import { hashPassword, SIGN_IN_LIMITS, verifyPassword } from "./passwords";
 import { clearAccountFailures } from "./sign-in-backoff";
+import { resetDigest as digest } from "./reset-link";
 
-// Passwords a person changes themselves, and one-time reset links a supervisor issues for
-// someone who forgot theirs (no email: the supervisor hands the link over). docs/security.md.
-// No "server-only": the CLI could run these as it runs the other people operations.
+// Passwords a person changes themselves, and redeeming the one-time reset links a supervisor
+// issues (reset-link.ts) for someone who forgot theirs (no email: the supervisor hands the
+// link over). docs/security.md.
 
 /** A new password: 8 characters at least (what invite asks), at most what sign-in accepts. */
 export const newPassword = z
@@ -20,14 +20,11 @@ export const newPassword = z
   .min(8, "must be at least 8 characters")
   .max(SIGN_IN_LIMITS.password, `must be at most ${SIGN_IN_LIMITS.password} characters`);
 
-/** A reset link is good for this long, once. */
-export const RESET_LINK_HOURS = 24;
+export { issuePasswordReset, issuePasswordResetInput, RESET_LINK_HOURS } from "./reset-link";
 
 const PEOPLE: readonly Standing[] = ["staff", "supervisor"];
-const digest = (token: string) => createHash("sha256").update(token, "utf8").digest("hex");
 
 export const changeOwnPasswordInput = z.strictObject({ current: z.string().max(SIGN_IN_LIMITS.password), password: newPassword });
-export const issuePasswordResetInput = z.strictObject({ actorId: z.uuid("must be a person's id") });
 
 /** The signed-in person's own password, given the current one (a stolen session alone cannot change it). */
 export const changeOwnPassword = defineOperation({
@@ -47,36 +44,6 @@ export const changeOwnPassword = defineOperation({
     await tx.update(users).set({ passwordHash: await hashPassword(input.password), updatedAt: sql`now()` }).where(eq(users.actorId, actor.id));
     await recordAudit(tx, actor, { action: "password_changed", subject: { kind: "person", id: actor.id, name: actor.name } });
     return ok({ changed: true });
-  },
-});
-
-/**
- * A one-time reset link's secret for a person (shown once to the supervisor; only its hash is
- * kept). Any earlier unused link for the same person is spent, so only the newest works.
- */
-export const issuePasswordReset = defineOperation({
-  name: "issuePasswordReset",
-  who: SUPERVISORS,
-  input: issuePasswordResetInput,
-  async run(tx, input, { actor }): Promise<Result<{ token: string; expiresAt: Date; name: string }>> {
-    const [person] = await tx
-      .select({ name: actors.name })
-      .from(users)
-      .innerJoin(actors, eq(actors.id, users.actorId))
-      .where(eq(users.actorId, input.actorId));
-    if (!person) return fail({ code: "not_found", message: "No such person", field: "actorId" });
-    await tx.update(passwordResets).set({ usedAt: sql`now()` }).where(and(eq(passwordResets.actorId, input.actorId), isNull(passwordResets.usedAt)));
-    const token = randomBytes(32).toString("base64url");
-    const [row] = await tx
-      .insert(passwordResets)
-      .values({ tokenHash: digest(token), actorId: input.actorId, createdBy: actor.id, expiresAt: sql`now() + make_interval(hours => ${RESET_LINK_HOURS})` })
-      .returning({ expiresAt: passwordResets.expiresAt });
-    await recordAudit(tx, actor, {
-      action: "password_reset_issued",
-      subject: { kind: "person", id: input.actorId, name: person.name },
-      detail: { expiresAt: row!.expiresAt.toISOString() },
-    });
-    return ok({ token, expiresAt: row!.expiresAt, name: person.name });
   },
 });
 

@@ -229,6 +229,7 @@ export const webhookDeliveryObject = z
     lastAttemptAt: z.iso.datetime().nullable(),
     deliveredAt: z.iso.datetime().nullable(),
     eventAt: z.iso.datetime(),
+    matched: z.string().meta({ description: "The webhook's subscription this delivery matched: the event's type, the type it is delivered under (approved under completed), or *" }),
   })
   .meta({ id: "WebhookDelivery" });
 

@@ -39,7 +39,7 @@ describe("notification facts", () => {
     task = await f.must(release, at(task), olu);
     task = await f.must(claim, at(task), agent);
     task = await f.must(start, at(task), agent);
-    task = await f.must(complete, at(task), agent);
+    task = await f.must(complete, { ...at(task), result: { summary: "looked" } }, agent);
     const ids = await idsOf(task);
     const facts = await notificationFacts(f.db, staff(pia), ids);
     expect(facts).toEqual([{ eventId: ids.at(-1)!.id, kind: "review_waiting", taskId: task.id, title: "A review waits for you", body: expect.stringContaining("needs eyes") }]);

@@ -10,6 +10,7 @@ import { fail, ok } from "@/lib/tasks/core/types";
 import { createWebhookInput, webhookIdInput, type listDeliveriesInput } from "./schemas";
 import { newWebhookSecret, sealSecret } from "./secret";
 import { urlRefusal } from "./targets";
+import { matchedBy } from "./matching";
 
 // Webhooks registered and removed by supervisors (API, /webhooks, CLI): engine operations, each
 // audited in its transaction. Reads (the list, a delivery log) are plain functions.
@@ -40,6 +41,8 @@ export interface WebhookDelivery {
   lastAttemptAt: Date | null;
   deliveredAt: Date | null;
   eventAt: Date;
+  /** The webhook's subscription this delivery matched: the event's type, the type it is delivered under (approved under completed), or "*". */
+  matched: string;
 }
 
 export const toWebhook = (row: WebhookRow): Webhook => ({
@@ -47,7 +50,8 @@ export const toWebhook = (row: WebhookRow): Webhook => ({
   createdAt: row.createdAt, disabledAt: row.disabledAt, disabledReason: row.disabledReason,
 });
 
-const toDelivery = (row: WebhookDeliveryRow): WebhookDelivery => ({
+const toDelivery = (row: WebhookDeliveryRow, events: readonly string[]): WebhookDelivery => ({
+  matched: matchedBy(events, row.type) ?? row.type,
   id: row.id.toString(), eventId: row.eventId.toString(), type: row.type, taskId: row.taskId?.toString() ?? null,
   queue: row.queue, status: row.status as WebhookDelivery["status"], attempts: row.attempts,
   nextAttemptAt: row.status === "pending" ? row.nextAttemptAt : null, lastStatus: row.lastStatus, lastError: row.lastError,
@@ -107,14 +111,14 @@ export async function listWebhooks(db: Executor): Promise<Webhook[]> {
 
 /** A webhook's delivery log, newest first; null when there is no such webhook. */
 export async function listDeliveries(db: Executor, input: z.infer<typeof listDeliveriesInput>): Promise<{ deliveries: WebhookDelivery[]; nextCursor: string | null } | null> {
-  const [hook] = await db.select({ id: webhooks.id }).from(webhooks).where(and(eq(webhooks.id, input.id), isNull(webhooks.deletedAt)));
+  const [hook] = await db.select({ id: webhooks.id, events: webhooks.events }).from(webhooks).where(and(eq(webhooks.id, input.id), isNull(webhooks.deletedAt)));
   if (!hook) return null;
   const size = input.limit ?? 50;
   const rows = await db.select().from(webhookDeliveries)
     .where(and(eq(webhookDeliveries.webhookId, input.id), input.before ? lt(webhookDeliveries.id, input.before) : undefined))
     .orderBy(desc(webhookDeliveries.id))
     .limit(size + 1);
-  const deliveries = rows.slice(0, size).map(toDelivery);
+  const deliveries = rows.slice(0, size).map((row) => toDelivery(row, hook.events));
   return { deliveries, nextCursor: rows.length > size ? deliveries.at(-1)!.id : null };
 }
 

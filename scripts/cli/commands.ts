@@ -40,6 +40,28 @@ const commands: Record<string, Command> = {
     },
   },
 
+  // The way back in for a person who forgot their password, and for a supervisor with no
+  // other supervisor to ask: the sign-in page names it. The same one-time link /people makes.
+  "user reset-link": {
+    usage: "user reset-link --email E [--base-url URL]",
+    options: { email: str, "base-url": str },
+    async prepare(values) {
+      const email = required(values, "email").trim();
+      const base = (optional(values, "base-url") ?? process.env.CLAIMBOARD_URL ?? `http://localhost:${process.env.PORT ?? 3000}`).replace(/\/+$/, "");
+      if (!/^https?:\/\/[^\s/]+/.test(base)) throw usageError("--base-url must be the board's address, http(s)://host[:port]");
+      return async (db) => {
+        const { sql } = await import("drizzle-orm");
+        const { users } = await import("@/db/schema");
+        const { issuePasswordReset, RESET_LINK_HOURS } = await import("@/lib/auth/reset-link");
+        const { performAsCli } = await import("./database");
+        const [person] = await db.select({ actorId: users.actorId }).from(users).where(sql`lower(${users.email}) = lower(${email})`);
+        if (!person) throw new CliError(`no person signs in with ${email}`);
+        const made = await performAsCli(db, issuePasswordReset, { actorId: person.actorId });
+        return [`reset link for ${made.name} (works once, for ${RESET_LINK_HOURS} hours; any older link stops working):`, `${base}/login#reset=${made.token}`];
+      };
+    },
+  },
+
   "token create": {
     usage: "token create --name N [--role agent|observer|supervisor] [--expires-days D|never]",
     options: { name: str, role: str, "expires-days": str },

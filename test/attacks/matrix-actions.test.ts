@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createAgentToken } from "@/lib/auth/tokens";
 import { createUser } from "@/lib/auth/users";
-import { createActor } from "@/lib/tasks";
+import { addDependencies, createActor, perform } from "@/lib/tasks";
 import { makeQueue } from "@/test/queues";
 import { makeCallers, freshQueue, Scenes, type Caller } from "./callers";
 import { sourceActions } from "./discover";
@@ -56,6 +56,14 @@ const SCENES: Record<string, Scene> = {
     const [task, dependency] = [await s.queued(q, c.actor), await s.queued(q)];
     return { ...ref(task), dependsOn: [dependency.id] };
   },
+  removeDependencyAction: async (s, c, q) => {
+    // Removing needs the right to edit the task, as adding does: the caller made it.
+    const [task, dependency] = [await s.queued(q, c.actor), await s.queued(q)];
+    const added = await perform(addDependencies, { ...ref(task), dependsOn: [dependency.id] }, { db: fixture.database.db, actor: c.actor });
+    if (!added.ok) throw new Error(added.error.message);
+    return { ...ref(added.value), dependency: dependency.id };
+  },
+  reservationWaitsAction: async () => ({}),
   editTaskAction: async (s, c, q) => ({ ...ref(await s.queued(q, c.actor)), title: "matrix, edited" }),
   addCommentAction: async (s, _c, q) => ({ taskId: (await s.queued(q)).id, body: "matrix" }),
   createTokenAction: async (_s, _c, q) => ({ name: `tok-${q}` }),

@@ -160,4 +160,17 @@ describe("decisions", () => {
     expect(unblocked.blockedBy).toEqual([]);
     expect(expectTaskResponse(await post("/claims", helper, { queue: "after-review" })).id).toBe(dependent.id);
   });
+
+  test("a completion that would wait for review without a result is 400 naming result, and writes nothing", async () => {
+    let task = expectTaskResponse(await post("/tasks", maker, { title: "nothing to read", queue: QUEUE }), 201);
+    task = expectTaskResponse(await post(`/tasks/${task.id}/claim`, maker, { version: task.version }));
+    task = expectTaskResponse(await post(`/tasks/${task.id}/start`, maker, { version: task.version }));
+    const before = await stateDigest(f);
+    for (const result of [undefined, null, "", {}, []]) {
+      const refused = expectError(await post(`/tasks/${task.id}/complete`, maker, { version: task.version, ...(result === undefined ? {} : { result }) }), 400, "invalid_request");
+      expect(refused.field).toBe("result");
+    }
+    expect(await stateDigest(f)).toEqual(before);
+    expect(expectTaskResponse(await post(`/tasks/${task.id}/complete`, maker, { version: task.version, result: "shipped: see the PR" })).status).toBe("in_review");
+  });
 });

@@ -156,6 +156,8 @@ export interface EffectPayload extends Moved {
   target?: string | null;
   /** Recorded through v1's side-effects (not counted on the task row). */
   sideEffect?: true;
+  /** effect_resolved: it was the task's last unknown effect, so the task's check is done (needsCheck cleared). */
+  checked?: true;
 }
 
 /** Review before done (docs/engine.md): the submission as the row keeps it (`at` ISO). */

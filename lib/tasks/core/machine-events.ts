@@ -107,6 +107,8 @@ export const claimStarted = (event: { type: string; payload?: unknown }): boolea
  */
 export const ALSO_ANSWERS: readonly { type: EventType; flag?: string; as: EventType }[] = [
   { type: "claimed", flag: "started", as: "started" },
+  // The task reached done by review: what a team watching completions means.
+  { type: "approved", as: "completed" },
 ];
 
 const ROWS: MoveRow[] = Object.values(MOVES);

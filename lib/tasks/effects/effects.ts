@@ -120,11 +120,21 @@ export const resolveEffect = defineOperation({
     const from = raw.previous_state as "intended" | "unknown";
     // v1's side effects are not counted on the row (docs/effects.md), so their resolution moves no count.
     const count = raw.via_side_effect ? sql`` : from === "intended" ? sql`, intended_effects = intended_effects - 1` : sql`, unknown_effects = unknown_effects - 1`;
-    await tx.execute(sql`UPDATE task_state SET updated_at = ${now} ${count} WHERE id = ${input.taskId}::bigint`);
+    // The check a lapse owes (needs_check) is of what the ended attempt began: once its last
+    // unknown effect — ledger or v1 — is resolved, that check is done, and Start must not ask
+    // for it again (contract v1.3: one check, not two). The row is locked above (t, FOR UPDATE).
+    const [cleared] = await tx.execute<{ checked: boolean }>(sql`
+      WITH before AS (SELECT needs_check FROM task_state WHERE id = ${input.taskId}::bigint)
+      UPDATE task_state SET updated_at = ${now} ${count},
+        needs_check = task_state.needs_check AND (${from !== "unknown"}::boolean
+          OR EXISTS (SELECT 1 FROM task_effects x WHERE x.task_id = task_state.id AND x.state = 'unknown'))
+      FROM before WHERE task_state.id = ${input.taskId}::bigint
+      RETURNING before.needs_check AND NOT task_state.needs_check AS checked`);
     const task = (await loadTask(tx, input.taskId))!;
     const effect = (await listEffects(tx, [input.taskId])).get(input.taskId)!.find((e) => e.id === input.effectId)!;
     const event = effectEvent("effect_resolved", task, effect, actor.id, from);
     if (raw.via_side_effect && event.type === "effect_resolved") event.payload.sideEffect = true;
+    if (cleared?.checked && event.type === "effect_resolved") event.payload.checked = true;
     await appendEvents(tx, clock, [event]);
     return ok({ effect, task });
   },

@@ -194,6 +194,7 @@ function replay(
         task.intendedEffects += 1;
         break;
       case "effect_resolved":
+        if (event.payload.checked) task.needsCheck = false; // the last unknown effect resolved: the check is done
         if (event.payload.sideEffect) break; // v1's side effects are not counted on the row
         if (event.payload.from === "unknown") task.unknownEffects -= 1;
         else task.intendedEffects -= 1;

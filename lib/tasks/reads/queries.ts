@@ -201,12 +201,14 @@ export interface QueueRules {
   claimants: "anyone" | "people" | "agents";
   maxFailures: number;
   maxAttemptSeconds: number | null;
+  /** Whose completions wait for a reviewer: a person's form submits for review where it is `everyone`. */
+  review: "none" | "agents" | "everyone";
 }
 
 /** Every queue's claim rules, alphabetically: who may claim, the last strike, the attempt ceiling. */
 export async function listQueueRules(db: Executor): Promise<QueueRules[]> {
   return db
-    .select({ name: queues.name, claimants: queues.claimants, maxFailures: queues.maxFailures, maxAttemptSeconds: queues.maxAttemptSeconds })
+    .select({ name: queues.name, claimants: queues.claimants, maxFailures: queues.maxFailures, maxAttemptSeconds: queues.maxAttemptSeconds, review: queues.review })
     .from(queues)
     .orderBy(asc(queues.name));
 }

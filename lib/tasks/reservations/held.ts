@@ -83,6 +83,42 @@ export async function conflictingHoldings(db: Executor, clock: Clock, taskId: st
     ORDER BY "taskId", x.resource`);
 }
 
+/** A claimable task that waits on another holder's reservation: the board's "reserved by #N (who)". */
+export interface ReservationWait {
+  taskId: string;
+  holders: HeldConflict[];
+}
+
+/** The most reservation waits the board reads at once (oldest tasks first). */
+export const RESERVATION_WAITS_READ = 500;
+
+/**
+ * Every task a claim would take now but for a held reservation — queued, or held with its
+ * lease lapsed (readiness's `reserved`, from the same conflict test as the claim walk and
+ * `conflictingHoldings`) — with what holds each resource. An index read of the reserving tasks.
+ */
+export async function reservationWaits(db: Executor, clock: Clock, limit = RESERVATION_WAITS_READ): Promise<ReservationWait[]> {
+  const rows = await db.execute<{ candidate: string } & HeldConflict & Record<string, unknown>>(sql`
+    WITH candidates AS (
+      SELECT candidate.* FROM task_state candidate
+      WHERE candidate.reserving_status = 'queued'
+         OR (${statusIn(HELD, "candidate", "reserving_status")} AND candidate.lease_until <= ${clock.now()})
+      ORDER BY candidate.id LIMIT ${limit}
+    )
+    SELECT DISTINCT candidate.id::text AS candidate, x.resource, x.id::text AS "taskId", c.title, o.name AS owner
+    FROM candidates candidate, LATERAL (${conflictsOf("candidate", clock, sql`h.id, h.owner_id, hr->>'resource' AS resource`)}) x
+    ${contentOf("x")}
+    LEFT JOIN actors o ON o.id = x.owner_id
+    ORDER BY candidate, "taskId", x.resource`);
+  const waits = new Map<string, HeldConflict[]>();
+  for (const { candidate, resource, taskId, title, owner } of rows) {
+    const holders = waits.get(candidate) ?? [];
+    holders.push({ resource, taskId, title, owner });
+    waits.set(candidate, holders);
+  }
+  return [...waits].map(([taskId, holders]) => ({ taskId, holders }));
+}
+
 export interface HeldReservation extends Reservation {
   taskId: string;
   title: string;
