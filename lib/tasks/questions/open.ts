@@ -1,14 +1,14 @@
-import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { defineOperation } from "../core/engine";
 import { ok, type Result } from "../core/types";
+import { answerableBy } from "./answerable";
 import { expireQuestions } from "./expire";
 import { openQuestionRows, type Question } from "./rows";
 import { ANSWERERS } from "./rules";
 
 // The open questions a person may answer (the inbox's Questions section, the CLI's `question
-// list`): a supervisor (and the operator) sees every queue's; staff see their queues' — those
-// whose claimants admit people (anyone or people), the queues a person works in. Past-deadline
+// list`): those the one answer rule admits (answerable.ts: never the reader's own party's; staff
+// only in the queues they are shown), so the list offers nothing the answer refuses. Past-deadline
 // ones are expired first, lazily, so the list never offers a question that can no longer be answered.
 
 /** An open question with its task's title, queue and version (a budget raise names the version). */
@@ -18,11 +18,8 @@ export const listOpenQuestions = defineOperation({
   name: "listOpenQuestions",
   who: ANSWERERS,
   input: z.strictObject({}),
-  async run(tx, _input, { clock, standing }): Promise<Result<OpenQuestion[]>> {
+  async run(tx, _input, { actor, clock, standing }): Promise<Result<OpenQuestion[]>> {
     await expireQuestions(tx, clock, { limit: 500 });
-    const queues = standing === "staff"
-      ? (await tx.execute<{ name: string }>(sql`SELECT name FROM queues WHERE claimants IN ('anyone', 'people') AND archived_at IS NULL`)).map((q) => q.name)
-      : null;
-    return ok(await openQuestionRows(tx, queues));
+    return ok(await openQuestionRows(tx, answerableBy(actor, standing), standing !== "staff"));
   },
 });
