@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Executor, Tx } from "@/db/client";
 import { isUniqueViolation } from "@/db/errors";
@@ -164,6 +164,12 @@ async function auditChange(tx: Tx, actor: ActorRef, row: ScheduleRow, changes: O
 /** The live schedules, by name. */
 export async function listSchedules(db: Executor): Promise<Schedule[]> {
   const rows = await db.select().from(schedules).where(isNull(schedules.deletedAt)).orderBy(asc(schedules.name));
+  return rows.map(toSchedule);
+}
+
+/** The schedules paused because the authority they acted with ended: the inbox says so until someone adopts them. */
+export async function listPausedSchedules(db: Executor): Promise<Schedule[]> {
+  const rows = await db.select().from(schedules).where(and(isNull(schedules.deletedAt), isNotNull(schedules.authorityEndedAt))).orderBy(asc(schedules.name));
   return rows.map(toSchedule);
 }
 

@@ -42,7 +42,7 @@ export const webhookCommands: Record<string, Command> = {
         const hooks = await listWebhooks(db);
         if (hooks.length === 0) return ["no webhooks"];
         return hooks.map((h) => row([
-          h.id, h.disabledAt ? `disabled (${h.disabledReason})` : "active", h.url,
+          h.id, h.disabledAt ? `disabled (${h.disabledReason})` : h.authorityEndedAt ? `paused (${h.authorityEndedReason})` : "active", h.url,
           h.events.join(","), h.queues ? h.queues.join(",") : "every queue",
         ]));
       };
@@ -62,6 +62,23 @@ export const webhookCommands: Record<string, Command> = {
         const { performAsCli } = await import("./database");
         await performAsCli(db, deleteWebhook, { id });
         return [`deleted webhook ${id}`];
+      };
+    },
+  },
+
+  "webhook adopt": {
+    usage: "webhook adopt ID",
+    options: {},
+    positionals: true,
+    async prepare(_values, positionals) {
+      if (positionals.length !== 1) throw usageError("webhook adopt takes one webhook id");
+      const { webhookIdInput } = await import("@/lib/webhooks/schemas");
+      const { id } = parse(webhookIdInput, { id: positionals[0] });
+      return async (db) => {
+        const { adoptWebhook } = await import("@/lib/webhooks/ops");
+        const { performAsCli } = await import("./database");
+        const hook = await performAsCli(db, adoptWebhook, { id });
+        return [`adopted webhook ${hook.id} for ${hook.url}`];
       };
     },
   },

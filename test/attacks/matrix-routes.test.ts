@@ -111,6 +111,8 @@ const SCENES: Record<string, Scene> = {
   listReservations: async () => ({ path: "/reservations" }),
   updateSchedule: async (_s, _c, q) => ({ path: `/schedules/${await aSchedule(f.database.db, q)}`, body: { paused: true } }),
   deleteSchedule: async (_s, _c, q) => ({ path: `/schedules/${await aSchedule(f.database.db, q)}` }),
+  adoptSchedule: async (_s, _c, q) => ({ path: `/schedules/${await aSchedule(f.database.db, q)}/adopt` }),
+  adoptWebhook: async (_s, _c, q) => ({ path: `/webhooks/${await aWebhook(f.database.db, q)}/adopt` }),
   streamEvents: async (_s, _c, q) => ({ path: `/events?queue=${q}` }),
   openapi: async () => ({ path: "/openapi.json" }),
   health: async () => ({ path: "/health" }),
