@@ -1,11 +1,9 @@
 import { flag, optional, parse, required, str, type Command } from "./flags";
 import { usageError } from "./errors";
-import { cell } from "./escape";
+import { row } from "./escape";
 
 // Schedules from a shell, as a supervisor keeps them on /schedules (docs/schedules.md).
 
-/** One line of columns, each cell escaped for the terminal (scripts/cli/escape.ts). */
-const row = (cells: string[]) => cells.map(cell).join("  ");
 
 async function byId(positionals: string[], verb: string): Promise<string> {
   if (positionals.length !== 1) throw usageError(`schedule ${verb} takes one schedule id`);
@@ -44,7 +42,7 @@ export const scheduleCommands: Record<string, Command> = {
         return schedules.map((s) => row([
           s.id, s.authorityEndedAt ? `paused (${s.authorityEndedReason})` : s.paused ? "paused" : "active", s.name, `${s.cron} (${s.timezone})`, s.queue,
           `next ${s.nextAt?.toISOString() ?? "none"}`, `last ${s.lastResult?.kind ?? "none"}`,
-        ]));
+        ], "  "));
       };
     },
   },
