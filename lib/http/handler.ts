@@ -81,8 +81,8 @@ export async function authorize(
       if (principal) wait = await take(db, tokenKey(principal.tokenId), perToken);
     }
     if (!principal) {
-      const key = await failedAuthKey(db, bearer, (name) => request.headers.get(name));
-      const refused = key ? await take(db, key, failedAuth) : 0;
+      const bucket = await failedAuthKey(db, bearer, (name) => request.headers.get(name));
+      const refused = bucket ? await take(db, bucket.key, bucket.limit === "perToken" ? perToken : failedAuth) : 0;
       if (refused > 0) {
         const response = errorResponse({ code: "rate_limited", message: "Too many failed authentications; slow down", retryAfterSeconds: refused });
         response.headers.set("WWW-Authenticate", INVALID_TOKEN_CHALLENGE);

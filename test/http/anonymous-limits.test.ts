@@ -35,7 +35,7 @@ test("a bad-token flood is throttled on its own: discovery, an expired token and
     expect(discovery.headers.get("www-authenticate")).toMatch(/resource_metadata=/);
   }
   const bare = await f.api.get("/tasks", "");
-  expect(bare.status).toBe(401);
+  expect(bare.status, bare.text).toBe(401);
 
   // A token this server issued that has expired: 401 invalid_token, every time, whatever the flood did.
   const stale = await f.token("stale");
