@@ -247,6 +247,11 @@ export class ClaimboardClient {
     await this.call("deleteSchedule", { id });
   }
 
+  /** Takes a schedule over: it acts with this token's authority (one paused because its maker's ended ticks again). */
+  async adoptSchedule(id: string): Promise<Schedule> {
+    return (await this.call("adoptSchedule", { id })).schedule;
+  }
+
   /** A webhook for `events` (and `queues`); the answer's `secret` (whsec_…) is shown this once. */
   async createWebhook(input: Body<"createWebhook">): Promise<{ webhook: Webhook; secret: string }> {
     return this.call("createWebhook", { body: input });
@@ -268,6 +273,11 @@ export class ClaimboardClient {
 
   async deleteWebhook(id: string): Promise<void> {
     await this.call("deleteWebhook", { id });
+  }
+
+  /** Takes a webhook over: it acts with this token's authority (one paused because its maker's ended delivers again). */
+  async adoptWebhook(id: string): Promise<Webhook> {
+    return (await this.call("adoptWebhook", { id })).webhook;
   }
 
   /** A webhook's delivery log, newest first; `before` is the previous page's nextCursor. */

@@ -46,3 +46,20 @@ test("create, list, pause, resume, delete; refusals name the flag and write noth
   const usage = await cli("delete");
   expect([usage.code, usage.stderr.trim()]).toEqual([2, "error: schedule delete takes one schedule id (see --help)"]);
 }, 240_000);
+
+test("a schedule whose maker's authority ended is listed paused with the reason; `schedule adopt` resumes it as the operator's", async () => {
+  const { createUser } = await import("@/lib/auth/users");
+  const { perform } = await import("@/lib/tasks");
+  const { createSchedule } = await import("@/lib/schedules/ops");
+  const { setPersonRole } = await import("@/lib/auth/people");
+  const boss = (await createUser(database.db, { email: "boss@example.com", name: "Boss", role: "supervisor", password: "boss-long-password" })).actor;
+  const keeper = (await createUser(database.db, { email: "keeper@example.com", name: "Keeper", role: "supervisor", password: "keeper-long-password" })).actor;
+  const made = await perform(createSchedule, { name: "boss digest", cron: "0 9 * * 1", queue: "reports", task: { title: "digest" } }, { db: database.db, actor: boss, standing: "supervisor" });
+  if (!made.ok) throw new Error(made.error.message);
+  const demoted = await perform(setPersonRole, { actorId: boss.id, role: "staff" }, { db: database.db, actor: keeper, standing: "supervisor" });
+  expect(demoted.ok).toBe(true);
+  expect((await cli("list")).stdout).toContain("  paused (Boss is no longer a supervisor)  boss digest  ");
+  const adopted = await cli("adopt", made.value.id);
+  expect(adopted.stdout.trim(), adopted.stderr).toMatch(/^adopted schedule boss digest; next run \d{4}-/);
+  expect((await cli("list")).stdout).toContain("  active  boss digest  ");
+}, 240_000);

@@ -27,7 +27,7 @@ export const raiseBudgetAction = operationAction("supervisor", raiseBudget);
 export const setMonthlyBudgetAction = operationAction("supervisor", setMonthlyBudget);
 
 /** Who did what to whom among people (the people page) or tokens (the agents page), newest first. */
-export const auditAction = guardedAction("supervisor", z.strictObject({ subject: z.enum(["person", "token", "webhook"]) }), async (input, { db }) =>
+export const auditAction = guardedAction("supervisor", z.strictObject({ subject: z.enum(["person", "token", "webhook", "schedule"]) }), async (input, { db }) =>
   ok(await listAudit(db, input.subject)),
 );
 

@@ -9,6 +9,8 @@ import { requireSupervisor, streamPosition } from "../_lib/session";
 import { readInbox } from "@/lib/tasks/supervise/inbox";
 import { listDisabledWebhooks } from "@/lib/webhooks/ops";
 import { DisabledWebhooks } from "@/components/supervisor/disabled-webhooks";
+import { PausedSchedules } from "@/components/supervisor/paused-schedules";
+import { listPausedSchedules } from "@/lib/schedules/ops";
 import { readLapsed } from "@/lib/tasks/supervise/lapsed";
 import { LapsedHoldings } from "@/components/supervisor/lapsed";
 import { OpenQuestions } from "@/components/questions/open-questions";
@@ -32,14 +34,16 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   const { db } = getDatabase();
   // Open questions first: a past-deadline one is expired (escalated) before the inbox is read.
   const questions = await perform(listOpenQuestions, {}, { db, actor: user.actor, standing: "supervisor" });
-  const [inbox, queues, lapsed, disabledHooks, inReview] = await Promise.all([
+  const [inbox, queues, lapsed, disabledHooks, inReview, pausedSchedules] = await Promise.all([
     readInbox(db, queue, user.actor), listQueueNames(db), readLapsed(db), listDisabledWebhooks(db), readInReview(db, queue, user.actor),
+    listPausedSchedules(db),
   ]);
   return (
     // overflow-wrap anywhere: a long URL in a title or a failure reason breaks instead of widening the page.
     <main className="mx-auto max-w-screen-lg px-4 py-4 [overflow-wrap:anywhere]">
       <h1 className="mb-4 text-xl font-semibold">Escalation inbox</h1>
       <DisabledWebhooks hooks={disabledHooks} />
+      <PausedSchedules schedules={pausedSchedules} />
       <div className="mb-6">
         <OpenQuestions initial={toWire(questions.ok ? questions.value : [])} />
       </div>

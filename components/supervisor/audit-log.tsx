@@ -41,6 +41,22 @@ export function auditSentence(row: AuditView): string {
       return `deleted the webhook ${name}`;
     case "webhook_disabled":
       return `disabled the webhook ${name}: it answered 410 Gone`;
+    case "webhook_paused":
+      return `paused the webhook ${name}: ${text(detail.reason)}`;
+    case "webhook_adopted":
+      return `adopted the webhook ${name}${detail.ended ? ` (paused: ${text(detail.ended)})` : ""}`;
+    case "schedule_created":
+      return `created the schedule ${name} (${text(detail.cron)} ${text(detail.timezone)}, queue ${text(detail.queue)})`;
+    case "schedule_changed":
+      return `changed the schedule ${name} (${Array.isArray(detail.fields) ? detail.fields.map(text).join(", ") : ""})`;
+    case "schedule_paused":
+      return detail.reason ? `paused the schedule ${name}: ${text(detail.reason)}` : `paused the schedule ${name}`;
+    case "schedule_resumed":
+      return `resumed the schedule ${name}`;
+    case "schedule_deleted":
+      return `deleted the schedule ${name}`;
+    case "schedule_adopted":
+      return `adopted the schedule ${name}${detail.ended ? ` (paused: ${text(detail.ended)})` : ""}`;
     case "password_changed":
       return "changed their own password";
     case "password_reset_issued":
@@ -60,7 +76,7 @@ export function AuditLog({ subject, initial }: { subject: AuditSubject; initial:
     queryFn: async () => toWire(await unwrap(auditAction({ subject }))),
     initialData: initial,
   });
-  const heading = { person: "Changes to people", token: "Changes to tokens", webhook: "Changes to webhooks" }[subject];
+  const heading = { person: "Changes to people", token: "Changes to tokens", webhook: "Changes to webhooks", schedule: "Changes to schedules" }[subject];
   return (
     <section aria-labelledby={`audit-${subject}-heading`} data-testid="audit-log">
       <h2 id={`audit-${subject}-heading`} className="mb-2 text-lg font-semibold">{heading}</h2>

@@ -14,7 +14,7 @@ export const supervisorKeys = {
   schedules: ["supervisor", "schedules"] as const,
   deliveries: (id: string) => ["supervisor", "webhooks", "deliveries", id] as const,
   /** Who did what to whom: the people page's ("person") or the agents page's ("token"). */
-  audit: (subject: "person" | "token" | "webhook") => ["supervisor", "audit", subject] as const,
+  audit: (subject: "person" | "token" | "webhook" | "schedule") => ["supervisor", "audit", subject] as const,
   /** Not fetched: a tick that tells the insights page to re-render (components/insights). */
   insightsTick: ["supervisor", "insights-tick"] as const,
 };

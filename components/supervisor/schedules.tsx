@@ -3,7 +3,7 @@
 import { EmptyState } from "@/components/ui/empty-state";
 import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { createScheduleAction, deleteScheduleAction, schedulesAction, updateScheduleAction } from "@/app/schedules/actions";
+import { adoptScheduleAction, createScheduleAction, deleteScheduleAction, schedulesAction, updateScheduleAction } from "@/app/schedules/actions";
 import { ActionFailure, unwrap } from "@/components/task/mutations";
 import { toWire, type Wire } from "@/components/task/wire";
 import { Badge } from "@/components/ui/badge";
@@ -87,6 +87,7 @@ export function Schedules({ initial, queues }: { initial: ScheduleView[]; queues
   const { data } = useQuery({ queryKey: supervisorKeys.schedules, queryFn: async () => toWire(await unwrap(schedulesAction({}))), initialData: initial });
   const update = useSupervisorCall(updateScheduleAction, { verb: "change", onSuccess: (s) => notify("info", `Schedule ${s.name} ${s.paused ? "paused" : "resumed"}.`) });
   const remove = useSupervisorCall(deleteScheduleAction, { verb: "delete", onSuccess: () => notify("info", "Schedule deleted; the tasks it made stay.") });
+  const adopt = useSupervisorCall(adoptScheduleAction, { verb: "change", onSuccess: (s) => notify("info", `Schedule ${s.name} adopted: it acts with your authority${s.paused ? "" : " and runs again"}.`) });
   return (
     <div className="space-y-6">
       <CreateSchedule queues={queues} />
@@ -102,7 +103,10 @@ export function Schedules({ initial, queues }: { initial: ScheduleView[]; queues
             <li key={s.id} className="rounded-lg border border-slate-200 bg-white p-3" data-testid="schedule">
               <div className="flex flex-wrap items-center gap-2">
                 <span className="min-w-0 flex-1 font-medium break-words">{s.name}</span>
-                {s.paused ? <Badge tone="amber">paused</Badge> : <Badge tone="green">active</Badge>}
+                {s.authorityEndedAt ? <Badge tone="amber">paused: {s.authorityEndedReason}</Badge> : s.paused ? <Badge tone="amber">paused</Badge> : <Badge tone="green">active</Badge>}
+                {s.authorityEndedAt ? (
+                  <Button size="sm" tone="primary" aria-label={`Adopt schedule ${s.name}`} disabled={adopt.isPending} onClick={() => adopt.mutate({ id: s.id })}>Adopt</Button>
+                ) : null}
                 <Button size="sm" aria-label={`${s.paused ? "Resume" : "Pause"} schedule ${s.name}`} disabled={update.isPending} onClick={() => update.mutate({ id: s.id, paused: !s.paused })}>{s.paused ? "Resume" : "Pause"}</Button>
                 <Button size="sm" tone="danger" aria-label={`Delete schedule ${s.name}`} disabled={remove.isPending} onClick={() => remove.mutate({ id: s.id })}>Delete</Button>
               </div>
@@ -110,7 +114,7 @@ export function Schedules({ initial, queues }: { initial: ScheduleView[]; queues
                 <code>{s.cron}</code> ({s.timezone}) → {s.queue}: “{s.task.title}”
               </p>
               <p className="mt-1 text-sm">
-                Next run: {s.nextAt ? <LocalTime iso={s.nextAt} withDate /> : "none while paused"} · Last: {lastResult(s)}
+                Next run: {s.nextAt ? <LocalTime iso={s.nextAt} withDate /> : s.authorityEndedAt ? "none until a supervisor adopts it" : "none while paused"} · Last: {lastResult(s)}
               </p>
             </li>
           ))}

@@ -3,7 +3,7 @@
 import { EmptyState } from "@/components/ui/empty-state";
 import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { createWebhookAction, deleteWebhookAction, deliveriesAction, webhooksAction } from "@/app/webhooks/actions";
+import { adoptWebhookAction, createWebhookAction, deleteWebhookAction, deliveriesAction, webhooksAction } from "@/app/webhooks/actions";
 import { ActionFailure, unwrap } from "@/components/task/mutations";
 import { toWire, type Wire } from "@/components/task/wire";
 import { Badge } from "@/components/ui/badge";
@@ -150,6 +150,7 @@ export function Webhooks({ initial, queues }: { initial: WebhookView[]; queues: 
   const [made, setMade] = useState<{ url: string; secret: string } | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const remove = useSupervisorCall(deleteWebhookAction, { verb: "delete", onSuccess: () => notify("info", "Webhook deleted; nothing more is sent to it.") });
+  const adopt = useSupervisorCall(adoptWebhookAction, { verb: "change", onSuccess: () => notify("info", "Webhook adopted: it acts with your authority and delivers again.") });
   return (
     <div className="space-y-6">
       <CreateWebhook queues={queues} onCreated={setMade} />
@@ -165,7 +166,11 @@ export function Webhooks({ initial, queues }: { initial: WebhookView[]; queues: 
             <li key={hook.id} className="rounded-lg border border-slate-200 bg-white p-3" data-testid="webhook">
               <div className="flex flex-wrap items-center gap-2">
                 <span className="min-w-0 flex-1 font-mono text-sm break-all">{hook.url}</span>
-                {hook.disabledAt ? <Badge tone="red" title={hook.disabledReason ?? undefined}>disabled: {hook.disabledReason}</Badge> : <Badge tone="green">active</Badge>}
+                {hook.disabledAt ? <Badge tone="red" title={hook.disabledReason ?? undefined}>disabled: {hook.disabledReason}</Badge>
+                  : hook.authorityEndedAt ? <Badge tone="amber">paused: {hook.authorityEndedReason}</Badge> : <Badge tone="green">active</Badge>}
+                {hook.authorityEndedAt && !hook.disabledAt ? (
+                  <Button size="sm" tone="primary" aria-label={`Adopt webhook ${hook.url}`} disabled={adopt.isPending} onClick={() => adopt.mutate({ id: hook.id })}>Adopt</Button>
+                ) : null}
                 <Button size="sm" onClick={() => setOpen(open === hook.id ? null : hook.id)} aria-expanded={open === hook.id}>
                   {open === hook.id ? "Hide deliveries" : "Deliveries"}
                 </Button>

@@ -33,6 +33,12 @@ export const schedules = pgTable(
     createdBy: uuid("created_by").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    /** Adopted by another supervisor after its maker's authority ended (migration 0040): it acts for them since. */
+    adoptedBy: uuid("adopted_by"),
+    adoptedAt: timestamp("adopted_at", { withTimezone: true }),
+    /** Paused because the authority it acts with ended (lib/auth/authority.ts): when, and why; null while it holds. */
+    authorityEndedAt: timestamp("authority_ended_at", { withTimezone: true }),
+    authorityEndedReason: text("authority_ended_reason"),
     deletedAt: timestamp("deleted_at", { withTimezone: true }),
   },
   (t) => [

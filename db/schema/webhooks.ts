@@ -24,6 +24,12 @@ export const webhooks = pgTable(
     /** Disabled (the receiver answered 410, or it was deleted): nothing more is written for it. */
     disabledAt: timestamp("disabled_at", { withTimezone: true }),
     disabledReason: text("disabled_reason"),
+    /** Adopted by another supervisor after its maker's authority ended (migration 0040): it acts for them since. */
+    adoptedBy: uuid("adopted_by"),
+    adoptedAt: timestamp("adopted_at", { withTimezone: true }),
+    /** Paused because the authority it acts with ended (lib/auth/authority.ts): when, and why; null while it holds. */
+    authorityEndedAt: timestamp("authority_ended_at", { withTimezone: true }),
+    authorityEndedReason: text("authority_ended_reason"),
     /** Deleted by a supervisor: gone from the lists; its rows stay for the audit's sake. */
     deletedAt: timestamp("deleted_at", { withTimezone: true }),
   },

@@ -2,12 +2,13 @@ import { desc, eq, sql } from "drizzle-orm";
 import type { Executor, Tx } from "@/db/client";
 import { actors, auditEvents } from "@/db/schema";
 import type { ActorRef } from "@/lib/tasks/core/types";
+import { pauseEndedAuthority } from "./authority";
 
 // The audit of people administration and tokens (db/schema/audit.ts): one row per change,
 // written by the operation that made it, in its transaction; read by the people and agents
 // pages. No "server-only": the CLI writes these too, outside Next.js.
 
-export type AuditSubject = "person" | "token" | "webhook";
+export type AuditSubject = "person" | "token" | "webhook" | "schedule";
 
 export type AuditAction =
   | "person_invited"
@@ -21,6 +22,14 @@ export type AuditAction =
   | "webhook_created"
   | "webhook_deleted"
   | "webhook_disabled"
+  | "webhook_paused"
+  | "webhook_adopted"
+  | "schedule_created"
+  | "schedule_changed"
+  | "schedule_paused"
+  | "schedule_resumed"
+  | "schedule_deleted"
+  | "schedule_adopted"
   | "password_changed"
   | "password_reset_issued"
   | "password_reset_used";
@@ -65,6 +74,8 @@ export async function recordAudit(tx: Tx, actor: ActorRef, record: AuditRecord):
   // In the same transaction: the hubs hear it when (and only if) the change commits.
   if (NARROWING.has(record.action)) {
     await tx.execute(sql`SELECT pg_notify(${GRANTS_CHANNEL}, ${`${record.subject.kind}:${record.subject.id}`})`);
+    // What the person or token set up pauses with the authority it acted with, in this transaction.
+    await pauseEndedAuthority(tx);
   }
 }
 

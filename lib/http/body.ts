@@ -24,15 +24,13 @@ export function nestingDepth(text: string): number {
 }
 
 /**
- * Reads a JSON body of at most MAX_BODY_BYTES: a declared Content-Length over the limit is
- * refused before reading anything, and a stream that grows past it is cut off there.
- * An empty body is `{}`; bytes that are not UTF-8 or not JSON are a 400.
+ * A body of at most `max` bytes, or null when it is larger: a declared Content-Length over the
+ * limit is refused before reading anything, and a stream that grows past it is cut off there
+ * (never read whole first, then measured).
  */
-export async function readJsonBody(request: Request): Promise<{ ok: true; value: unknown } | { ok: false; error: ApiError }> {
-  const tooLarge = { ok: false as const, error: { code: "payload_too_large" as const, message: `Request body exceeds ${MAX_BODY_BYTES} bytes` } };
+export async function readBodyBytes(request: Request, max: number): Promise<Buffer | null> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) return tooLarge;
-
+  if (declared > max) return null;
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (request.body) {
@@ -41,18 +39,30 @@ export async function readJsonBody(request: Request): Promise<{ ok: true; value:
       const { done, value } = await reader.read();
       if (done) break;
       size += value.byteLength;
-      if (size > MAX_BODY_BYTES) {
+      if (size > max) {
         await reader.cancel().catch(() => {});
-        return tooLarge;
+        return null;
       }
       chunks.push(value);
     }
   }
-  if (size === 0) return { ok: true, value: {} };
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Reads a JSON body of at most MAX_BODY_BYTES (readBodyBytes): a declared Content-Length over the limit is
+ * refused before reading anything, and a stream that grows past it is cut off there.
+ * An empty body is `{}`; bytes that are not UTF-8 or not JSON are a 400.
+ */
+export async function readJsonBody(request: Request): Promise<{ ok: true; value: unknown } | { ok: false; error: ApiError }> {
+  const tooLarge = { ok: false as const, error: { code: "payload_too_large" as const, message: `Request body exceeds ${MAX_BODY_BYTES} bytes` } };
+  const bytes = await readBodyBytes(request, MAX_BODY_BYTES);
+  if (!bytes) return tooLarge;
+  if (bytes.byteLength === 0) return { ok: true, value: {} };
 
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     return { ok: false, error: { code: "invalid_request", message: "Request body is not valid UTF-8" } };
   }

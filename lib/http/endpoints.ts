@@ -360,6 +360,13 @@ export const endpoints = {
     success: { status: 200, description: "Deleted", schema: z.object({ deleted: z.uuid() }) },
     errors: [400, 404],
   },
+  adoptSchedule: {
+    operationId: "adoptSchedule", method: "POST", path: "/schedules/{id}/adopt",
+    summary: "Supervisor: take a schedule over; it acts with your authority from now on (one paused because its maker's authority ended ticks again, from now)",
+    roles: SUPERVISE,
+    success: { status: 200, description: "The schedule, adopted", schema: scheduleResponse },
+    errors: [400, 404],
+  },
   // Notifications (docs/contract.md#notifications, docs/webhooks.md): supervisors' endpoints for events.
   createWebhook: {
     operationId: "createWebhook", method: "POST", path: "/webhooks",
@@ -380,6 +387,13 @@ export const endpoints = {
     summary: "Supervisor: delete a webhook; what was still to send is not sent",
     roles: SUPERVISE,
     success: { status: 200, description: "Deleted", schema: z.object({ deleted: z.uuid() }) },
+    errors: [400, 404],
+  },
+  adoptWebhook: {
+    operationId: "adoptWebhook", method: "POST", path: "/webhooks/{id}/adopt",
+    summary: "Supervisor: take a webhook over; it acts with your authority from now on (one paused because its maker's authority ended delivers again, events from now)",
+    roles: SUPERVISE,
+    success: { status: 200, description: "The webhook, adopted", schema: z.object({ webhook: webhookObject }) },
     errors: [400, 404],
   },
   listWebhookDeliveries: {

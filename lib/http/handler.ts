@@ -14,9 +14,9 @@ import type { Result } from "@/lib/tasks/core/types";
 import { readJsonBody } from "./body";
 import { INSTANCE_HEADER, type Endpoint } from "./endpoints";
 import { instanceHeader } from "@/lib/tasks/core/schemas";
-import { clientAddress } from "./client-address";
+import { failedAuthKey, INVALID_TOKEN_CHALLENGE } from "./failed-auth";
 import { errorResponse } from "./errors";
-import { addressKey, limits, take, tokenKey } from "./rate-limit";
+import { limits, take, tokenKey } from "./rate-limit";
 import { withTransportSecurity } from "./transport";
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
@@ -81,9 +81,12 @@ export async function authorize(
       if (principal) wait = await take(db, tokenKey(principal.tokenId), perToken);
     }
     if (!principal) {
-      const refused = await take(db, addressKey(clientAddress((name) => request.headers.get(name))), failedAuth);
+      const bucket = await failedAuthKey(db, bearer, (name) => request.headers.get(name));
+      const refused = bucket ? await take(db, bucket.key, bucket.limit === "perToken" ? perToken : failedAuth) : 0;
       if (refused > 0) {
-        return { refusal: errorResponse({ code: "rate_limited", message: "Too many failed authentications; slow down", retryAfterSeconds: refused }) };
+        const response = errorResponse({ code: "rate_limited", message: "Too many failed authentications; slow down", retryAfterSeconds: refused });
+        response.headers.set("WWW-Authenticate", INVALID_TOKEN_CHALLENGE);
+        return { refusal: response };
       }
       const response = errorResponse({ code: "unauthorized", message: "A valid bearer token is required (Authorization: Bearer cb_…)" });
       response.headers.set("WWW-Authenticate", 'Bearer realm="claimboard"');

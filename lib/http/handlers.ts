@@ -14,9 +14,9 @@ import { perform, validationError, type Operation } from "@/lib/tasks/core/engin
 import { listTaskEvents, listTasks } from "@/lib/tasks/reads/queries";
 import { queuePath, taskPath, type superviseBody } from "@/lib/tasks/core/schemas";
 import type { Task } from "@/lib/tasks/core/types";
-import { createWebhook, deleteWebhook, listDeliveries, listWebhooks } from "@/lib/webhooks/ops";
+import { adoptWebhook, createWebhook, deleteWebhook, listDeliveries, listWebhooks } from "@/lib/webhooks/ops";
 import { webhookIdInput } from "@/lib/webhooks/schemas";
-import { createSchedule, deleteSchedule, listSchedules, updateSchedule } from "@/lib/schedules/ops";
+import { adoptSchedule, createSchedule, deleteSchedule, listSchedules, updateSchedule } from "@/lib/schedules/ops";
 import { endpoints, type Endpoint, type EndpointId } from "./endpoints";
 import { errorResponse } from "./errors";
 import { handle, respond } from "./handler";
@@ -254,11 +254,13 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     respond(await run(updateSchedule, { ...(body as object), id: params.id }), (schedule) => ({ schedule })),
   ),
   deleteSchedule: handle(endpoints.deleteSchedule, async ({ run, params }) => respond(await run(deleteSchedule, { id: params.id }), (gone) => gone)),
+  adoptSchedule: handle(endpoints.adoptSchedule, async ({ run, params }) => respond(await run(adoptSchedule, { id: params.id }), (schedule) => ({ schedule }))),
   createWebhook: handle(endpoints.createWebhook, async ({ run, body }) => respond(await run(createWebhook, body), (made) => made, 201)),
   listWebhooks: handle(endpoints.listWebhooks, async ({ db }) =>
     Response.json({ webhooks: await listWebhooks(db) }, { headers: { "Cache-Control": "no-store" } }),
   ),
   deleteWebhook: handle(endpoints.deleteWebhook, async ({ run, params }) => respond(await run(deleteWebhook, { id: params.id }), (gone) => gone)),
+  adoptWebhook: handle(endpoints.adoptWebhook, async ({ run, params }) => respond(await run(adoptWebhook, { id: params.id }), (webhook) => ({ webhook }))),
   listWebhookDeliveries: handle(endpoints.listWebhookDeliveries, async ({ db, query, params }) => {
     const id = webhookIdInput.safeParse({ id: params.id });
     if (!id.success) return errorResponse(validationError(id.error));

@@ -6,10 +6,10 @@ import {
 } from "@/lib/tasks";
 import type { Standing } from "@/lib/tasks/core/standing";
 import type { TokenRole } from "@/db/schema";
-import { createWebhook, deleteWebhook } from "@/lib/webhooks/ops";
+import { adoptWebhook, createWebhook, deleteWebhook } from "@/lib/webhooks/ops";
 import { attention } from "@/lib/attention/attention";
 import { setMonthlyBudget } from "@/lib/auth/token-admin";
-import { createSchedule, deleteSchedule, updateSchedule } from "@/lib/schedules/ops";
+import { adoptSchedule, createSchedule, deleteSchedule, updateSchedule } from "@/lib/schedules/ops";
 import { endpoints } from "./endpoints";
 import { buildOpenApiDocument } from "./openapi";
 
@@ -64,6 +64,8 @@ const OPERATION_OF: Partial<Record<EndpointName, Rule>> = {
   createSchedule,
   updateSchedule,
   deleteSchedule,
+  adoptSchedule,
+  adoptWebhook,
 };
 
 /** Endpoints that run no engine operation: reads of the board, the stream, the document itself. */

@@ -197,6 +197,8 @@ export const scheduleObject = z
       .object({ kind: z.enum(["created", "backfilled", "skipped", "failed"]), taskId: z.string().optional(), reason: z.string().optional() })
       .nullable(),
     createdAt: z.iso.datetime(),
+    authorityEndedAt: z.iso.datetime().nullable().meta({ description: "Paused since: the authority it acts with (its maker's, or its adopter's) ended; null while it holds" }),
+    authorityEndedReason: z.string().nullable().meta({ description: "Why that authority ended (demoted, disabled, token revoked or expired); a supervisor's adopt resumes it" }),
   })
   .meta({ id: "Schedule" });
 export const scheduleResponse = z.object({ schedule: scheduleObject });
@@ -212,6 +214,8 @@ export const webhookObject = z
     createdAt: z.iso.datetime(),
     disabledAt: z.iso.datetime().nullable(),
     disabledReason: z.string().nullable().meta({ description: "Why nothing more is sent, e.g. the receiver answered 410 Gone" }),
+    authorityEndedAt: z.iso.datetime().nullable().meta({ description: "Paused since: the authority it acts with (its maker's, or its adopter's) ended; null while it holds" }),
+    authorityEndedReason: z.string().nullable().meta({ description: "Why that authority ended (demoted, disabled, token revoked or expired); a supervisor's adopt resumes it" }),
   })
   .meta({ id: "Webhook" });
 export const webhookDeliveryObject = z

@@ -16,20 +16,26 @@ export interface ToolError {
   retryAfter?: number;
 }
 
-export function success(value: Record<string, unknown>): CallToolResult {
+/** The data as text, then — when others wrote any of it — the notice for the model, and the marks. */
+function marked(value: Record<string, unknown>): Pick<CallToolResult, "content" | "_meta"> {
   const data = { type: "text" as const, text: JSON.stringify(value) };
   const marks = untrustedMarks(value);
-  if (marks.length === 0) return { content: [data], structuredContent: value };
+  if (marks.length === 0) return { content: [data] };
   // Data first (the API's JSON, as before), then the notice, meant for the model: others' text is data.
   const notice = { type: "text" as const, text: untrustedNotice(marks), annotations: { audience: ["assistant" as const], priority: 1 } };
-  return { content: [data, notice], structuredContent: value, _meta: { "claimboard/untrusted": marks } };
+  return { content: [data, notice], _meta: { "claimboard/untrusted": marks } };
+}
+
+export function success(value: Record<string, unknown>): CallToolResult {
+  return { ...marked(value), structuredContent: value };
 }
 
 /** No structuredContent: a client checks that against the tool's output schema. */
 export function refusal(error: ToolError): CallToolResult {
   const { code, message, field, task, retryAfter } = error;
   const body = { error: { code, message, ...(field ? { field } : {}), ...(task ? { task } : {}), ...(retryAfter !== undefined ? { retryAfter } : {}) } };
-  return { content: [{ type: "text", text: JSON.stringify(body) }], isError: true };
+  // The task a refusal carries is others' text like any task's: marked the same way.
+  return { ...marked(body), isError: true };
 }
 
 /** A validation failure of the arguments, in the API's words (lib/tasks/core/engine.ts validationError). */

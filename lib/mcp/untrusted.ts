@@ -1,8 +1,9 @@
 // Text others wrote, as a model must see it: data, never instructions (issue 25, item 8). A
 // tool answer's JSON stays the API's (content[0] and structuredContent); beside it, in
 // `_meta["claimboard/untrusted"]`, every field another person or agent wrote — a task's title,
-// description and payload, a hand-off, a comment or another event's text, a question's answer
-// — by path, kind and author, and a short notice for the model saying so.
+// description and payload, a hand-off, an effect the ledger holds (a task's openEffects too), a
+// comment or another event's text, a question and its answer — by path, kind and author, and a
+// short notice for the model saying so. A refusal that carries the task is marked the same way.
 
 export type Author = { id: string; name: string; kind: string } | "the task's creator";
 export interface UntrustedMark {
@@ -29,6 +30,18 @@ function walk(value: unknown, path: string, marks: UntrustedMark[]): void {
     const handoff = value.handoff;
     if (isObject(handoff)) marks.push({ path: at("handoff"), kind: "handoff", author: actorOf(handoff.by) ?? "the task's creator" });
     if (isObject(value.submission)) marks.push({ path: at("submission"), kind: "result", author: actorOf(value.submission.by) ?? "the task's creator" });
+    if (Array.isArray(value.openEffects)) walk(value.openEffects, at("openEffects"), marks);
+    return;
+  }
+  // An effect: its name, target, detail and note are the agent's that recorded it.
+  if (typeof value.idempotencyKey === "string" && typeof value.state === "string" && actorOf(value.by)) {
+    marks.push({ path: path || "effect", kind: "effect", author: actorOf(value.by)! });
+    return;
+  }
+  // A question: its text is its asker's, its answer its answerer's.
+  if (typeof value.question === "string" && actorOf(value.askedBy)) {
+    marks.push({ path: at("question"), kind: "question", author: actorOf(value.askedBy)! });
+    if (isObject(value.answer) && actorOf(value.answer.by)) marks.push({ path: at("answer"), kind: "answer", author: actorOf(value.answer.by)! });
     return;
   }
   // An event: whatever its payload says, its actor wrote.

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Executor, Tx } from "@/db/client";
 import { isUniqueViolation } from "@/db/errors";
@@ -7,7 +7,8 @@ import { didYouMean, nearestQueue } from "@/lib/tasks/queues/queues";
 import type { Clock } from "@/lib/tasks/core/clock";
 import { defineOperation } from "@/lib/tasks/core/engine";
 import { SUPERVISORS } from "@/lib/tasks/core/standing";
-import { fail, ok, type Result } from "@/lib/tasks/core/types";
+import { fail, ok, type ActorRef, type Result } from "@/lib/tasks/core/types";
+import { recordAudit } from "@/lib/auth/audit";
 import { nextOccurrence } from "./cron";
 import { createScheduleInput, scheduleIdInput, updateScheduleInput } from "./schemas";
 
@@ -31,14 +32,20 @@ export interface Schedule {
   lastAt: Date | null;
   lastResult: { kind: "created" | "backfilled" | "skipped" | "failed"; taskId?: string; reason?: string } | null;
   createdAt: Date;
+  /** Paused because the authority it acts with ended (lib/auth/authority.ts) until a supervisor adopts it; null while it holds. */
+  authorityEndedAt: Date | null;
+  authorityEndedReason: string | null;
 }
 
 export const toSchedule = (row: ScheduleRow): Schedule => ({
   id: row.id, name: row.name, cron: row.cron, timezone: row.timezone, queue: row.queue,
   task: row.task as ScheduledTask, overlap: row.overlap as Schedule["overlap"], missed: row.missed as Schedule["missed"],
-  paused: row.paused, nextAt: row.paused ? null : row.nextAt, lastAt: row.lastAt,
+  paused: row.paused, nextAt: row.paused || row.authorityEndedAt ? null : row.nextAt, lastAt: row.lastAt,
   lastResult: (row.lastResult as Schedule["lastResult"]) ?? null, createdAt: row.createdAt,
+  authorityEndedAt: row.authorityEndedAt, authorityEndedReason: row.authorityEndedReason,
 });
+
+const subject = (row: Pick<ScheduleRow, "id" | "name">) => ({ kind: "schedule" as const, id: row.id, name: row.name });
 
 /** The clock's now as a Date (the database's, or a test's). */
 export async function clockNow(tx: Executor, clock: Clock): Promise<Date> {
@@ -69,6 +76,7 @@ export const createSchedule = defineOperation({
         overlap: input.overlap ?? "skip", missed: input.missed ?? "skip",
         nextAt: nextOccurrence(input.cron, timezone, now), createdBy: actor.id, createdAt: now, updatedAt: now,
       }).returning());
+      await recordAudit(tx, actor, { action: "schedule_created", subject: subject(row!), detail: { cron: row!.cron, timezone, queue: row!.queue } });
       return ok(toSchedule(row!));
     } catch (error) {
       if (isUniqueViolation(error)) return nameTaken(input.name);
@@ -81,7 +89,7 @@ export const updateSchedule = defineOperation({
   name: "updateSchedule",
   who: SUPERVISORS,
   input: updateScheduleInput,
-  async run(tx, { id, ...changes }, { clock }): Promise<Result<Schedule>> {
+  async run(tx, { id, ...changes }, { actor, clock }): Promise<Result<Schedule>> {
     const [row] = await tx.select().from(schedules).where(and(eq(schedules.id, id), isNull(schedules.deletedAt))).for("update");
     if (!row) return fail({ code: "not_found", message: `No schedule ${id}` });
     if (Object.keys(changes).length === 0) return fail({ code: "invalid_request", message: "Name at least one field to change" });
@@ -101,6 +109,7 @@ export const updateSchedule = defineOperation({
         ...(recount ? { nextAt: nextOccurrence(cron, timezone, now) } : {}),
         updatedAt: now,
       }).where(eq(schedules.id, id)).returning());
+      await auditChange(tx, actor, row, changes);
       return ok(toSchedule(updated!));
     } catch (error) {
       if (isUniqueViolation(error) && changes.name) return nameTaken(changes.name);
@@ -113,16 +122,54 @@ export const deleteSchedule = defineOperation({
   name: "deleteSchedule",
   who: SUPERVISORS,
   input: scheduleIdInput,
-  async run(tx, { id }, { clock }) {
+  async run(tx, { id }, { actor, clock }) {
     const [row] = await tx.update(schedules).set({ deletedAt: clock.now(), nextAt: null })
-      .where(and(eq(schedules.id, id), isNull(schedules.deletedAt))).returning({ id: schedules.id });
-    return row ? ok({ deleted: id }) : fail({ code: "not_found", message: `No schedule ${id}` });
+      .where(and(eq(schedules.id, id), isNull(schedules.deletedAt))).returning({ id: schedules.id, name: schedules.name });
+    if (!row) return fail({ code: "not_found", message: `No schedule ${id}` });
+    await recordAudit(tx, actor, { action: "schedule_deleted", subject: subject(row) });
+    return ok({ deleted: id });
   },
 });
+
+/**
+ * Adopts a schedule: it acts with the adopter's authority from now on, and one paused because
+ * its maker's authority ended ticks again, counting from now (what passed meanwhile is skipped).
+ */
+export const adoptSchedule = defineOperation({
+  name: "adoptSchedule",
+  who: SUPERVISORS,
+  input: scheduleIdInput,
+  async run(tx, { id }, { actor, clock }): Promise<Result<Schedule>> {
+    const [row] = await tx.select().from(schedules).where(and(eq(schedules.id, id), isNull(schedules.deletedAt))).for("update");
+    if (!row) return fail({ code: "not_found", message: `No schedule ${id}` });
+    const now = await clockNow(tx, clock);
+    const [updated] = await tx.update(schedules).set({
+      adoptedBy: actor.id, adoptedAt: now, authorityEndedAt: null, authorityEndedReason: null, updatedAt: now,
+      ...(row.authorityEndedAt ? { nextAt: nextOccurrence(row.cron, row.timezone, now) } : {}),
+    }).where(eq(schedules.id, id)).returning();
+    await recordAudit(tx, actor, { action: "schedule_adopted", subject: subject(row), detail: { ended: row.authorityEndedReason } });
+    return ok(toSchedule(updated!));
+  },
+});
+
+/** One audit row for a change that changed something: a pause, a resume, or the fields changed. */
+async function auditChange(tx: Tx, actor: ActorRef, row: ScheduleRow, changes: Omit<z.infer<typeof updateScheduleInput>, "id">): Promise<void> {
+  const { paused, ...rest } = changes;
+  const current = row as unknown as Record<string, unknown>;
+  const fields = Object.entries(rest).filter(([key, value]) => value !== undefined && JSON.stringify(value) !== JSON.stringify(current[key])).map(([key]) => key);
+  if (fields.length > 0) await recordAudit(tx, actor, { action: "schedule_changed", subject: subject(row), detail: { fields } });
+  if (paused !== undefined && paused !== row.paused) await recordAudit(tx, actor, { action: paused ? "schedule_paused" : "schedule_resumed", subject: subject(row) });
+}
 
 /** The live schedules, by name. */
 export async function listSchedules(db: Executor): Promise<Schedule[]> {
   const rows = await db.select().from(schedules).where(isNull(schedules.deletedAt)).orderBy(asc(schedules.name));
+  return rows.map(toSchedule);
+}
+
+/** The schedules paused because the authority they acted with ended: the inbox says so until someone adopts them. */
+export async function listPausedSchedules(db: Executor): Promise<Schedule[]> {
+  const rows = await db.select().from(schedules).where(and(isNull(schedules.deletedAt), isNotNull(schedules.authorityEndedAt))).orderBy(asc(schedules.name));
   return rows.map(toSchedule);
 }
 

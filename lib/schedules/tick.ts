@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db, Tx } from "@/db/client";
 import type { ScheduleRow } from "@/db/schema";
+import { actsFor, authorityEnded, pauseEndedAuthority } from "@/lib/auth/authority";
 import { createTaskOnce } from "@/lib/tasks/authoring/create";
 import { databaseClock, type Clock } from "@/lib/tasks/core/clock";
 import { appendEvents, SYSTEM_ACTOR_ID } from "@/lib/tasks/core/events";
@@ -77,9 +78,12 @@ export async function runDueSchedules(db: Db, options: { clock?: Clock; limit?: 
   const clock = options.clock ?? databaseClock;
   return db.transaction(async (tx) => {
     const now = await clockNow(tx, clock);
+    // Expiries and anything else that ended an authority without a transaction marking it.
+    await pauseEndedAuthority(tx);
     const due = await tx.execute<Record<string, unknown>>(sql`
-      SELECT * FROM schedules
+      SELECT * FROM schedules s
       WHERE deleted_at IS NULL AND NOT paused AND next_at <= ${now.toISOString()}::timestamptz
+        AND authority_ended_at IS NULL AND ${authorityEnded(actsFor("s"))} IS NULL
       ORDER BY next_at
       LIMIT ${options.limit ?? 20}
       FOR UPDATE SKIP LOCKED`);
@@ -109,5 +113,7 @@ function fromRaw(raw: Record<string, unknown>): ScheduleRow {
     paused: Boolean(raw.paused), nextAt: date(raw.next_at), lastAt: date(raw.last_at), lastResult: raw.last_result ?? null,
     lastTaskId: raw.last_task_id === null ? null : BigInt(raw.last_task_id as string),
     createdBy: raw.created_by as string, createdAt: date(raw.created_at)!, updatedAt: date(raw.updated_at)!, deletedAt: date(raw.deleted_at),
+    adoptedBy: (raw.adopted_by as string | null) ?? null, adoptedAt: date(raw.adopted_at),
+    authorityEndedAt: date(raw.authority_ended_at), authorityEndedReason: (raw.authority_ended_reason as string | null) ?? null,
   };
 }

@@ -42,6 +42,7 @@ export { listReservations } from "./reservations/list";
 export { answerQuestion, askQuestion, getQuestion, listTaskQuestions, type Asked } from "./questions/questions";
 export { expireDueQuestions, expireQuestions } from "./questions/expire";
 export { listOpenQuestions, type OpenQuestion } from "./questions/open";
+export { answerRefusal, answerableBy } from "./questions/answerable";
 export { raiseBudget } from "./budgets/raise";
 export { readMonthlyCap, type MonthlyCap } from "./budgets/cap";
 export type { Question, QuestionAnswer } from "./questions/rows";

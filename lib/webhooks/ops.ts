@@ -25,6 +25,9 @@ export interface Webhook {
   createdAt: Date;
   disabledAt: Date | null;
   disabledReason: string | null;
+  /** Paused because the authority it acts with ended (lib/auth/authority.ts) until a supervisor adopts it; null while it holds. */
+  authorityEndedAt: Date | null;
+  authorityEndedReason: string | null;
 }
 
 export interface WebhookDelivery {
@@ -48,6 +51,7 @@ export interface WebhookDelivery {
 export const toWebhook = (row: WebhookRow): Webhook => ({
   id: row.id, url: row.url, events: row.events, queues: row.queues, description: row.description,
   createdAt: row.createdAt, disabledAt: row.disabledAt, disabledReason: row.disabledReason,
+  authorityEndedAt: row.authorityEndedAt, authorityEndedReason: row.authorityEndedReason,
 });
 
 const toDelivery = (row: WebhookDeliveryRow, events: readonly string[]): WebhookDelivery => ({
@@ -103,6 +107,27 @@ export const deleteWebhook = defineOperation({
   },
 });
 
+/**
+ * Adopts a webhook: it acts with the adopter's authority from now on, and one paused because its
+ * maker's authority ended delivers again (events from now: what passed meanwhile was not queued).
+ */
+export const adoptWebhook = defineOperation({
+  name: "adoptWebhook",
+  who: SUPERVISORS,
+  input: webhookIdInput,
+  async run(tx, { id }, { actor, clock }) {
+    const [before] = await tx.select({ reason: webhooks.authorityEndedReason }).from(webhooks)
+      .where(and(eq(webhooks.id, id), isNull(webhooks.deletedAt))).for("update");
+    if (!before) return fail({ code: "not_found", message: `No webhook ${id}` });
+    const [row] = await tx.update(webhooks)
+      .set({ adoptedBy: actor.id, adoptedAt: clock.now(), authorityEndedAt: null, authorityEndedReason: null })
+      .where(eq(webhooks.id, id))
+      .returning();
+    await recordAudit(tx, actor, { action: "webhook_adopted", subject: { kind: "webhook", id, name: row!.url }, detail: { ended: before.reason } });
+    return ok(toWebhook(row!));
+  },
+});
+
 /** The webhooks not deleted, newest first. */
 export async function listWebhooks(db: Executor): Promise<Webhook[]> {
   const rows = await db.select().from(webhooks).where(isNull(webhooks.deletedAt)).orderBy(desc(webhooks.createdAt));
@@ -122,10 +147,13 @@ export async function listDeliveries(db: Executor, input: z.infer<typeof listDel
   return { deliveries, nextCursor: rows.length > size ? deliveries.at(-1)!.id : null };
 }
 
-/** Webhooks a receiver's 410 disabled (not deleted): the inbox says so until a supervisor deletes or replaces them. */
+/**
+ * Webhooks a receiver's 410 disabled (not deleted), or paused because their authority ended: the
+ * inbox says so until a supervisor deletes, replaces or adopts them.
+ */
 export async function listDisabledWebhooks(db: Executor): Promise<Webhook[]> {
   const rows = await db.select().from(webhooks)
-    .where(and(isNull(webhooks.deletedAt), sql`${webhooks.disabledAt} IS NOT NULL`))
-    .orderBy(desc(webhooks.disabledAt));
+    .where(and(isNull(webhooks.deletedAt), sql`(${webhooks.disabledAt} IS NOT NULL OR ${webhooks.authorityEndedAt} IS NOT NULL)`))
+    .orderBy(desc(sql`coalesce(${webhooks.disabledAt}, ${webhooks.authorityEndedAt})`));
   return rows.map(toWebhook);
 }

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { recordAudit } from "@/lib/auth/audit";
+import { actsFor, authorityEnded } from "@/lib/auth/authority";
 import { databaseClock, type Clock } from "@/lib/tasks/core/clock";
 import { SYSTEM_ACTOR_ID } from "@/lib/tasks/core/events";
 import { loadTask, parseTimestamp } from "@/lib/tasks/core/task-row";
@@ -41,8 +42,10 @@ async function claimDue(db: Db, clock: Clock, limit: number): Promise<Due[]> {
     WITH due AS MATERIALIZED (
       -- Only a live webhook's: a disable or a delete fails what is pending, and this keeps a
       -- row that slipped past it (written back by a try in flight) from being sent again.
-      SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.disabled_at IS NULL
-      WHERE d.status = 'pending' AND d.next_attempt_at <= ${clock.now()}
+      -- And only while the authority it acts with holds, read now (lib/auth/authority.ts): a
+      -- lapse not yet marked on the webhook still sends nothing.
+      SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.disabled_at IS NULL AND w.authority_ended_at IS NULL
+      WHERE d.status = 'pending' AND d.next_attempt_at <= ${clock.now()} AND ${authorityEnded(actsFor("w"))} IS NULL
       ORDER BY d.next_attempt_at, d.id
       LIMIT ${limit}
       FOR UPDATE OF d SKIP LOCKED

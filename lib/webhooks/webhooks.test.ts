@@ -80,7 +80,7 @@ function signatureOk(r: Received, secret: string): boolean {
 }
 
 describe("registering", () => {
-  test.each([
+  test.each<[Record<string, unknown>, string, RegExp]>([
     [{ url: "ftp://example.com/x", events: ["completed"] }, "url", /https/],
     [{ url: "http://10.0.0.8/hook", events: ["completed"] }, "url", /private/],
     [{ url: "https://169.254.169.254/latest", events: ["completed"] }, "url", /link-local|private/],
@@ -89,11 +89,16 @@ describe("registering", () => {
     [{ url: "https://[64:ff9b::a00:1]/x", events: ["completed"] }, "url", /private/],
     [{ url: "https://[2002:a00:1::1]/x", events: ["completed"] }, "url", /private/],
     [{ url: "https://[::10.0.0.1]/x", events: ["completed"] }, "url", /private/],
-    [{ url: "https://user:pw@198.51.100.7/x", events: ["completed"] }, "url", /credentials/],
+    // Every special-purpose range of the IANA registries: documentation, the 6to4 relay anycast,
+    // IPv4-mapped in hex, site-local, AS112, ORCHID, SRv6, benchmarking.
+    ...["192.0.2.1", "198.51.100.7", "203.0.113.9", "192.88.99.1", "192.31.196.1", "192.52.193.1", "192.175.48.1", "[::ffff:a00:1]", "[::ffff:5db8:d707]",
+      "[fec0::1]", "[3fff::1]", "[2001:2::1]", "[2001:10::1]", "[2001:20::1]", "[2620:4f:8000::1]", "[5f00::1]"]
+      .map((host): [Record<string, unknown>, string, RegExp] => [{ url: `https://${host}/x`, events: ["completed"] }, "url", /private|reserved|special/]),
+    [{ url: "https://user:pw@93.184.215.7/x", events: ["completed"] }, "url", /credentials/],
     [{ url: "not a url", events: ["completed"] }, "url", /valid URL/],
-    [{ url: "https://198.51.100.7/x", events: [] }, "events", /at least one/],
-    [{ url: "https://198.51.100.7/x", events: ["finished"] }, "events.0", /./],
-    [{ url: "https://198.51.100.7/x", events: ["*"], queues: ["nope"] }, "queues", /no queue is named nope/],
+    [{ url: "https://93.184.215.7/x", events: [] }, "events", /at least one/],
+    [{ url: "https://93.184.215.7/x", events: ["finished"] }, "events.0", /./],
+    [{ url: "https://93.184.215.7/x", events: ["*"], queues: ["nope"] }, "queues", /no queue is named nope/],
   ])("%o is refused naming %s, and nothing is written", async (input, field, message) => {
     const before = await f.db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM webhooks`);
     const result = await register(input);

@@ -1,5 +1,6 @@
 import { CliError, usageError } from "./errors";
 import { integer, optional, parse, required, str, type Command } from "./flags";
+import { row } from "./escape";
 
 // The effect ledger and fences from a shell (docs/effects.md, docs/fences.md), as the one
 // `cli` actor with the operator's standing: an operator may resolve an unknown effect as a
@@ -23,7 +24,7 @@ export const effectCommands: Record<string, Command> = {
         const { performAsCli } = await import("./database");
         const effects = await performAsCli(db, taskEffectsList, input);
         if (effects.length === 0) return [`task ${input.taskId} has no effects`];
-        return effects.map((e) => [e.id, e.state, `attempt ${e.attempt}`, e.idempotencyKey, e.name, e.externalRef ?? ""].join("\t"));
+        return effects.map((e) => row([e.id, e.state, `attempt ${e.attempt}`, e.idempotencyKey, e.name, e.externalRef ?? ""]));
       };
     },
   },

@@ -14,3 +14,9 @@ export function cell(value: string): string {
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
   });
 }
+
+/**
+ * One row of a CLI table: every cell escaped by `cell`, joined by `separator` (a tab, or two
+ * spaces for the lists people read). The one way a list command prints what others wrote.
+ */
+export const row = (cells: readonly string[], separator = "\t"): string => cells.map(cell).join(separator);

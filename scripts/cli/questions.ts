@@ -1,5 +1,6 @@
 import { usageError } from "./errors";
 import { optional, parse, required, str, type Command } from "./flags";
+import { row } from "./escape";
 
 // Questions to a person from a shell (docs/questions.md), as the one `cli` actor with the
 // operator's standing: list the open ones of every queue, answer one (the task returns to
@@ -17,7 +18,7 @@ export const questionCommands: Record<string, Command> = {
         const { performAsCli } = await import("./database");
         const open = await performAsCli(db, listOpenQuestions, {});
         if (open.length === 0) return ["no open questions"];
-        return open.map((q) => [q.id, `task ${q.taskId}`, q.queue, `by ${q.askedBy.name}`, `until ${q.deadline.toISOString()}`, q.question, q.choices.length > 0 ? `[${q.choices.join(" | ")}]` : ""].join("\t"));
+        return open.map((q) => row([q.id, `task ${q.taskId}`, q.queue, `by ${q.askedBy.name}`, `until ${q.deadline.toISOString()}`, q.question, q.choices.length > 0 ? `[${q.choices.join(" | ")}]` : ""]));
       };
     },
   },

@@ -1,5 +1,5 @@
 import { usageError } from "./errors";
-import { cell } from "./escape";
+import { row } from "./escape";
 import type { Command } from "./flags";
 
 // What is reserved now (docs/reservations.md): a line per held reservation.
@@ -15,7 +15,7 @@ export const reservationCommands: Record<string, Command> = {
         const { performAsCli } = await import("./database");
         const held = await performAsCli(db, listReservations, {});
         if (held.length === 0) return ["nothing is reserved"];
-        return held.map((r) => [cell(r.resource), r.mode, `#${r.taskId}`, cell(r.owner.name), r.leaseUntil?.toISOString() ?? "awaiting an answer", cell(r.title)].join("\t"));
+        return held.map((r) => row([r.resource, r.mode, `#${r.taskId}`, r.owner.name, r.leaseUntil?.toISOString() ?? "awaiting an answer", r.title]));
       };
     },
   },

@@ -1,11 +1,9 @@
 import { flag, optional, parse, required, str, type Command } from "./flags";
 import { usageError } from "./errors";
-import { cell } from "./escape";
+import { row } from "./escape";
 
 // Schedules from a shell, as a supervisor keeps them on /schedules (docs/schedules.md).
 
-/** One line of columns, each cell escaped for the terminal (scripts/cli/escape.ts). */
-const row = (cells: string[]) => cells.map(cell).join("  ");
 
 async function byId(positionals: string[], verb: string): Promise<string> {
   if (positionals.length !== 1) throw usageError(`schedule ${verb} takes one schedule id`);
@@ -42,9 +40,9 @@ export const scheduleCommands: Record<string, Command> = {
         const schedules = await listSchedules(db);
         if (schedules.length === 0) return ["no schedules"];
         return schedules.map((s) => row([
-          s.id, s.paused ? "paused" : "active", s.name, `${s.cron} (${s.timezone})`, s.queue,
+          s.id, s.authorityEndedAt ? `paused (${s.authorityEndedReason})` : s.paused ? "paused" : "active", s.name, `${s.cron} (${s.timezone})`, s.queue,
           `next ${s.nextAt?.toISOString() ?? "none"}`, `last ${s.lastResult?.kind ?? "none"}`,
-        ]));
+        ], "  "));
       };
     },
   },
@@ -76,6 +74,21 @@ export const scheduleCommands: Record<string, Command> = {
         const { performAsCli } = await import("./database");
         await performAsCli(db, deleteSchedule, { id });
         return [`deleted schedule ${id}`];
+      };
+    },
+  },
+
+  "schedule adopt": {
+    usage: "schedule adopt ID",
+    options: {},
+    positionals: true,
+    async prepare(_values, positionals) {
+      const id = await byId(positionals, "adopt");
+      return async (db) => {
+        const { adoptSchedule } = await import("@/lib/schedules/ops");
+        const { performAsCli } = await import("./database");
+        const s = await performAsCli(db, adoptSchedule, { id });
+        return [`adopted schedule ${s.name}; next run ${s.nextAt?.toISOString() ?? "none while paused"}`];
       };
     },
   },

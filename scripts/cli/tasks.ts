@@ -1,5 +1,6 @@
 import { usageError } from "./errors";
 import { decimal, integer, json, optional, parse, required, str, type Command } from "./flags";
+import { row } from "./escape";
 
 // Tasks from a shell beyond create: find them (the board's search), fix a typo in one, leave
 // a note on one — as the one `cli` actor, through the same engine calls as the API. The CLI
@@ -29,8 +30,7 @@ export const taskCommands: Record<string, Command> = {
         const { listTasks } = await import("@/lib/tasks/reads/queries");
         const { cliActor } = await import("./database");
         const page = await listTasks(db, query, await cliActor(db));
-        const { cell } = await import("./escape");
-        const lines = page.items.map((t) => `${t.id}\t${t.status}\t${t.queue}\t${t.priority}\t${cell(t.title)}`);
+        const lines = page.items.map((t) => row([t.id, t.status, t.queue, String(t.priority), t.title]));
         if (page.nextCursor) lines.push(`… more: narrow the search or raise --limit (at most 100)`);
         return lines;
       };

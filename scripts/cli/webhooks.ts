@@ -1,13 +1,11 @@
 import { CliError, usageError } from "./errors";
-import { cell } from "./escape";
+import { row } from "./escape";
 import { list, optional, parse, required, str, type Command } from "./flags";
 
 // Webhooks from a shell, as a supervisor keeps them on /webhooks (docs/webhooks.md). The CLI's
 // operator registers them; the secret is sealed under the server's secret, so the CLI reads
 // the same one `npm start` uses (NEXTAUTH_SECRET, else the data folder's).
 
-/** One line of columns, each cell escaped for the terminal (scripts/cli/escape.ts). */
-const row = (cells: string[]) => cells.map(cell).join("  ");
 
 export const webhookCommands: Record<string, Command> = {
   "webhook create": {
@@ -42,9 +40,9 @@ export const webhookCommands: Record<string, Command> = {
         const hooks = await listWebhooks(db);
         if (hooks.length === 0) return ["no webhooks"];
         return hooks.map((h) => row([
-          h.id, h.disabledAt ? `disabled (${h.disabledReason})` : "active", h.url,
+          h.id, h.disabledAt ? `disabled (${h.disabledReason})` : h.authorityEndedAt ? `paused (${h.authorityEndedReason})` : "active", h.url,
           h.events.join(","), h.queues ? h.queues.join(",") : "every queue",
-        ]));
+        ], "  "));
       };
     },
   },
@@ -66,6 +64,23 @@ export const webhookCommands: Record<string, Command> = {
     },
   },
 
+  "webhook adopt": {
+    usage: "webhook adopt ID",
+    options: {},
+    positionals: true,
+    async prepare(_values, positionals) {
+      if (positionals.length !== 1) throw usageError("webhook adopt takes one webhook id");
+      const { webhookIdInput } = await import("@/lib/webhooks/schemas");
+      const { id } = parse(webhookIdInput, { id: positionals[0] });
+      return async (db) => {
+        const { adoptWebhook } = await import("@/lib/webhooks/ops");
+        const { performAsCli } = await import("./database");
+        const hook = await performAsCli(db, adoptWebhook, { id });
+        return [`adopted webhook ${hook.id} for ${hook.url}`];
+      };
+    },
+  },
+
   "webhook deliveries": {
     usage: "webhook deliveries ID",
     options: {},
@@ -82,7 +97,7 @@ export const webhookCommands: Record<string, Command> = {
         return page.deliveries.map((d) => row([
           d.eventAt.toISOString(), d.status, d.type, d.taskId ? `task ${d.taskId}` : d.queue,
           `${d.attempts} tries`, d.lastError ?? (d.lastStatus ? `HTTP ${d.lastStatus}` : ""),
-        ]));
+        ], "  "));
       };
     },
   },

@@ -33,8 +33,9 @@ function ownHostOnly<H extends RouteHandler>(handler: H): H {
     const problem = hostProblem(request.headers);
     if (problem) return withTransportSecurity(request, errorResponse({ code: "forbidden", message: problem }));
     const response = await handler(request, context);
-    // RFC 9728 §5.1: a 401 names the resource's metadata, where an MCP client finds how to sign in.
-    if (response.status === 401) {
+    // RFC 9728 §5.1: a 401 names the resource's metadata, where an MCP client finds how to sign in;
+    // so does the failed-authentication throttle's 429 (lib/http/failed-auth.ts).
+    if (response.status === 401 || (response.status === 429 && response.headers.has("WWW-Authenticate"))) {
       response.headers.set("WWW-Authenticate", `Bearer realm="claimboard", resource_metadata="${resourceMetadataUrl(issuer(request))}"`);
     }
     return response;

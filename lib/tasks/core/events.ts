@@ -49,10 +49,11 @@ export async function appendEvents(tx: Executor, clock: Clock, events: NewEvent[
     ), outbox AS (
       -- The webhooks' outbox (lib/webhooks): a delivery per matching live webhook, committed
       -- with its event or not at all. With no webhook registered this joins an empty table.
+      -- Nothing for a webhook paused because its authority ended (lib/auth/authority.ts).
       INSERT INTO webhook_deliveries (webhook_id, event_id, task_id, queue, type, actor_id, payload, event_at, next_attempt_at)
       SELECT w.id, i.id, i.task_id, i.queue, i.type, i.actor_id, i.payload, i.created_at, i.created_at
       FROM inserted i JOIN webhooks w
-        ON w.disabled_at IS NULL AND (w.events && ${ANSWERED_TYPES} OR '*' = ANY (w.events))
+        ON w.disabled_at IS NULL AND w.authority_ended_at IS NULL AND (w.events && ${ANSWERED_TYPES} OR '*' = ANY (w.events))
        AND (w.queues IS NULL OR i.queue = ANY (w.queues))
     )
     SELECT pg_notify(${NOTIFY_CHANNEL}, json_build_object(

@@ -50,11 +50,14 @@ const storableJson = <T extends z.ZodType>(schema: T) =>
 export const jsonValue = storableJson(z.json());
 export const jsonObject = storableJson(z.record(z.string(), z.json()));
 
-export const taskId = z
+/** A row's id (a bigint) as a string: one rule for tasks', questions' and effects' ids. */
+export const rowId = (what: string) => z
   .string()
   // abort: zod runs later checks after a failed one, and BigInt("abc") would throw.
-  .regex(/^[1-9][0-9]{0,18}$/, { message: "must be a task id (a positive whole number as a string)", abort: true })
+  .regex(/^[1-9][0-9]{0,18}$/, { message: `must be ${what} (a positive whole number as a string)`, abort: true })
   .refine((value) => BigInt(value) <= BIGINT_MAX, "is out of range");
+
+export const taskId = rowId("a task id");
 
 /** A task id in a URL path: `/tasks/{id}`. */
 export const taskPath = z.object({ id: taskId });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "@/lib/limits";
-import { jsonValue, taskId, text, version } from "../core/schemas";
+import { jsonValue, rowId, taskId, text, version } from "../core/schemas";
 
 // The effect ledger's inputs (docs/contract.md#the-effect-ledger): one schema per body, shared by the API and the engine.
 
@@ -16,7 +16,7 @@ export const effectBody = z.strictObject({
 });
 export const recordEffectInput = effectBody.extend({ taskId });
 
-export const effectId = z.string().regex(/^[1-9][0-9]{0,18}$/, "must be an effect id (a positive whole number as a string)");
+export const effectId = rowId("an effect id");
 
 export const resolveEffectBody = z.strictObject({
   version,

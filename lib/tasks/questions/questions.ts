@@ -7,6 +7,7 @@ import { EVERYONE, WORKERS } from "../core/standing";
 import { loadTask, toTasks } from "../core/task-row";
 import { ownerTransition, transition } from "../core/transition";
 import { fail, ok, type Result, type Task } from "../core/types";
+import { answerRefusal } from "./answerable";
 import { expireQuestions, expiryReason } from "./expire";
 import { publicQuestion, readQuestionRow, taskQuestionRows, type Question } from "./rows";
 import { ANSWERERS, asksItself } from "./rules";
@@ -74,8 +75,9 @@ function answerNote(question: string, text: string, choice: string | null) {
 /**
  * POST /tasks/{id}/questions/{qid}/answer: a person (or a supervisor's token) answers an open
  * question; the task returns to `started` for its owner with a fresh lease of the queue's
- * length, version + 1. A question past its deadline is expired first (and so refused). The
- * asker may not answer (403 self_review); an answered or expired question: 409
+ * length, version + 1. A question past its deadline is expired first (and so refused). Who may
+ * answer is answerable.ts's rule (the asker's party: 403 self_review; staff outside the queues
+ * they are shown: 403 forbidden); an answered or expired question: 409
  * invalid_transition; a choice the question does not offer: 400 (field choice). A refusal writes
  * nothing but an expiry that was due anyway.
  */
@@ -83,7 +85,7 @@ export const answerQuestion = defineOperation({
   name: "answerQuestion",
   who: ANSWERERS,
   input: answerQuestionInput,
-  async run(tx, input, { actor, clock }): Promise<Result<Asked>> {
+  async run(tx, input, { actor, clock, standing }): Promise<Result<Asked>> {
     const found = await readQuestionRow(tx, input.taskId, input.questionId);
     if (!found) return (await loadTask(tx, input.taskId)) ? fail({ code: "not_found", message: `Task ${input.taskId} has no question ${input.questionId}` }) : notFound(input.taskId);
     if (input.choice !== undefined && !found.choices.includes(input.choice)) {
@@ -94,9 +96,8 @@ export const answerQuestion = defineOperation({
     if (found.kind === "budget" && !found.answer && !found.expiredAt) {
       return fail({ code: "invalid_transition", message: `Question ${found.id} asks for a bigger budget: a supervisor raises it (POST /tasks/${input.taskId}/budget), which answers it`, ...(before ? { task: before } : {}) });
     }
-    if (asksItself(found, before?.owner?.id, actor.id)) {
-      return fail({ code: "self_review", message: `You asked question ${found.id}: someone else must answer it`, ...(before ? { task: before } : {}) });
-    }
+    const refusal = await answerRefusal(tx, actor, standing, input.taskId, input.questionId);
+    if (refusal) return fail({ ...refusal, ...(before ? { task: before } : {}) });
     await expireQuestions(tx, clock, { taskId: input.taskId });
     const now = clock.now();
     const note = { summary: answerNote(found.question, input.text, input.choice ?? null), next: null, artifacts: [], by: actor };

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { parseTimestamp } from "../core/task-row";
 import type { ActorRef } from "../core/types";
@@ -68,17 +68,17 @@ export async function taskQuestionRows(db: Executor, taskId: string): Promise<Qu
 }
 
 /**
- * Open questions (unanswered, not expired), soonest deadline first, of the queues `queues` names
- * (null: every queue), with their task's title and queue: the inbox's Questions section.
+ * Open questions (unanswered, not expired), soonest deadline first, that `answerable` admits (an
+ * SQL predicate over x, t and q: answerable.ts), with their task's title and queue: the inbox's
+ * Questions section. `budgets: false` leaves out budget questions (only a supervisor raises a budget).
  */
 export async function openQuestionRows(
-  db: Executor, queues: string[] | null, limit = 200,
+  db: Executor, answerable: SQL, budgets: boolean, limit = 200,
 ): Promise<(Question & { title: string; queue: string; taskVersion: number })[]> {
-  // Staff (a queue list) are not asked budget questions: only a supervisor raises a budget.
   const rows = await db.execute<Record<string, unknown>>(sql`
-    SELECT ${COLUMNS}, t.title, t.queue, t.version AS task_version FROM task_questions x ${JOINS} JOIN tasks t ON t.id = x.task_id
-    WHERE x.answered_at IS NULL AND x.expired_at IS NULL AND t.status = 'awaiting_input'
-      ${queues ? sql`AND x.kind = 'agent' AND t.queue = ANY(${`{${queues.map((q) => `"${q}"`).join(",")}}`}::text[])` : sql``}
+    SELECT ${COLUMNS}, t.title, t.queue, t.version AS task_version FROM task_questions x ${JOINS} JOIN tasks t ON t.id = x.task_id JOIN queues q ON q.name = t.queue
+    WHERE x.answered_at IS NULL AND x.expired_at IS NULL AND t.status = 'awaiting_input' AND ${answerable}
+      ${budgets ? sql`` : sql`AND x.kind = 'agent'`}
     ORDER BY x.deadline, x.id LIMIT ${limit}`);
   return rows.map((raw) => ({ ...publicQuestion(toQuestion(raw)), title: String(raw.title), queue: String(raw.queue), taskVersion: Number(raw.task_version) }));
 }

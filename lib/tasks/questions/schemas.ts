@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "@/lib/limits";
-import { taskId, text, version } from "../core/schemas";
+import { rowId, taskId, text, version } from "../core/schemas";
 
 // Asking a person's inputs (docs/contract.md#asking-a-person): one schema per body, shared by the API, the actions and the engine.
 
@@ -18,7 +18,7 @@ export const askQuestionBody = z.strictObject({
 });
 export const askQuestionInput = askQuestionBody.extend({ taskId });
 
-export const questionId = z.string().regex(/^[1-9][0-9]{0,18}$/, "must be a question id (a positive whole number as a string)");
+export const questionId = rowId("a question id");
 
 export const answerQuestionBody = z.strictObject({
   text: text(LIMITS.answer, 1),

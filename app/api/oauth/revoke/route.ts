@@ -1,4 +1,5 @@
 import { getDatabase } from "@/db";
+import { readBodyBytes } from "@/lib/http/body";
 import { withTransportSecurity } from "@/lib/http/transport";
 import { fail, oauthErrorResponse } from "@/lib/oauth/errors";
 import { revokeByClient } from "@/lib/oauth/revoke";
@@ -11,8 +12,9 @@ export async function POST(request: Request): Promise<Response> {
   if (!(request.headers.get("content-type") ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")) {
     return answer(oauthErrorResponse(fail("invalid_request", "The revocation request must be application/x-www-form-urlencoded")));
   }
-  const text = await request.text();
-  if (text.length > 16 * 1024) return answer(oauthErrorResponse(fail("invalid_request", "The request body is too large")));
+  const bytes = await readBodyBytes(request, 16 * 1024);
+  if (!bytes) return answer(oauthErrorResponse(fail("invalid_request", "The request body is too large")));
+  const text = new TextDecoder().decode(bytes);
   const form = new URLSearchParams(text);
   const token = form.get("token");
   const clientId = form.get("client_id");

@@ -1,4 +1,5 @@
 import { getDatabase } from "@/db";
+import { readBodyBytes } from "@/lib/http/body";
 import { withTransportSecurity } from "@/lib/http/transport";
 import { fail, oauthErrorResponse } from "@/lib/oauth/errors";
 import { exchangeCode, refreshGrant } from "@/lib/oauth/grants";
@@ -14,8 +15,9 @@ export async function POST(request: Request): Promise<Response> {
   if (!(request.headers.get("content-type") ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")) {
     return answer(oauthErrorResponse(fail("invalid_request", "The token request must be application/x-www-form-urlencoded")));
   }
-  const text = await request.text();
-  if (text.length > MAX_BODY) return answer(oauthErrorResponse(fail("invalid_request", "The request body is too large")));
+  const bytes = await readBodyBytes(request, MAX_BODY);
+  if (!bytes) return answer(oauthErrorResponse(fail("invalid_request", "The request body is too large")));
+  const text = new TextDecoder().decode(bytes);
   const form = new URLSearchParams(text);
   // RFC 6749 §3.2: a parameter sent twice is an invalid request.
   const keys = [...form.keys()];

@@ -1,0 +1,40 @@
+import http from "node:http";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { httpFixture, type HttpFixture } from "./helpers";
+
+// The OAuth token and revoke routes refuse a body past 16 KiB as it arrives, without reading it
+// whole first: a body that never ends is answered once it passes the limit, not waited on.
+
+let f: HttpFixture;
+beforeAll(async () => {
+  f = await httpFixture();
+});
+afterAll(async () => {
+  await f?.close();
+});
+
+/** POSTs a form body that keeps coming (chunked, no Content-Length); resolves with the status, or "no answer" after 8 s. */
+function endless(path: string): Promise<number | "no answer"> {
+  return new Promise((resolve) => {
+    const url = new URL(path, f.server.url);
+    const req = http.request(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" } }, (res) => {
+      clearInterval(feeding);
+      clearTimeout(timer);
+      res.resume();
+      req.destroy();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("error", () => {});
+    req.write(`client_id=x&token=${"a".repeat(4096)}`);
+    const feeding = setInterval(() => req.write("a".repeat(4096)), 50);
+    const timer = setTimeout(() => {
+      clearInterval(feeding);
+      req.destroy();
+      resolve("no answer");
+    }, 8000);
+  });
+}
+
+test.each(["/api/oauth/token", "/api/oauth/revoke"])("%s answers a body that never ends with 400 once it passes 16 KiB", async (path) => {
+  expect(await endless(path)).toBe(400);
+});
