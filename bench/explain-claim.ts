@@ -10,7 +10,8 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { migrateDatabase } from "../db/migrate";
 import * as schema from "../db/schema";
-import { claimNext } from "../lib/tasks/claiming/claim-next";
+import { claimBatch, claimNext } from "../lib/tasks/claiming/claim-next";
+import { statementsSent, type Sent } from "../db/statements/render";
 import { databaseClock } from "../lib/tasks/core/clock";
 import { BENCH_AGENT, seedMixed } from "./lib/seed";
 import { enableAutoExplain } from "./lib/auto-explain";
@@ -19,71 +20,41 @@ import { seedGraph } from "./graph";
 const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 // Its own per run (pid): two runs on one server must not drop each other's scratch database.
 const SCRATCH = `claimboard_explain_${process.pid}`;
-const TASKS = 1_000_000;
+/** EXPLAIN_TASKS: a smaller table for a quick check that the script runs; its plans then say little. */
+const TASKS = Number(process.env.EXPLAIN_TASKS ?? 1_000_000);
 const RUNS = 7;
 const GRAPH = process.argv.includes("--graph");
-const THRESHOLD = 100; // queues.expiry_threshold default
-const WINDOW_SECONDS = 300; // queues.expiry_window_seconds default
-const CLOCK_TOLERANCE_SECONDS = 5; // lib/tasks/claiming/breaker.ts
 
-// claimBest's candidates inside claimRows' UPDATE (lib/tasks/claiming/claim-next.ts, claim-rows.ts).
-// $1 queue, $2 limit, $3 lapsed limit (min(limit, reclaim budget)), $4 lease override, $5 start, $6 actor.
-const CLAIM_NEXT = `
-WITH candidates AS MATERIALIZED (
-  WITH queued AS MATERIALIZED (
-    SELECT task_state.id, task_state.status, task_state.owner_id, task_state.side_effect_recorded, task_state.priority, task_state.created_at
-    FROM task_queued ready JOIN task_state ON task_state.id = ready.id
-    WHERE ready.queue = $1 AND ready.not_before IS NULL
-      AND coalesce(task_state.status = 'queued' AND task_state.blocked_by = '{}'::bigint[] AND task_state.not_before IS NULL, false)
-    ORDER BY ready.priority DESC, ready.created_at, ready.id LIMIT $2
-    FOR UPDATE OF task_state SKIP LOCKED
-  ), due AS MATERIALIZED (
-    SELECT task_state.id, task_state.status, task_state.owner_id, task_state.side_effect_recorded, task_state.priority, task_state.created_at
-    FROM task_queued ready JOIN task_state ON task_state.id = ready.id
-    WHERE ready.queue = $1 AND ready.not_before IS NOT NULL AND ready.not_before <= now()
-      AND coalesce(task_state.status = 'queued' AND task_state.blocked_by = '{}'::bigint[] AND task_state.not_before <= now(), false)
-    ORDER BY ready.not_before LIMIT $2
-    FOR UPDATE OF task_state SKIP LOCKED
-  ), lapsed AS MATERIALIZED (
-    SELECT task_state.id, task_state.status, task_state.owner_id, task_state.side_effect_recorded, task_state.priority, task_state.created_at
-    FROM task_held held JOIN task_lease lease ON lease.id = held.id JOIN task_state ON task_state.id = held.id
-    WHERE held.queue = $1 AND (lease.lease_until <= now()) IS TRUE
-      AND coalesce(task_state.status IN ('claimed', 'started') AND task_state.lease_until <= now(), false)
-    ORDER BY held.priority DESC, held.created_at, held.id LIMIT $3
-    FOR UPDATE OF task_state SKIP LOCKED
-  )
-  SELECT * FROM (SELECT * FROM queued UNION ALL SELECT * FROM due UNION ALL SELECT * FROM lapsed) candidate_sets
-  ORDER BY priority DESC, created_at, id LIMIT $2
-), decided AS (
-  SELECT c.id, c.status AS previous_status, c.owner_id AS previous_owner_id,
-         t.needs_check OR (c.status <> 'queued' AND c.side_effect_recorded) AS needs_check,
-         coalesce($4::int, q.lease_seconds) AS lease_seconds
-  FROM candidates c JOIN task_state t ON t.id = c.id JOIN queues q ON q.name = t.queue
-)
-UPDATE task_state t SET
-  status = CASE WHEN $5::boolean AND NOT d.needs_check THEN 'started' ELSE 'claimed' END::task_status,
-  owner_id = $6::uuid, lease_until = now() + make_interval(secs => d.lease_seconds),
-  lease_seconds = d.lease_seconds, needs_check = d.needs_check, side_effect_recorded = false, not_before = NULL,
-  version = t.version + CASE WHEN d.previous_status <> 'queued' THEN 1 ELSE 0 END + 1
-    + CASE WHEN $5::boolean AND NOT d.needs_check THEN 1 ELSE 0 END,
-  updated_at = now()
-FROM decided d WHERE t.id = d.id
-RETURNING t.*, d.previous_status, d.previous_owner_id`;
-
-// readQueueState (lib/tasks/claiming/breaker.ts): the queue's settings and whether any lease lapsed.
-const QUEUE_STATE = `
-SELECT q.*, EXISTS (SELECT 1 FROM task_lease lease WHERE lease.queue = q.name
-  AND lease.lease_until <= now()) AS has_expired
-FROM queues q WHERE q.name = $1`;
-
-// reclaimBudget (lib/tasks/claiming/breaker.ts): expiries in the window, and the clock probe.
-const BUDGET = `
-SELECT
-  (SELECT count(*)::int FROM task_events WHERE queue = $1 AND type = 'lease_expired'
-     AND created_at > now() - make_interval(secs => ${WINDOW_SECONDS}) AND id > $2::bigint) AS recent_expiries,
-  EXISTS (SELECT 1 FROM (SELECT queue, id FROM task_events
-      WHERE created_at > now() + make_interval(secs => ${CLOCK_TOLERANCE_SECONDS}) OFFSET 0) ahead
-    WHERE ahead.queue = $1 AND ahead.id > $2::bigint) AS clock_behind`;
+/**
+ * The engine's own statements of one claim in the "default" queue, as it sends them (the
+ * driver's debug hook, db/statements/render.ts), the transaction rolled back: the bench
+ * explains what the engine runs, never a copy of it. `limit` 1 is claim-next, more a batch
+ * (the LIMIT is written into the text). The queue must have a lapsed lease, so the gate is
+ * shut and the engine reads the queue's state, its reclaim budget, then claims.
+ */
+async function claimStatements(url: string, limit: number): Promise<{ queueState: Sent; budget: Sent; claim: Sent }> {
+  const context = { actor: BENCH_AGENT, clock: databaseClock };
+  const sent = await statementsSent(url, (db) =>
+    db
+      .transaction(async (tx) => {
+        if (limit === 1) await claimNext.run(tx, { queue: "default" }, context);
+        else await claimBatch.run(tx, { queue: "default", limit }, context);
+        tx.rollback();
+      })
+      .catch((e: unknown) => {
+        if (!(e instanceof TransactionRollbackError)) throw e;
+      }));
+  const last = (what: string, match: (s: Sent) => boolean) => {
+    const found = sent.filter(match).at(-1);
+    if (!found) throw new Error(`no ${what} among the claim's ${sent.length} statements`);
+    return found;
+  };
+  return {
+    queueState: last("queue-state read", (s) => s.text.includes("has_expired_lease")),
+    budget: last("reclaim budget", (s) => s.text.includes("recent_expiries")),
+    claim: last("claim after the rules", (s) => s.text.includes("candidates AS MATERIALIZED") && !s.text.includes("gate AS MATERIALIZED")),
+  };
+}
 
 // docs/design.md#the-claim-statement's trap: one OR predicate over both candidate sets.
 const OR_FORM = `SELECT id FROM task_state WHERE queue = $1
@@ -93,7 +64,6 @@ const OR_FORM = `SELECT id FROM task_state WHERE queue = $1
 // The table: bench/lib/seed.ts seedMixed (5% queued, 2.5% lapsed leases, 20 live, the rest
 // done; a lease_expired for 1 in 20, 50 of them inside the breaker window: the budget is 50).
 
-type Param = string | number | boolean | null;
 const ms = (n: number) => `${n.toFixed(3)} ms`;
 const medians: [string, number][] = [];
 
@@ -134,7 +104,7 @@ function verdict(plan: string): string {
 }
 
 /** Prints the plan once and the median client round trip (parse + plan + execute); writes are rolled back. */
-async function explain(db: postgres.Sql, label: string, text: string, params: Param[], write = false): Promise<void> {
+async function explain(db: postgres.Sql, label: string, text: string, params: unknown[], write = false, judge = false): Promise<void> {
   const inTx = async <T>(fn: () => Promise<T>): Promise<T> => {
     if (write) await db.unsafe("BEGIN");
     try {
@@ -143,11 +113,12 @@ async function explain(db: postgres.Sql, label: string, text: string, params: Pa
       if (write) await db.unsafe("ROLLBACK");
     }
   };
-  const rows = await inTx(() => db.unsafe(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params));
+  const bound = params as postgres.ParameterOrJSON<never>[];
+  const rows = await inTx(() => db.unsafe(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, bound));
   const plan = rows.map((r) => r["QUERY PLAN"] as string).join("\n");
-  const median = await timed(label, () => inTx(() => db.unsafe(text, params)));
+  const median = await timed(label, () => inTx(() => db.unsafe(text, bound)));
   console.log(`\n=== ${label}\n${plan}\n--- median of ${RUNS} runs: ${ms(median)} (client round trip)`);
-  if (text === CLAIM_NEXT) console.log(verdict(plan));
+  if (judge) console.log(verdict(plan));
 }
 
 /**
@@ -203,14 +174,12 @@ async function main(): Promise<void> {
       counts.map((c) => `${c.status} ${c.n}${c.lapsed ? ` (${c.lapsed} lapsed)` : ""}`).join(", "));
     console.log((await db.unsafe(`SELECT version()`))[0]!.version);
 
-    await explain(db, "(b) readQueueState: EXISTS over lapsed leases", QUEUE_STATE, ["default"]);
-    await explain(db, "(c) reclaimBudget: expiries in the window + clock probe", BUDGET, ["default", "0"]);
-    const [stats] = await db.unsafe(BUDGET, ["default", "0"]);
-    const budget = THRESHOLD - Number(stats!.recent_expiries);
+    const one = await claimStatements(url.toString(), 1);
+    await explain(db, "(b) readQueueState: the queue, a lapsed lease?, a reserving task?, the claimer's cap", one.queueState.text, one.queueState.params);
+    await explain(db, "(c) reclaimBudget: expiries in the window + clock probe", one.budget.text, one.budget.params);
     for (const limit of [1, 100]) {
-      const lapsedLimit = Math.min(limit, budget);
-      await explain(db, `(a) claim-next, limit ${limit} (lapsed limit ${lapsedLimit}), BEGIN..ROLLBACK`,
-        CLAIM_NEXT, ["default", limit, lapsedLimit, null, false, BENCH_AGENT.id], true);
+      const { claim } = limit === 1 ? one : await claimStatements(url.toString(), limit);
+      await explain(db, `(a) claim-next after the rules, limit ${limit}, BEGIN..ROLLBACK`, claim.text, claim.params, true, true);
     }
     await explain(db, "(d) contrast: the one-predicate OR form, limit 1", OR_FORM, ["default"], true);
     await engineClaimNext(url.toString(), "(e) lapsed leases, the gate shut");
@@ -220,12 +189,12 @@ async function main(): Promise<void> {
     await db.unsafe(`UPDATE task_state SET lease_until = now() + interval '1 hour' WHERE status IN ('claimed', 'started')`);
     await db.unsafe(`VACUUM ANALYZE task_state, task_content, task_held, task_lease, task_queued`);
     console.log("\n##### in-flight worst case: ~25,000 held tasks with live leases");
-    await explain(db, "(b') readQueueState, no lease lapsed", QUEUE_STATE, ["default"]);
+    await explain(db, "(b') readQueueState, no lease lapsed", one.queueState.text, one.queueState.params);
     await engineClaimNext(url.toString(), "(e') no lease lapsed, the gate open");
     await db.unsafe(`UPDATE task_state SET lease_until = now() - interval '1 minute' WHERE id = (SELECT id FROM task_state
       WHERE status IN ('claimed', 'started') ORDER BY priority, created_at DESC, id DESC LIMIT 1)`);
-    await explain(db, "(a') claim-next, limit 1, one lapsed lease ranked last",
-      CLAIM_NEXT, ["default", 1, 1, null, false, BENCH_AGENT.id], true);
+    const ranked = await claimStatements(url.toString(), 1);
+    await explain(db, "(a') claim-next, limit 1, one lapsed lease ranked last", ranked.claim.text, ranked.claim.params, true, true);
     console.log("\n##### medians (client round trip)");
     for (const [label, t] of medians) console.log(`${ms(t).padStart(12)}  ${label}`);
   } finally {

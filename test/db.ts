@@ -16,7 +16,7 @@ export interface TestDatabase extends Database {
 
 /**
  * A fresh, migrated database of this test file's own (a copy of the run's template); with
- * `{ migrated: false }` an empty one, for a test that runs migrations itself (db/transactions.test.ts);
+ * `{ migrated: false }` an empty one, for a test that runs migrations itself (db/hot-path/transactions.test.ts);
  * with `{ migratedUpTo: n }` one migrated through migration n only, for a test of a later
  * migration on a database with history (it then writes the history and runs migrateDatabase).
  */

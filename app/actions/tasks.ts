@@ -5,7 +5,6 @@ import {
   addComment,
   addDependencies,
   claim,
-  claimNext,
   complete,
   createTask,
   editTask,
@@ -23,7 +22,6 @@ import {
 // decides who may and validates with the API's zod schema.
 export const createTaskAction = operationAction("staff", createTask);
 export const claimAction = operationAction("staff", claim);
-export const claimNextAction = operationAction("staff", claimNext);
 export const startAction = operationAction("staff", start);
 export const renewAction = operationAction("staff", renew);
 export const recordSideEffectAction = operationAction("staff", recordSideEffect);

@@ -36,6 +36,15 @@ const oneLine = (text: string) =>
   text.split("\n").map((l) => l.replace(/--.*$/, "")).join(" ").replace(/\s+/g, " ").trim();
 
 /**
+ * pgbench reads `:name` as a variable even inside a string literal (to_char's 'HH24:MI'). The
+ * engine's SQL is written for PostgreSQL, not for pgbench: the replay adapts, writing such a
+ * literal as the same constant in an escape string, its colons as \x3a.
+ */
+export const pgbenchSafe = (text: string) =>
+  text.replace(/(?<![\w'])'((?:[^']|'')*)'/g, (literal, body: string) =>
+    /:[A-Za-z_]/.test(body) ? `E'${body.replaceAll("\\", "\\\\").replaceAll(":", "\\x3a")}'` : literal);
+
+/**
  * Runs real agent cycles through the engine with the driver's debug hook on — the v1 cycle
  * (claim-next with start → complete) and the loop's transaction (complete with next) — and
  * returns the statements they sent with their parameters as pgbench variables: the very SQL
@@ -81,7 +90,7 @@ export async function captureCycle(url: string): Promise<CapturedCycle> {
       return `:${values.get(s)}`;
     };
     const render = (q: { text: string; params: unknown[] }) =>
-      oneLine(q.text.replace(/\$(\d+)/g, (_, n: string) => param(q.params[Number(n) - 1])));
+      pgbenchSafe(oneLine(q.text.replace(/\$(\d+)/g, (_, n: string) => param(q.params[Number(n) - 1]))));
     const isTxControl = (q: { text: string }) => /^\s*(begin|commit|rollback)\b/i.test(q.text);
     const claim = seen.slice(0, split).filter((q) => !isTxControl(q)).map(render);
     const completeSql = seen.slice(split, loopFrom).filter((q) => !isTxControl(q)).map(render);

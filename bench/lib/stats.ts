@@ -19,16 +19,4 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-/** Runs `measure` `reps` times (after `warmup` unrecorded runs) and summarises. */
-export async function repeat(reps: number, measure: (rep: number) => Promise<number>, warmup = 0): Promise<Summary> {
-  for (let i = 0; i < warmup; i++) await measure(-1 - i);
-  const samples: number[] = [];
-  for (let i = 0; i < reps; i++) samples.push(await measure(i));
-  return summarize(samples);
-}
-
-/** "1234 (1100–1300)" */
-export const fmt = (s: Summary, digits = 0) =>
-  `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})`;
-
 export const seconds = (t0: number) => (performance.now() - t0) / 1000;

@@ -88,13 +88,3 @@ export function dropTask(client: QueryClient, id: string): void {
   }
 }
 
-/** Finds the freshest copy of a task anywhere in the cache. */
-export function findTask(client: QueryClient, id: string): TaskView | undefined {
-  const detail = client.getQueryData<TaskView>(taskKeys.detail(id));
-  if (detail) return detail;
-  for (const [, data] of client.getQueriesData<ListData>({ queryKey: taskKeys.lists })) {
-    const found = data?.pages.flatMap((p) => p.items).find((t) => t.id === id);
-    if (found) return found;
-  }
-  return undefined;
-}

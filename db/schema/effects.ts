@@ -2,8 +2,9 @@ import { sql } from "drizzle-orm";
 import { bigint, boolean, check, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { actors, taskState } from "./tasks";
 
-/** An effect's states (docs/contract.md#the-effect-ledger; the moves: lib/tasks/effects/effects.ts). */
+/** An effect's states (docs/contract.md#the-effect-ledger; the moves: lib/tasks/effects/effects.ts): the one list. */
 export const effectState = pgEnum("effect_state", ["intended", "applied", "failed", "unknown"]);
+export type EffectState = (typeof effectState.enumValues)[number];
 
 /**
  * The effect ledger: what an agent does outside the board, one row per act. Recorded before the

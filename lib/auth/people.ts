@@ -10,7 +10,7 @@ import { personChanged } from "@/lib/oauth/grants";
 import { recordAudit } from "./audit";
 import { backoffPolicies, clearAccountFailures } from "./sign-in-backoff";
 
-export { invitePerson, invitePersonInput } from "./invite";
+export { invitePerson } from "./invite";
 
 // People management (docs/fleet.md, docs/security.md): engine operations for supervisors and
 // the CLI's operator (`who`), each writing its audit record (lib/auth/audit.ts) in its

@@ -117,8 +117,3 @@ export async function clearAccountFailures(db: Executor, email: string): Promise
     RETURNING failures`);
   return rows.reduce((sum, r) => sum + Number(r.failures), 0);
 }
-
-/** Per account: attempts counted and whether the next must wait (for /people). */
-export const accountStateSql = (emailColumn: SQL) => sql`
-  (SELECT b.failures FROM sign_in_backoff b WHERE b.scope = 'account' AND b.key = lower(${emailColumn}) AND b.next_at > now() - interval '1 day') AS failures,
-  EXISTS (SELECT 1 FROM sign_in_backoff b WHERE b.scope = 'account' AND b.key = lower(${emailColumn}) AND b.next_at > now()) AS locked`;

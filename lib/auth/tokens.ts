@@ -5,7 +5,7 @@ import type { Db, Executor, Tx } from "@/db/client";
 import { actors, agentTokens, type TokenRole } from "@/db/schema";
 import type { ActorRef } from "@/lib/tasks/core/types";
 import type { ClaimScope } from "./claim-tokens";
-import { executePrepared } from "@/lib/tasks/core/prepared";
+import { executePrepared } from "@/db/hot-path";
 import { purgeNowAndThen, takeOnConflict, TOKEN_KEY_PREFIX, waitOf, type Limit } from "@/lib/http/rate-limit";
 
 /** Tokens read `cb_` + 43 base64url characters (256 random bits), so a leaked one is recognisable. */

@@ -1,5 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
+import { FINISHED } from "@/lib/tasks/core/machine";
+import { statusNotIn } from "@/lib/tasks/core/transition";
 
 // What `events archive` refuses before it writes or drops anything; each refusal is one
 // sentence saying why and what would be accepted.
@@ -52,7 +54,7 @@ export async function refuseUnfinishedTasks(db: Executor, before: Date): Promise
     SELECT to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, count(DISTINCT t.id)::int AS tasks,
            min(t.id)::text AS example, (array_agg(t.status::text ORDER BY t.id))[1] AS status
       FROM task_events e JOIN tasks t ON t.id = e.task_id
-     WHERE e.created_at < ${before.toISOString()}::timestamptz AND t.status NOT IN ('done', 'cancelled')
+     WHERE e.created_at < ${before.toISOString()}::timestamptz AND ${statusNotIn(FINISHED)}
      GROUP BY 1 ORDER BY 1 LIMIT 1`);
   if (row) {
     throw new ArchiveRefused(

@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { executePrepared } from "@/lib/tasks/core/prepared";
+import { executePrepared } from "@/db/hot-path";
 
 // The API's limits live in PostgreSQL (rate_buckets, UNLOGGED), so every server instance
 // counts against the same buckets and a restart forgets nothing: with N instances a token

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { taskStatus } from "@/db/schema";
+import { effectState, taskStatus } from "@/db/schema";
 import { readinessCodes } from "@/lib/tasks/claiming/readiness-codes";
 import { CLAIM_OPS } from "@/lib/tasks/claim-tokens/ops";
 
@@ -31,7 +31,7 @@ export const effectObject = z
     key: z.string().nullable(),
     target: z.string().nullable(),
     detail: z.unknown().meta({ description: "Any JSON the agent recorded with it (≤ 16 KiB), or null" }),
-    state: z.enum(["intended", "applied", "failed", "unknown"]),
+    state: z.enum(effectState.enumValues),
     idempotencyKey: z.string().meta({ description: "Stable for the task and key (or name) across every attempt: send it downstream (e.g. as Idempotency-Key)" }),
     attempt: z.number().int().meta({ description: "The attempt that recorded it" }),
     by: actorRef,

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import type { UserRole } from "@/db/schema";
-import { partyOf } from "@/lib/tasks/review/party";
+import { heldBy, partyOf } from "@/lib/tasks/review/party";
 import { NOTIFIED_TYPES, type NotificationFact, type NotifiedType } from "./kinds";
 
 // Which events of the log are a fact for a person, decided on the server from the log itself
@@ -80,7 +80,7 @@ export async function notificationFacts(db: Executor, person: Person, events: Ev
            (SELECT x.payload->>'previousOwnerId' FROM task_events x
              WHERE x.tx_id = e.tx_id AND x.task_id = e.task_id AND x.type = 'lease_expired' AND e.type::text = 'claimed'
              ORDER BY x.id DESC LIMIT 1) AS took_over_from,
-           EXISTS (SELECT 1 FROM task_events h WHERE h.task_id = e.task_id AND h.type = 'claimed' AND h.actor_id = ANY (${partyOf(person.actorId)})) AS held,
+           ${heldBy(sql`e.task_id`, partyOf(person.actorId))} AS held,
            -- Only a question asks it, and only for a person who is not a supervisor: no index
            -- answers it, so it reads the last 30 days of the log (CASE evaluates it only then).
            CASE WHEN e.type::text = 'question_asked' AND ${person.role !== "supervisor"}::boolean THEN EXISTS (

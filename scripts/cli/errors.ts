@@ -45,4 +45,3 @@ export function describe(error: unknown): string {
   return oneLine(e instanceof Error ? e.message : String(e));
 }
 
-export { isUniqueViolation } from "../../db/errors";

@@ -23,7 +23,6 @@ const person = (q: string) => createUser(fixture.database.db, { email: `${q}@exa
 const SCENES: Record<string, Scene> = {
   createTaskAction: async (_s, _c, queue) => ({ title: "matrix", queue }),
   claimAction: async (s, _c, q) => ref(await s.queued(q)),
-  claimNextAction: async (s, _c, q) => (await s.queued(q), { queue: q }),
   startAction: async (s, c, q) => ref(await s.claimed(q, c.actor)),
   renewAction: async (s, c, q) => ref(await s.started(q, c.actor)),
   recordSideEffectAction: async (s, c, q) => ({ ...ref(await s.started(q, c.actor)), description: "sent a mail" }),

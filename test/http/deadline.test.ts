@@ -45,7 +45,7 @@ test("a call with no answer from the database in time is 503 unavailable; the ne
 test("a server action with no answer from the database in time answers unavailable; the next one works", async () => {
   const person = await f.person("deadline@example.com", "staff");
   const cookie = await mustSignIn(f, person.email, person.password);
-  // Any staff action that reads tasks: the board's claim (claimNextAction left the page's bundle).
+  // Any staff action that reads tasks: the board's claim.
   const action = manifestActions().find((a) => a.exportedName === "claimAction")!;
   await makeQueue(f.database.db, "deadline");
   const made = await perform(createTask, { title: "claimed after the stall", queue: "deadline" }, { db: f.database.db, actor: await createActor(f.database.db, "user", "Author") });

@@ -3,7 +3,7 @@ import type { Executor } from "@/db/client";
 import type { TaskStatus } from "@/db/schema";
 import type { Clock } from "../core/clock";
 import { appendEvents, type NewEvent } from "../core/events";
-import { executePrepared } from "../core/prepared";
+import { executePrepared } from "@/db/hot-path";
 import { fail, type ActorRef, type EngineError } from "../core/types";
 
 // The work graph's bookkeeping (docs/engine.md "The work graph"). A task's row carries its

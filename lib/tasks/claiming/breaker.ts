@@ -8,7 +8,9 @@ import { queueInput } from "../core/schemas";
 import { fail, ok } from "../core/types";
 import { SUPERVISORS } from "../core/standing";
 import { overMonthlyCap } from "../budgets/cap";
-import { executePrepared, typedRow } from "../core/prepared";
+import { executePrepared, typedRow } from "@/db/hot-path";
+import { CLAIMABLE, HELD } from "../core/machine";
+import { statusIn } from "../core/transition";
 
 /** Events this far ahead of the database clock mean the clock went backwards. */
 export const CLOCK_TOLERANCE_SECONDS = 5;
@@ -37,7 +39,7 @@ export const lapsedLeaseIn = (now: SQL) => sql`EXISTS (
  */
 export const reservingTaskIn = sql`EXISTS (
   SELECT 1 FROM task_state t
-  WHERE t.reserving_status IN ('queued', 'claimed', 'started') AND t.queue = q.name)`;
+  WHERE ${statusIn([...CLAIMABLE, ...HELD], "t", "reserving_status")} AND t.queue = q.name)`;
 
 /**
  * The queue's settings and whether any lease in it has lapsed. A prepared statement of its

@@ -6,7 +6,8 @@ import type { Clock } from "../core/clock";
 import { appendEvents, SYSTEM_ACTOR_ID, type NewEvent } from "../core/events";
 import { loadTask, rawToTaskRow, withContent } from "../core/task-row";
 import { lapseEvent, lapsedOf, lapseReturning, lapseSet } from "../core/lapse";
-import { ownerTransition, recheck } from "../core/transition";
+import { ownerTransition, recheck, statusIn } from "../core/transition";
+import { HELD } from "../core/machine";
 import { lapseCutoff } from "./lock-delay";
 import { strikeStatus } from "../core/strike";
 import { effectsLeftUnknown } from "../effects/ledger";
@@ -80,7 +81,7 @@ export async function strikeCappedLapses(tx: Executor, clock: Clock, queue: Queu
       SELECT s.id, s.owner_id, s.progress, s.progress_at, s.side_effect_recorded
       FROM task_lease lease JOIN task_state s ON s.id = lease.id
       WHERE lease.queue = ${queue.name} AND lease.attempt_limited AND lease.lease_until <= ${cutoff} ${one}
-        AND ${recheck(sql`s.attempt_limited AND s.status IN ('claimed', 'started') AND s.lease_until <= ${cutoff}`)}
+        AND ${recheck(sql`s.attempt_limited AND ${statusIn(HELD, "s")} AND s.lease_until <= ${cutoff}`)}
       ORDER BY lease.lease_until
       LIMIT 100
       FOR UPDATE OF s SKIP LOCKED

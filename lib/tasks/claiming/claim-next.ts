@@ -2,7 +2,8 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import { lapsedLeaseIn, readQueueState, reclaimBudget, reservingTaskIn } from "./breaker";
 import { candidateColumnsOf, claimRows, claimRowsGated } from "./claim-rows";
-import { recheck } from "../core/transition";
+import { recheck, statusIn } from "../core/transition";
+import { HELD } from "../core/machine";
 import type { Clock } from "../core/clock";
 import { defineOperation } from "../core/engine";
 import { DEFAULT_QUEUE, refuseNewWork, unknownQueueIn } from "../queues/queues";
@@ -85,7 +86,7 @@ function candidateSets(queue: string, clock: Clock, sets: { take: number; takeLa
       SELECT ${candidateColumnsOf("task_state")}
       FROM task_held held JOIN task_lease lease ON lease.id = held.id JOIN task_state ON task_state.id = held.id
       WHERE held.queue = ${queue} AND (lease.lease_until <= ${sets.lapsedBy}) IS TRUE
-        AND ${recheck(sql`task_state.status IN ('claimed', 'started') AND task_state.lease_until <= ${sets.lapsedBy}`)}
+        AND ${recheck(sql`${statusIn(HELD, "task_state")} AND task_state.lease_until <= ${sets.lapsedBy}`)}
         ${lapsedCheckFilter} ${sets.also}
       ORDER BY held.priority DESC, held.created_at, held.id
       LIMIT ${takeLapsed}

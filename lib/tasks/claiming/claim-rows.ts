@@ -6,7 +6,7 @@ import { appendEvents, type NewEvent } from "../core/events";
 import { lapseEvent } from "../core/lapse";
 import { CONTENT_COLUMNS, contentOf, rawToTaskRow } from "../core/task-row";
 import type { ActorRef } from "../core/types";
-import { executePrepared } from "../core/prepared";
+import { executePrepared } from "@/db/hot-path";
 import { instanceOf, lapseHandoff, startAttempt } from "../core/attempt";
 import { effectsLeftUnknown } from "../effects/ledger";
 

@@ -6,6 +6,7 @@ import { readyForClaim } from "./ready";
 import { admittingClaimants, claimantRefusal } from "./claimants";
 import { strikeCappedLapses } from "./ceiling";
 import { CANDIDATE_COLUMNS, claimRows } from "./claim-rows";
+import { statusIn } from "../core/transition";
 import type { Clock } from "../core/clock";
 import { HELD, leaseLapsed, notFound } from "../core/conflicts";
 import { defineOperation } from "../core/engine";
@@ -40,7 +41,7 @@ export const claim = defineOperation({
           AND EXISTS (SELECT 1 FROM queues WHERE queues.name = task_state.queue AND claimants IN ${admittingClaimants(actor)}
                         AND archived_at IS NULL)
           AND (status = 'queued'
-               OR (status IN ('claimed', 'started') AND lease_until <= ${clock.now()}
+               OR (${statusIn(HELD, "")} AND lease_until <= ${clock.now()}
                    AND NOT attempt_limited
                    AND NOT EXISTS (SELECT 1 FROM queues
                                    WHERE queues.name = task_state.queue

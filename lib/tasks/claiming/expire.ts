@@ -10,7 +10,8 @@ import { lapseEvent, lapsedOf, lapseReturning, lapseSet } from "../core/lapse";
 import { strikeCappedLapses } from "./ceiling";
 import { SUPERVISORS } from "../core/standing";
 import { lapseCutoff } from "./lock-delay";
-import { recheck } from "../core/transition";
+import { recheck, statusIn } from "../core/transition";
+import { HELD } from "../core/machine";
 import { effectsLeftUnknown } from "../effects/ledger";
 
 /** At most this many expiries per queue per sweep, to keep one transaction small. */
@@ -57,7 +58,7 @@ export const sweepExpiredLeases = defineOperation({
           SELECT s.id, s.owner_id, s.priority, s.created_at, s.progress, s.progress_at, s.side_effect_recorded
           FROM task_lease lease JOIN task_held held ON held.id = lease.id JOIN task_state s ON s.id = lease.id
           WHERE lease.queue = ${name} AND lease.lease_until <= ${cutoff}
-            AND ${recheck(sql`s.status IN ('claimed', 'started') AND s.lease_until <= ${cutoff}`)}
+            AND ${recheck(sql`${statusIn(HELD, "s")} AND s.lease_until <= ${cutoff}`)}
           ORDER BY held.priority DESC, held.created_at, held.id
           LIMIT ${limit}
           FOR UPDATE OF s SKIP LOCKED

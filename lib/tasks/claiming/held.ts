@@ -6,6 +6,8 @@ import { appendEvents } from "../core/events";
 import { rawToTaskRow, toTasks, withContent } from "../core/task-row";
 import { ok, type Task } from "../core/types";
 import { WORKERS } from "../core/standing";
+import { HELD } from "../core/machine";
+import { statusIn } from "../core/transition";
 
 // A person's lease follows their presence: while they use a page of the board, the browser
 // renews every lease they hold in one call, each once a third of it has passed. One transaction
@@ -36,7 +38,7 @@ export const heldLeases = defineOperation({
           -- Found in the held set by owner (task_held_owner), locked and rechecked on task_state.
           SELECT s.id FROM task_held h JOIN task_state s ON s.id = h.id
           WHERE h.owner_id = ${actor.id}::uuid
-            AND s.owner_id = ${actor.id}::uuid AND s.status IN ('claimed', 'started') AND s.lease_until > ${now}
+            AND s.owner_id = ${actor.id}::uuid AND ${statusIn(HELD, "s")} AND s.lease_until > ${now}
             -- Due: RENEW_FRACTION (lib/cadence.ts, a third) of the lease has passed since the claim or the last renewal. However
             -- many pages ask, a lease is renewed once a third, and a fresh one not at all.
             AND s.lease_until <= ${now} + make_interval(secs => s.lease_seconds * 2.0 / 3)

@@ -8,6 +8,8 @@ import { defineOperation } from "../core/engine";
 import { idArray } from "../authoring/graph";
 import { readinessInput } from "../core/schemas";
 import { parseTimestamp } from "../core/task-row";
+import { HELD } from "../core/machine";
+import { statusIn } from "../core/transition";
 import { ok, type ActorRef, type EngineError, type Result, type Task } from "../core/types";
 import { EVERYONE } from "../core/standing";
 import { conflictingHoldings } from "../reservations/held";
@@ -17,8 +19,8 @@ import { readMonthlyCap } from "../budgets/cap";
 // route, MCP's task_readiness and the task page; the targeted claim explains its refusals
 // with the same reasons, so what readiness says is what a claim then does.
 
-import { readinessCodes, type ReadinessCode } from "./readiness-codes";
-export { readinessCodes, type ReadinessCode };
+import type { ReadinessCode } from "./readiness-codes";
+export type { ReadinessCode };
 
 export interface ReadinessReason {
   code: ReadinessCode;
@@ -72,7 +74,7 @@ export async function readTaskReadiness(db: Executor, clock: Clock, taskId: stri
            t.lease_until + make_interval(secs => q.lock_delay_seconds) AS delay_until,
            coalesce(t.lease_until + make_interval(secs => q.lock_delay_seconds) > ${clock.now()}, false) AS delayed,
            t.not_before, coalesce(t.not_before > ${clock.now()}, false) AS waiting,
-           t.needs_check OR (t.status IN ('claimed', 'started') AND t.side_effect_recorded) AS needs_check,
+           t.needs_check OR (${statusIn(HELD)} AND t.side_effect_recorded) AS needs_check,
            t.blocked_by::text[] AS blocked_by, q.paused, q.archived_at, p.name AS paused_by, q.paused_at, q.breaker_reason, q.claimants
     FROM tasks t JOIN queues q ON q.name = t.queue
     LEFT JOIN actors o ON o.id = t.owner_id LEFT JOIN actors p ON p.id = q.paused_by

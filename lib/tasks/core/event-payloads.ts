@@ -5,6 +5,7 @@
 // The database keeps the list of types (db/schema/enums.ts, event_type); machine.test.ts checks
 // that EVENT_TYPES (lib/tasks/core/machine.ts) names exactly those.
 
+import type { EffectState } from "@/db/schema";
 import type { TaskStatus } from "./machine";
 import type { Reservation } from "../reservations/schemas";
 
@@ -131,9 +132,9 @@ export interface EffectPayload extends Moved {
   name: string;
   idempotencyKey: string;
   attempt: number;
-  state: "intended" | "applied" | "failed" | "unknown";
+  state: EffectState;
   /** effect_resolved: the state it left (intended or unknown), and what the resolver said. */
-  from?: "intended" | "unknown";
+  from?: Extract<EffectState, "intended" | "unknown">;
   externalRef?: string | null;
   note?: string | null;
   target?: string | null;
@@ -262,9 +263,4 @@ export type Typed<E extends { type: string; payload: unknown }> = Omit<E, "type"
  */
 export function typedEvent<E extends { type: string; payload: unknown }>(event: E): Typed<E> {
   return event as unknown as Typed<E>;
-}
-
-/** Narrows an event to one type (and so its payload), for code that picks events out of a list. */
-export function isEvent<K extends EventType>(event: TypedEvent, type: K): event is Extract<TypedEvent, { type: K }> {
-  return event.type === type;
 }

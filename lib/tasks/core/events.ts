@@ -1,9 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { commitBehind } from "@/db/writes-behind";
+import { commitBehind, executePrepared, perTransaction } from "@/db/hot-path";
 import type { Clock } from "./clock";
 import type { TypedEvent } from "./event-payloads";
-import { executePrepared } from "./prepared";
 
 /** The NOTIFY channel: a wake-up for listeners, never the source of truth (task_events is). */
 export const NOTIFY_CHANNEL = "claimboard_events";
@@ -14,7 +13,7 @@ export const SYSTEM_ACTOR_ID = "00000000-0000-0000-0000-000000000000";
 export type NewEvent = { taskId: bigint | null; queue: string; actorId: string } & TypedEvent;
 
 /** Transactions whose events are being gathered for one write at the end (see oneEventWrite). */
-const gathering = new WeakMap<Executor, NewEvent[]>();
+const gathering = perTransaction<NewEvent[]>();
 
 /**
  * Appends events (and their webhook deliveries) and NOTIFYs in the same statement, so all commit with the caller's

@@ -269,8 +269,6 @@ export const reviewBody = z.strictObject({
 export const reviewInput = withTaskId(reviewBody);
 export type ReviewInput = z.infer<typeof reviewInput>;
 
-/** The 4 supervisor decisions over the API: the version, and why (the force-release's reason is the next claimant's hand-off note). */
-export const forceReleaseBody = superviseBody;
 /** A queue name in a URL path: `/queues/{name}`. */
 export const queuePath = z.object({ name: queueName });
 

@@ -3,7 +3,7 @@ import type { Executor } from "@/db/client";
 import { actors, type TaskRow } from "@/db/schema";
 import type { ActorRef, Handoff, Submission, Task } from "./types";
 import { listEffects } from "../effects/ledger";
-import { executePrepared } from "./prepared";
+import { executePrepared } from "@/db/hot-path";
 
 /** PostgreSQL's text form of timestamptz ("2026-11-29 20:00:00.123456+00") as a Date. */
 export function parseTimestamp(value: string | Date): Date {

@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import type { TaskRow, TaskStatus } from "@/db/schema";
 import { rawToTaskRow, withContent } from "./task-row";
-import { executePrepared } from "./prepared";
+import { executePrepared } from "@/db/hot-path";
 import { clearAttempt } from "./attempt";
 import type { Expectation } from "./conflicts";
 import { doneBy, MOVES, type OwnerMove, type SupervisorMove, type TaskStatus as MachineStatus } from "./machine";
@@ -70,9 +70,20 @@ export const endAttempt = (status: SQL, now: SQL) => sql`
   version = t.version + 1,
   updated_at = ${now}`;
 
-/** `t.status` (or another column of statuses) in `statuses`: the machine's constants, written into the statement as literals. */
+/**
+ * `t.status` (or another column of statuses; alias "" for the bare column) in `statuses`: the
+ * machine's constants, written into the statement as literals, so a status set is never typed
+ * into SQL by hand.
+ */
 export const statusIn = (statuses: readonly MachineStatus[], alias = "t", column = "status") =>
-  sql.raw(statuses.length === 1 ? `${alias}.${column} = '${statuses[0]}'` : `${alias}.${column} IN (${statuses.map((s) => `'${s}'`).join(", ")})`);
+  sql.raw(statuses.length === 1 ? `${qualified(alias, column)} = '${statuses[0]}'` : `${qualified(alias, column)} IN (${literals(statuses)})`);
+
+/** The column's status outside `statuses` (statusIn's complement, as NOT IN). */
+export const statusNotIn = (statuses: readonly MachineStatus[], alias = "t", column = "status") =>
+  sql.raw(`${qualified(alias, column)} NOT IN (${literals(statuses)})`);
+
+const qualified = (alias: string, column: string) => (alias ? `${alias}.${column}` : column);
+const literals = (statuses: readonly MachineStatus[]) => statuses.map((s) => `'${s}'`).join(", ");
 
 /** A guarded call names its task and the version it saw. */
 export interface Fenced {

@@ -6,7 +6,8 @@ import { defineOperation } from "../core/engine";
 import { appendEvents, type NewEvent } from "../core/events";
 import { editsAnyTask, EVERYONE, WORKERS, type Standing } from "../core/standing";
 import { loadTask, toTasks } from "../core/task-row";
-import { ownerTransition, transition } from "../core/transition";
+import { ownerTransition, statusIn, statusNotIn, transition } from "../core/transition";
+import { FINISHED, HELD } from "../core/machine";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
 import { EFFECT_COLUMNS, EFFECT_JOINS, effectEvent, idempotencyKeyOf, listEffects, toEffect, type Effect } from "./ledger";
 import { listEffectsInput, recordEffectInput, resolveEffectInput, type RecordEffectInput, type ResolveEffectInput } from "./schemas";
@@ -96,7 +97,7 @@ export const resolveEffect = defineOperation({
   async run(tx, input, { actor, clock, standing }): Promise<Result<{ effect: Effect; task: Task }>> {
     const now = clock.now();
     const supervisor = canResolveUnknown(standing);
-    const holder = sql`t.status IN ('claimed', 'started') AND t.owner_id = ${actor.id}::uuid AND t.lease_until > ${now}`;
+    const holder = sql`${statusIn(HELD)} AND t.owner_id = ${actor.id}::uuid AND t.lease_until > ${now}`;
     const [raw] = await tx.execute<Record<string, unknown>>(sql`
       WITH t AS MATERIALIZED (SELECT id, status, owner_id, version, attempt, lease_until FROM task_state WHERE id = ${input.taskId}::bigint FOR UPDATE),
       old AS MATERIALIZED (SELECT id, state, via_side_effect FROM task_effects WHERE id = ${input.effectId}::bigint AND task_id = ${input.taskId}::bigint FOR UPDATE)
@@ -105,7 +106,7 @@ export const resolveEffect = defineOperation({
       FROM t, old
       WHERE e.id = old.id AND t.version = ${input.version} AND (
         (old.state = 'intended' AND e.attempt = t.attempt AND ${holder})
-        OR (old.state = 'unknown' AND (${holder} OR (${supervisor}::boolean AND t.status NOT IN ('done', 'cancelled')))))
+        OR (old.state = 'unknown' AND (${holder} OR (${supervisor}::boolean AND ${statusNotIn(FINISHED)}))))
       RETURNING e.id, old.state AS previous_state, old.via_side_effect`);
     if (!raw) return explainUnresolved(tx, input, actor);
     const from = raw.previous_state as "intended" | "unknown";

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
+import type { EffectState } from "@/db/schema";
 import type { Clock } from "../core/clock";
 import { SYSTEM_ACTOR_ID, type NewEvent } from "../core/events";
 import { parseTimestamp } from "../core/task-row";
@@ -10,7 +11,7 @@ import type { ActorRef } from "../core/types";
 // (docs/effects.md). Each runs only when the task row says there is something to do
 // (side_effect_recorded, the counts), so a task without effects costs the loop nothing here.
 
-export type EffectState = "intended" | "applied" | "failed" | "unknown";
+export type { EffectState };
 
 /** The effect object of docs/contract.md#the-effect-ledger (Dates serialise to ISO 8601). */
 export interface Effect {

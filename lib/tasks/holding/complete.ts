@@ -7,7 +7,7 @@ import { defineOperation, Rollback } from "../core/engine";
 import { appendEvents, oneEventWrite, type NewEvent } from "../core/events";
 import { instanceOf } from "../core/attempt";
 import { dependentsUnblocked } from "../authoring/graph";
-import { executePrepared } from "../core/prepared";
+import { executePrepared, sendAhead } from "@/db/hot-path";
 import { completeInput, completeNextInput } from "../core/schemas";
 import { CONTENT_COLUMNS, contentOf, loadTask, rawToTaskRow, toTasks } from "../core/task-row";
 import { ownerTransition, recheck } from "../core/transition";
@@ -41,9 +41,7 @@ export type Completed = Result<Task> & { replayed?: boolean };
  * row's own guard decides for that row alone. Items whose row did not change are explained
  * one by one, as any owner call is. Results come back in the order of `items`.
  */
-// The colons quoted (":") so the statement replays under pgbench (bench/pgbench.ts), which
-// reads `:MI` as a variable even inside a string literal.
-const ISO_MS = sql.raw(`'YYYY-MM-DD"T"HH24":"MI":"SS.MS"Z"'`);
+const ISO_MS = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
 
 export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items: Completion[], instance?: string): Promise<Completed[]> {
   const now = clock.now();
@@ -88,8 +86,7 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
     SELECT written.*, ${CONTENT_COLUMNS} FROM written ${contentOf("written")}`);
   // Sent behind the UPDATE in the same round trip, it unblocks only what the UPDATE made done
   // (claimable when this commits).
-  const unblocking = dependentsUnblocked(tx, clock, actor, items.map((i) => BigInt(i.taskId)));
-  unblocking.catch(() => {}); // awaited below; an error of either is the transaction's
+  const unblocking = sendAhead(dependentsUnblocked(tx, clock, actor, items.map((i) => BigInt(i.taskId))));
   const raws = await updating;
   const done = new Map(raws.map((raw) => rawToTaskRow(raw)).map((row) => [row.id.toString(), row]));
   // The effect ledger: the completing attempt's own open intents are applied (only where it recorded any).
@@ -167,8 +164,7 @@ export const completeAndClaimNext = defineOperation({
       // if this transaction wrote the completed task, and it appends its events after the
       // completion's (claimBest's `after`), so a refused or replayed completion claims nothing.
       const tookEffect = completing.then(([c]) => c!.ok && !c!.replayed, () => false);
-      const claiming = next ? claimBest(tx, clock, actor, next, 1, instance, { taskId: item.taskId, completed: tookEffect }) : undefined;
-      claiming?.catch(() => {}); // awaited below; an error of either is the transaction's
+      const claiming = next ? sendAhead(claimBest(tx, clock, actor, next, 1, instance, { taskId: item.taskId, completed: tookEffect })) : undefined;
       const [completed] = await completing;
       if (!completed!.ok) return (await claiming, completed!);
       if (!next) return ok({ task: completed!.value });

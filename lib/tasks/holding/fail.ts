@@ -13,7 +13,6 @@ import { countStrike, strikeStatus } from "../core/strike";
 
 const move = ownerTransition("fail");
 
-export { MAX_BACKOFF_SECONDS } from "../core/strike";
 
 /**
  * The owner reports a failed attempt: failure_count + 1, and back to queued — or, when

@@ -31,7 +31,8 @@ export const renew = defineOperation({
     const progress = input.progress !== undefined
       ? sql`, progress = ${JSON.stringify(input.progress)}::jsonb, progress_at = ${now}`
       : sql``;
-    // Without spend the statement stays the loop's plain renewal (the bench replays it).
+    // Without spend the statement stays the plain renewal: no budget arithmetic for the loop's
+    // heartbeat, and one prepared text (db/statements/renew.sql).
     const set = input.spend !== undefined
       ? renewWithSpend(input.spend, now, progress)
       : sql`lease_until = ${now} + make_interval(secs => t.lease_seconds), updated_at = ${now} ${progress}`;

@@ -10,7 +10,7 @@ import type { ActorRef, Task } from "../core/types";
 
 import type { ListTasksQuery, TaskOrder, listEventsQuery } from "./query-schemas";
 
-export { listEventsQuery, listTasksQuery, taskFilterShape, taskOrders, taskSorts } from "./query-schemas";
+export { listEventsQuery, listTasksQuery } from "./query-schemas";
 export type { ListTasksQuery, TaskOrder, TaskSort } from "./query-schemas";
 
 export interface Page<T> {

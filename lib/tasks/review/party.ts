@@ -16,3 +16,15 @@ export const partyOf = (actorId: string): SQL => sql`ARRAY(
   SELECT person.id FROM person
   UNION
   SELECT k.actor_id FROM person JOIN oauth_connections c ON c.person_id = person.id JOIN agent_tokens k ON k.id = c.token_id)`;
+
+/**
+ * The reviewer rule's two facts, written once for every statement that asks them (the review
+ * itself, "reviews waiting for me", the notifications' "you worked on it"): `ids` (an SQL
+ * uuid[], partyOf's) submitted the task `task` (an alias of a tasks or task_state row) …
+ */
+export const submittedBy = (task: string, ids: SQL): SQL =>
+  sql`coalesce(${sql.raw(task)}.submission->'by'->>'id' = ANY (${ids}::text[]), false)`;
+
+/** … or held an attempt of the task whose id is `taskId` (a `claimed` event in its history). */
+export const heldBy = (taskId: SQL, ids: SQL): SQL =>
+  sql`EXISTS (SELECT 1 FROM task_events h WHERE h.task_id = ${taskId} AND h.type = 'claimed' AND h.actor_id = ANY (${ids}))`;

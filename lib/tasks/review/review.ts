@@ -6,7 +6,7 @@ import { explainMiss, notFound } from "../core/conflicts";
 import { defineOperation } from "../core/engine";
 import { appendEvents, oneEventWrite, type NewEvent } from "../core/events";
 import { MOVES } from "../core/machine";
-import { executePrepared } from "../core/prepared";
+import { executePrepared } from "@/db/hot-path";
 import { reviewInput, type ReviewInput } from "../core/schemas";
 import { WORKERS } from "../core/standing";
 import { countStrike, strikeStatus } from "../core/strike";
@@ -15,7 +15,9 @@ import { endAttempt, statusIn, transition } from "../core/transition";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
 import { doneBy } from "../core/machine";
 import { dependentsUnblocked } from "../authoring/graph";
-import { partyOf } from "./party";
+import { heldBy, partyOf, submittedBy } from "./party";
+
+const PARTY = sql.raw("party.ids");
 
 // Review before done (maker–checker, docs/engine.md). The reviewer rule is decided here and
 // only here: every surface (HTTP, MCP, the task page, the CLI, the inbox) performs this
@@ -39,9 +41,9 @@ async function readUnderReview(tx: Tx, taskId: string, actor: ActorRef): Promise
   const [row] = await executePrepared<Record<string, unknown>>(tx, sql`
     WITH party AS (SELECT ${partyOf(actor.id)} AS ids)
     SELECT t.status::text AS status, t.version, t.submission->>'digest' AS digest, t.submission->'by'->>'id' AS submitter,
-           coalesce(t.submission->'by'->>'id' = ANY (party.ids::text[]), false) AS submitted_by_party,
-           EXISTS (SELECT 1 FROM task_events e WHERE e.task_id = t.id AND e.type = 'claimed' AND e.actor_id = ANY (party.ids)) AS held,
-           EXISTS (SELECT 1 FROM task_events e WHERE e.task_id = t.id AND e.type = 'claimed' AND e.actor_id = ${actor.id}::uuid) AS held_themselves
+           ${submittedBy("t", PARTY)} AS submitted_by_party,
+           ${heldBy(sql`t.id`, PARTY)} AS held,
+           ${heldBy(sql`t.id`, sql`ARRAY[${actor.id}::uuid]`)} AS held_themselves
     FROM task_state t, party WHERE t.id = ${taskId}::bigint
     FOR UPDATE OF t`);
   if (!row) return null;

@@ -1,8 +1,10 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { listTasks } from "../reads/queries";
-import { partyOf } from "./party";
+import { heldBy, partyOf, submittedBy } from "./party";
 import type { ActorRef, Task } from "../core/types";
+
+const PARTY = sql.raw("party.ids");
 
 /**
  * "Reviews waiting for me" (the board's count for people): in_review tasks this actor may
@@ -15,8 +17,8 @@ export async function reviewsWaitingFor(db: Executor, actorId: string, cap = 100
     SELECT count(*)::int AS n FROM (
       SELECT 1 FROM tasks t, party
       WHERE t.status = 'in_review'
-        AND NOT coalesce(t.submission->'by'->>'id' = ANY (party.ids::text[]), false)
-        AND NOT EXISTS (SELECT 1 FROM task_events e WHERE e.task_id = t.id AND e.type = 'claimed' AND e.actor_id = ANY (party.ids))
+        AND NOT ${submittedBy("t", PARTY)}
+        AND NOT ${heldBy(sql`t.id`, PARTY)}
       LIMIT ${cap + 1}
     ) waiting`);
   return Number(row?.n ?? 0);

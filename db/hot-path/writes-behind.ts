@@ -1,8 +1,9 @@
-import type { Executor } from "./client";
+import type { Executor } from "../client";
+import { driverOf } from "./prepared";
 
 /**
  * The writes of one open transaction whose answers its COMMIT need not wait for
- * (db/client.ts's reservedTransactions): sent, not yet known to have succeeded.
+ * (transactions.ts's reservedTransactions): sent, not yet known to have succeeded.
  */
 export class WritesBehind {
   private outcomes: Promise<{ reason: unknown } | null>[] = [];
@@ -43,7 +44,7 @@ export function trackWritesBehind(transaction: object, writes: WritesBehind): ()
  * is started here.
  */
 export function commitBehind(tx: Executor, write: PromiseLike<unknown>): boolean {
-  const client = (tx as unknown as { session?: { client?: object } }).session?.client;
+  const client = driverOf(tx);
   const writes = client ? open.get(client) : undefined;
   writes?.add(write);
   return writes !== undefined;

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { expect, test } from "vitest";
 import { tasks } from "@/db/schema";
-import { compileSql } from "./compile-sql";
+import { compileSql } from ".";
 
 const dialect = new PgDialect();
 

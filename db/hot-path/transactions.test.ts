@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { freshDatabase } from "@/test/db";
 import type { Executor } from "@/db/client";
-import { commitBehind } from "@/db/writes-behind";
+import { commitBehind } from ".";
 
 // db/client.ts runs every transaction on a reserved connection with BEGIN pipelined ahead of
 // the body: what drizzle's transactions promise must still hold there.

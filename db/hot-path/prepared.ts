@@ -1,10 +1,19 @@
 import { getTableColumns, type InferSelectModel, type SQL, type Table } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
-import type { Executor } from "@/db/client";
+import type { Executor } from "../client";
 import { compileSql } from "./compile-sql";
 
 const dialect = new PgDialect();
+
+/**
+ * The postgres.js handle under a drizzle handle or transaction: drizzle's private
+ * `session.client` (in a transaction of transactions.ts's, the reserved connection). The one
+ * place the hot path reads it; undefined where there is none (another driver).
+ */
+export function driverOf(db: object): postgres.Sql | undefined {
+  return (db as { session?: { client?: postgres.Sql } }).session?.client;
+}
 
 /**
  * Runs `query` as a named prepared statement of its connection: postgres.js keeps one per
@@ -16,7 +25,7 @@ const dialect = new PgDialect();
  * which live on the same client). Falls back to `execute` on a non-postgres.js executor.
  */
 export async function executePrepared<T extends Record<string, unknown>>(db: Executor, query: SQL): Promise<T[]> {
-  const client = (db as unknown as { session?: { client?: postgres.Sql } }).session?.client;
+  const client = driverOf(db);
   if (typeof client?.unsafe !== "function") return (await db.execute<T>(query)) as unknown as T[];
   const { sql, params } = compileSql(query) ?? dialect.sqlToQuery(query);
   return (await client.unsafe(sql, params as postgres.ParameterOrJSON<never>[], { prepare: true })) as unknown as T[];

@@ -1,0 +1,25 @@
+-- the events' insert (every write's last statement)
+-- The events of one transaction in one INSERT, with its NOTIFY; sent behind COMMIT (db/client.ts).
+--
+-- Rendered from what the engine sends (db/statements/statements.test.ts), parameters as $n.
+-- Do not edit: change the engine, then re-render every file with
+--   UPDATE_STATEMENTS=1 npx vitest run db/statements/statements.test.ts
+
+WITH inserted AS (
+  INSERT INTO task_events (task_id, queue, type, actor_id, payload, created_at)
+  VALUES ($1::bigint, $2, $3::event_type,
+            $4::uuid, $5::jsonb, now())
+  RETURNING id, task_id, queue, type, actor_id, payload, created_at
+), outbox AS (
+  -- The webhooks' outbox (lib/webhooks): a delivery per matching live webhook, committed
+  -- with its event or not at all. With no webhook registered this joins an empty table.
+  INSERT INTO webhook_deliveries (webhook_id, event_id, task_id, queue, type, actor_id, payload, event_at, next_attempt_at)
+  SELECT w.id, i.id, i.task_id, i.queue, i.type, i.actor_id, i.payload, i.created_at, i.created_at
+  FROM inserted i JOIN webhooks w
+    ON w.disabled_at IS NULL AND (i.type::text = ANY (w.events) OR '*' = ANY (w.events))
+   AND (w.queues IS NULL OR i.queue = ANY (w.queues))
+)
+SELECT pg_notify($6, json_build_object(
+         'first', min(id)::text, 'last', max(id)::text, 'count', count(*))::text),
+       array_agg(id::text ORDER BY id) AS ids
+FROM inserted;
