@@ -4,6 +4,8 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { ClaimboardClient } from "@/lib/client";
 import { answerQuestion, cancel } from "@/lib/tasks";
 import { refusalMessage } from "@/lib/tasks/core/standing";
+import { createUser } from "@/lib/auth/users";
+import { signInOverHttp } from "@/test/attacks/helpers";
 import { httpFixture, type HttpFixture } from "@/test/http/helpers";
 import { a2aClient, data, send, text, userMessage } from "./helpers";
 
@@ -156,4 +158,16 @@ test("review before done is working until a reviewer approves; then completed wi
   const done = await sender.getTask({ tenant: "", id: sent.id });
   expect(stateOf(done)).toBe(TaskState.TASK_STATE_COMPLETED);
   expect(done.artifacts[0]!.parts[0]!.content).toEqual({ $case: "data", value: { notice: "v1" } });
+});
+
+test("the API reference page has the A2A section: where the card and the interface are, and the state mapping", async () => {
+  await createUser(f.database.db, { email: "reader@example.com", name: "reader", role: "staff", password: "a-long-password-1" });
+  const { session } = await signInOverHttp(f.server.url, "reader@example.com", "a-long-password-1");
+  // React marks the seams between a text and an expression with <!-- -->: read the text without them.
+  const page = (await (await fetch(`${f.server.url}/api-reference`, { headers: { cookie: session! } })).text()).replaceAll("<!-- -->", "");
+  const has = (needle: string | RegExp) => (typeof needle === "string" ? page.includes(needle) : needle.test(page));
+  expect(has('id="a2a-heading"'), "the section").toBe(true);
+  expect(has(`${f.server.url}/.well-known/agent-card.json`), "the card's address").toBe(true);
+  expect(has(`${f.server.url}/api/a2a`), "the interface's address").toBe(true);
+  expect(has(/awaiting_input<\/th><td[^>]*>TASK_STATE_INPUT_REQUIRED/), "the state table").toBe(true);
 });
