@@ -171,3 +171,31 @@ test("the API reference page has the A2A section: where the card and the interfa
   expect(has(`${f.server.url}/api/a2a`), "the interface's address").toBe(true);
   expect(has(/awaiting_input<\/th><td[^>]*>TASK_STATE_INPUT_REQUIRED/), "the state table").toBe(true);
 });
+
+test("SubscribeToTask follows a task already sent: the task as it is, the question (input-required), then working and completed", async () => {
+  const sent = asTask(await boss.sendMessage(send(userMessage([text("Follow me")], { queue }))));
+  const held = (await worker.claimNext({ queue, start: true }))!;
+  expect(held.id).toBe(sent.id);
+  const stream = boss.resubscribeTask({ tenant: "", id: sent.id });
+  const first = (await stream.next()).value as StreamResponse;
+  expect(first.payload?.$case).toBe("task");
+  expect(stateOf(first.payload!.value as A2ATask)).toBe(TaskState.TASK_STATE_WORKING);
+
+  const { question } = await worker.askQuestion(held, { question: "Short or long?", choices: ["short", "long"] });
+  const asked = (await stream.next()).value as StreamResponse;
+  expect(asked.payload?.$case).toBe("statusUpdate");
+  const status = (asked.payload!.value as { status: A2ATask["status"] }).status!;
+  expect(status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+  expect(status.message?.parts[0]?.content).toEqual({ $case: "text", value: "Short or long?" });
+
+  await boss.sendMessage(send(userMessage([text("short")], { taskId: sent.id })));
+  expect((await worker.getQuestion(held.id, question.id)).answer?.choice).toBe("short");
+  const resumed = (await stream.next()).value as StreamResponse;
+  expect((resumed.payload!.value as { status: A2ATask["status"] }).status!.state).toBe(TaskState.TASK_STATE_WORKING);
+
+  await worker.complete(await worker.getTask(held.id), { result: "short version" });
+  const rest: StreamResponse[] = [];
+  for await (const event of stream) rest.push(event);
+  expect(rest.map((e) => e.payload?.$case)).toEqual(["artifactUpdate", "statusUpdate"]);
+  expect((rest[1]!.payload!.value as { status: A2ATask["status"] }).status!.state).toBe(TaskState.TASK_STATE_COMPLETED);
+}, 30_000);
