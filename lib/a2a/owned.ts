@@ -40,10 +40,10 @@ export async function listOwnA2ATasks(
     SELECT s.id::text FROM task_state s WHERE ${mine}
     ${query.before ? sql`AND s.id < ${query.before}::bigint` : sql``}
     ORDER BY s.id DESC LIMIT ${query.limit + 1}`);
-  const [{ total }] = await db.execute<{ total: number }>(sql`SELECT count(*)::int AS total FROM task_state s WHERE ${mine}`) as unknown as [{ total: number }];
+  const [counted] = await db.execute<{ total: number }>(sql`SELECT count(*)::int AS total FROM task_state s WHERE ${mine}`);
   const ids = page.slice(0, query.limit).map((row) => row.id);
   const tasks = (await Promise.all(ids.map((id) => loadTask(db, id)))).filter((task): task is Task => task !== null);
-  return { tasks, next: page.length > query.limit ? ids.at(-1)! : "", total };
+  return { tasks, next: page.length > query.limit ? ids.at(-1)! : "", total: counted?.total ?? 0 };
 }
 
 export const isTaskId = (id: string) => TASK_ID.test(id);

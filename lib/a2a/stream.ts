@@ -30,10 +30,12 @@ export async function* follow(first: A2ATask, load: () => Promise<A2ATask | null
   try {
     while (Date.now() < until) {
       if (!woken) {
+        let timer: NodeJS.Timeout | undefined;
         await new Promise<void>((resolve) => {
           wake = resolve;
-          setTimeout(resolve, Math.min(BACKSTOP_MS, Math.max(0, until - Date.now())));
+          timer = setTimeout(resolve, Math.min(BACKSTOP_MS, Math.max(0, until - Date.now())));
         });
+        clearTimeout(timer);
       }
       woken = false;
       const task = await load();
