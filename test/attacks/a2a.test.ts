@@ -94,6 +94,9 @@ test("oversized, malformed and not-JSON-RPC bodies are JSON-RPC errors, and noth
 
     const cases: [string, number][] = [
       ["{not json", A2A_ERROR_CODE.PARSE_ERROR],
+      ["null", A2A_ERROR_CODE.INVALID_PARAMS],
+      ["42", A2A_ERROR_CODE.INVALID_PARAMS],
+      [JSON.stringify({ jsonrpc: "2.0", id: { nested: true }, method: "GetTask", params: { id: alicesTask } }), A2A_ERROR_CODE.INVALID_PARAMS],
       [JSON.stringify({ id: 1, method: "SendMessage", params: {} }), A2A_ERROR_CODE.INVALID_PARAMS], // no "jsonrpc": "2.0"
       [JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: alicesTask } }]), A2A_ERROR_CODE.INVALID_PARAMS], // no batches
       [call("tasks/explode", {}), A2A_ERROR_CODE.METHOD_NOT_FOUND],
