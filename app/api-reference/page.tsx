@@ -6,6 +6,7 @@ import { buildOpenApiDocument } from "@/lib/http/openapi";
 import { EndpointCard, FieldTable, Scroll, tableClass, tdClass, thClass } from "./endpoint";
 import { fieldsOf, type Schema } from "./schema-text";
 import { McpSection } from "./mcp";
+import { A2aSection } from "./a2a";
 import { limitLines, roleLines, TOKEN_LIFE } from "./security";
 
 export const metadata: Metadata = {
@@ -51,6 +52,7 @@ const CONTENTS = [
   ["errors", "Errors"],
   ["example", "Example: claim to complete"],
   ["mcp", "MCP: tools for AI agents"],
+  ["a2a", "A2A: agents from other ecosystems"],
   ["objects", "Objects"],
 ] as const;
 
@@ -181,6 +183,10 @@ export default async function ApiReferencePage() {
 
       <Section id="mcp" title="MCP: tools for AI agents">
         <McpSection base={base} />
+      </Section>
+
+      <Section id="a2a" title="A2A: agents from other ecosystems">
+        <A2aSection base={base} />
       </Section>
 
       {tags.map((tag) => (

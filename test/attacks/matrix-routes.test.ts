@@ -133,6 +133,8 @@ const NOT_ENDPOINTS: Record<string, string> = {
   "/api/oauth/token": "the OAuth token endpoint: a code with its PKCE verifier, or a refresh token; OAuth errors otherwise: test/mcp/oauth.test.ts",
   "/api/oauth/revoke": "RFC 7009 revocation by the client that holds the token; the same 200 for any token: test/mcp/oauth.test.ts",
   "/api/oauth/approve": "the consent page's form: a signed-in person's session and this site's Origin: test/mcp/oauth-consent.test.ts",
+  "/api/a2a": "the A2A server (JSON-RPC): the API's guard for agent and supervisor tokens; its rows are test/attacks/a2a.test.ts",
+  "/.well-known/agent-card.json": "the public A2A agent card: queue names and the interface, nothing secret: test/a2a/round-trip.test.ts",
 };
 
 /** The policy, from the endpoint's registry entry. */
