@@ -59,6 +59,14 @@ describe("readFleet", () => {
     expect(fleet.agents[0]!.actor.id).toBe(agent.id); // the most recent sign of life first
   });
 
+  test("an agent whose newest event is a claim with start was last seen starting", async () => {
+    const starter = await createActor(database.db, "agent", "starter");
+    await task("started in one act");
+    await must(perform(claimNext, { queue: "fleet", start: true }, as(starter)));
+    const fleet = await readFleet(database.db);
+    expect(fleet.agents.find((a) => a.actor.id === starter.id)?.lastSeen?.type).toBe("started");
+  });
+
   test("live means a sign of life within the lease: an instance silent for longer than its queue's lease is not live", async () => {
     await makeQueue(database.db, "fleet-short", { leaseSeconds: 60 });
     const agent = await createActor(database.db, "agent", "silent-one");

@@ -79,7 +79,10 @@ const windowStart = sql`now() - make_interval(mins => ${INSTANCE_WINDOW_MINUTES}
 async function agentRows(db: Executor): Promise<Row[]> {
   return db.execute<Row>(sql`
     WITH newest AS (
-      SELECT DISTINCT ON (e.actor_id) e.actor_id, e.created_at, e.type::text AS type
+      -- A claim that started its task in one act (one claimed event, started: true) reads as
+      -- it did when it was two events, the newer of them a start.
+      SELECT DISTINCT ON (e.actor_id) e.actor_id, e.created_at,
+             CASE WHEN e.type = 'claimed' AND e.payload @> '{"started": true}' THEN 'started' ELSE e.type::text END AS type
       FROM task_events e WHERE e.created_at > ${windowStart}
       ORDER BY e.actor_id, e.created_at DESC, e.id DESC
     )
