@@ -40,7 +40,7 @@ async function visit(page: Page, path: string): Promise<void> {
 
 /** The pages each role may open (a staff member sent to a supervisor page is brought back). */
 function pagesFor(person: Person, taskId: string, queue: string): string[] {
-  const common = [`/?queue=${queue}`, `/?queue=${queue}&view=list`, "/", `/tasks/${taskId}`, "/api-reference", "/questions"];
+  const common = [`/?queue=${queue}`, `/?queue=${queue}&view=list`, "/", `/tasks/${taskId}`, "/api-reference", "/questions", "/account"];
   return person.role === "supervisor" ? [...common, "/inbox", "/queues", "/agents", "/people", "/insights", "/schedules", "/webhooks"] : common;
 }
 

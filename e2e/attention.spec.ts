@@ -92,13 +92,21 @@ test.describe("attention", () => {
     await context.close();
   });
 
-  test("the nav with its counts at 1440 and 390 px", async ({ browser }, testInfo) => {
+  test("the nav with its counts at 1440 and 390 px", async ({ browser, db, queue, request }, testInfo) => {
+    // Something to count: a question waits for Sara (a supervisor answers in every queue).
+    const { token } = await createAgentToken(db, { name: `asker3-${queue}` });
+    const auth = { Authorization: `Bearer ${token}` };
+    const created = await (await request.post("/api/v1/tasks", { headers: auth, data: { title: `Counted ${queue}`, queue } })).json();
+    const claimed = await (await request.post(`/api/v1/tasks/${created.task.id}/claim`, { headers: auth, data: { version: created.task.version } })).json();
+    const started = await (await request.post(`/api/v1/tasks/${created.task.id}/start`, { headers: auth, data: { version: claimed.task.version } })).json();
+    await request.post(`/api/v1/tasks/${created.task.id}/questions`, { headers: auth, data: { version: started.task.version, question: "Counted?" } });
     for (const [width, height] of [[1440, 900], [390, 844]] as const) {
       const page = await pageAs(browser, SARA, "/questions");
       await page.setViewportSize({ width, height });
       await live(page);
       const nav = page.getByRole("navigation", { name: "Main" });
       await expect(nav.getByRole("link", { name: /Questions/ })).toBeVisible();
+      await expect(badge(page, "questions-count")).toBeVisible();
       await page.screenshot({ path: testInfo.outputPath(`nav-${width}.png`), clip: { x: 0, y: 0, width, height: Math.min(height, 220) } });
       await page.context().close();
     }

@@ -62,15 +62,17 @@ export function NotificationListener() {
     return onLiveEvents((events) => {
       const heard = events.flatMap((e) =>
         isNotifiedType(e.type) && e.actor.id !== viewer.actorId && e.taskId ? [{ id: e.eventId, taskId: e.taskId }] : []);
-      if (heard.length === 0) return;
-      void notificationsAction({ events: heard }).then(async (result) => {
-        if (!result.ok) return;
-        for (const fact of result.value as NotificationFact[]) {
-          if (await claimOnce(viewer.actorId, fact.eventId)) {
-            tell({ key: fact.eventId, title: fact.title, body: fact.body, href: fact.taskId ? `/tasks/${fact.taskId}` : null });
+      // At most 100 events a call (the action's bound): a burst is asked about in pieces.
+      for (let i = 0; i < heard.length; i += 100) {
+        void notificationsAction({ events: heard.slice(i, i + 100) }).then(async (result) => {
+          if (!result.ok) return;
+          for (const fact of result.value as NotificationFact[]) {
+            if (await claimOnce(viewer.actorId, fact.eventId)) {
+              tell({ key: fact.eventId, title: fact.title, body: fact.body, href: fact.taskId ? `/tasks/${fact.taskId}` : null });
+            }
           }
-        }
-      });
+        });
+      }
     });
   }, [mode, viewer.actorId]);
 

@@ -35,7 +35,8 @@ beforeAll(async () => {
   await f.queue("mail");
   await f.must(setQueueSettings, { queue: "mail", leaseSeconds: 60 }, sara);
   await f.queue("flaky");
-  await f.must(setQueueSettings, { queue: "flaky", leaseSeconds: 10 }, sara);
+  // The lease alone (no presence, no grace for agents): a person's lapse is the lease's (docs/attention.md).
+  await f.must(setQueueSettings, { queue: "flaky", leaseSeconds: 10, personIdleSeconds: 0, personGraceSeconds: 0 }, sara);
   for (const i of range(40)) {
     const task = await f.task(`mail ${i}`, { queue: "mail" });
     f.clock.advance(i);
@@ -111,6 +112,15 @@ describe("the recommended lease", () => {
     // A tie in claims: the queue's lease follows the people's (they cannot ask for their own).
     expect(flaky.evidence).toMatchObject({ currentSeconds: 10, claims: 10, expiries: 10 });
     expect(flaky.recommendation).toMatchObject({ seconds: 20, verdict: "too short" });
+  });
+
+  test("while presence keeps a person's leases (personIdleSeconds > 0), their lapses are idleness, not counted against the lease", async () => {
+    await f.must(setQueueSettings, { queue: "flaky", personIdleSeconds: 1800 }, sara);
+    const again = await readInsights(f.db, { queue: "flaky", window: "1h", clock: f.clock });
+    const flaky = again.overview.find((o) => o.queue.name === "flaky")!;
+    expect(flaky.populations.map((p) => [p.population, p.evidence.claims, p.evidence.expiries])).toEqual([["people", 10, 0], ["agents", 10, 0]]);
+    expect(flaky.recommendation.verdict).not.toBe("too short");
+    await f.must(setQueueSettings, { queue: "flaky", personIdleSeconds: 0 }, sara);
   });
 
   test("a queue with no history has no recommendation", () => {

@@ -128,14 +128,21 @@ async function readClaimCounts(db: Executor, plan: Plan, only?: string): Promise
   }]));
 }
 
-function evidenceOf(queue: Queue, distributions: QueueDistributions, counts: { claims: number; expiries: number } | undefined): Evidence {
+/**
+ * While presence renews a person's leases (personIdleSeconds > 0, docs/attention.md), a person's
+ * lapse means they were away longer than that, not that the lease is too short: it is not
+ * counted against the queue's lease length.
+ */
+const idleLapses = (queue: Queue) => queue.personIdleSeconds > 0;
+
+function evidenceOf(queue: Queue, distributions: QueueDistributions, counts: { claims: number; expiries: number } | undefined, peopleExpiries = 0): Evidence {
   const intervals = distributions.heartbeat_interval;
   return {
     currentSeconds: queue.leaseSeconds,
     intervals: intervals?.count ?? 0,
     p99Ms: intervals?.p99 ?? null,
     claims: counts?.claims ?? 0,
-    expiries: counts?.expiries ?? 0,
+    expiries: Math.max(0, (counts?.expiries ?? 0) - (idleLapses(queue) ? peopleExpiries : 0)),
   };
 }
 
@@ -150,12 +157,12 @@ const admits = (queue: Queue, population: Population) => queue.claimants === "an
 function overviewOf(queue: Queue, set: DistributionSet | undefined, counts: ClaimCounts | undefined): QueueOverview {
   const distributions = set?.all ?? {};
   const populations = POPULATIONS.filter((p) => admits(queue, p) && (counts?.by[p].claims ?? 0) > 0).map((population) => {
-    const evidence = evidenceOf(queue, set?.[population] ?? {}, counts?.by[population]);
+    const evidence = evidenceOf(queue, set?.[population] ?? {}, counts?.by[population], population === "people" ? counts?.by.people.expiries : 0);
     return { population, distributions: set?.[population] ?? {}, evidence, recommendation: recommendLease(evidence) };
   });
   // Most claims decides; a tie goes to the people (POPULATIONS order), who cannot ask for their own lease.
   const main = [...populations].sort((a, b) => b.evidence.claims - a.evidence.claims)[0];
-  const evidence = main?.evidence ?? evidenceOf(queue, distributions, counts);
+  const evidence = main?.evidence ?? evidenceOf(queue, distributions, counts, counts?.by.people.expiries);
   return {
     queue, distributions, populations, evidence, leaseChangedAt: counts?.leaseChangedAt ?? null,
     recommendation: main?.recommendation ?? recommendLease(evidence),

@@ -20,7 +20,8 @@ beforeAll(async () => {
   pia = await f.actor("Pia");
   olu = await f.actor("Olu");
   boss = await f.actor("Sue");
-  await f.queue("notify-review", { review: "everyone", leaseSeconds: 30 });
+  // No grace for agents after a person's lapse (docs/attention.md): the takeover is at once.
+  await f.queue("notify-review", { review: "everyone", leaseSeconds: 30, personGraceSeconds: 0 });
 });
 afterAll(async () => {
   await f?.close();

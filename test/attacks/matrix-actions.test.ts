@@ -126,6 +126,7 @@ const FILE_ROLE: Record<string, "staff" | "supervisor"> = {
   "app/account/actions.ts": "staff",
   "app/actions/board.ts": "staff",
   "app/actions/leases.ts": "staff",
+  "app/actions/attention.ts": "staff",
   "app/actions/supervise.ts": "supervisor",
   "app/agents/actions.ts": "supervisor",
   "app/inbox/actions.ts": "supervisor",
