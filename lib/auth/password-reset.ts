@@ -7,7 +7,7 @@ import { defineOperation } from "@/lib/tasks/core/engine";
 import { SUPERVISORS, type Standing } from "@/lib/tasks/core/standing";
 import { fail, ok, type Result } from "@/lib/tasks/core/types";
 import { recordAudit } from "./audit";
-import { hashPassword, SIGN_IN_LIMITS, verifyPassword } from "./passwords";
+import { HASHING_BUSY, hashPassword, SIGN_IN_LIMITS, verifyPassword } from "./passwords";
 import { clearAccountFailures } from "./sign-in-backoff";
 
 // Passwords a person changes themselves, and one-time reset links a supervisor issues for
@@ -37,7 +37,12 @@ export const changeOwnPassword = defineOperation({
   async run(tx, input, { actor }): Promise<Result<{ changed: true }>> {
     const [row] = await tx.select({ hash: users.passwordHash }).from(users).where(eq(users.actorId, actor.id)).for("update");
     if (!row) return fail({ code: "forbidden", message: "Only a person who signs in with a password has one to change" });
-    if (!(await verifyPassword(row.hash, input.current))) {
+    const current = await verifyPassword(row.hash, input.current).catch((error: unknown) => {
+      if (error instanceof Error && error.message === HASHING_BUSY) return null;
+      throw error;
+    });
+    if (current === null) return fail({ code: "unavailable", message: "Too many passwords are being checked right now: try again in a moment" });
+    if (!current) {
       return fail({ code: "invalid_request", field: "current", message: "current: that is not your current password" });
     }
     // A change that changes nothing would read as done in the audit and to the person.
