@@ -9,7 +9,7 @@ test("a supervisor registers a webhook, sees its secret once and its delivery lo
   const form = page.getByRole("form", { name: "Register a webhook" });
   await form.getByLabel("Endpoint URL").fill("http://10.0.0.7/hook");
   await form.getByRole("button", { name: "Register webhook" }).click();
-  await expect(form.getByRole("alert")).toHaveText(/^Url: url points to an address that is not allowed: 10\.0\.0\.7 is a private, link-local or reserved address\.$/);
+  await expect(form.getByRole("alert")).toHaveText(/^Url: url points to an address that is not allowed: 10\.0\.0\.7 is a private, link-local, reserved or other special-purpose address\.$/);
 
   const url = `https://93.184.215.7/${queue}`;
   await form.getByLabel("Endpoint URL").fill(url);
@@ -52,5 +52,46 @@ test("a webhook its receiver disabled (410 Gone) is named in the supervisors' in
     await expect(page.getByTestId("webhook").filter({ hasText: url })).toContainText("disabled: the receiver answered 410 Gone");
   } finally {
     await db.update(webhooks).set({ deletedAt: new Date() }).where(eq(webhooks.id, row!.id));
+  }
+});
+
+test("a webhook and a schedule whose maker's authority ended show paused with the reason, in the inbox and their pages, until adopted", async ({ page, db, queue }) => {
+  const { schedules, webhooks } = await import("../db/schema");
+  const { eq } = await import("drizzle-orm");
+  const reason = "Pat is no longer a supervisor";
+  const url = `https://93.184.215.9/${queue}`;
+  const name = `Orphaned digest ${queue}`;
+  const maker = "00000000-0000-0000-0000-000000000000";
+  const [hook] = await db.insert(webhooks).values({
+    url, events: ["escalated"], secretSealed: "unused", createdBy: maker, authorityEndedAt: new Date(), authorityEndedReason: reason,
+  }).returning();
+  const [schedule] = await db.insert(schedules).values({
+    name, cron: "0 9 * * 1", queue, task: { title: "digest" }, createdBy: maker, nextAt: new Date(Date.now() + 86_400_000),
+    authorityEndedAt: new Date(), authorityEndedReason: reason,
+  }).returning();
+  try {
+    await signIn(page, SARA, "/inbox");
+    await expect(page.getByRole("status", { name: "Disabled webhooks" })).toContainText(`${url}: paused, ${reason}`);
+    await expect(page.getByRole("status", { name: "Paused schedules" })).toContainText(`${name}: ${reason}`);
+
+    await page.goto("/webhooks");
+    const card = page.getByTestId("webhook").filter({ hasText: url });
+    await expect(card).toContainText(`paused: ${reason}`);
+    await card.getByRole("button", { name: `Adopt webhook ${url}`, exact: true }).click();
+    await expect(card).toContainText("active");
+    await expect(card.getByRole("button", { name: /^Adopt/ })).toHaveCount(0);
+    await expect(page.getByRole("region", { name: "Changes to webhooks" }).getByRole("listitem").filter({ hasText: `adopted the webhook ${url}` })).toContainText(SARA.name);
+
+    await page.goto("/schedules");
+    const row = page.getByTestId("schedule").filter({ hasText: name });
+    await expect(row).toContainText(`paused: ${reason}`);
+    await expect(row).toContainText("Next run: none until a supervisor adopts it");
+    await row.getByRole("button", { name: `Adopt schedule ${name}`, exact: true }).click();
+    await expect(row).toContainText("active");
+    await expect(row).toContainText(/Next run: \S+/);
+    await expect(page.getByRole("region", { name: "Changes to schedules" }).getByRole("listitem").filter({ hasText: `adopted the schedule ${name}` })).toContainText(SARA.name);
+  } finally {
+    await db.update(webhooks).set({ deletedAt: new Date() }).where(eq(webhooks.id, hook!.id));
+    await db.update(schedules).set({ deletedAt: new Date() }).where(eq(schedules.id, schedule!.id));
   }
 });

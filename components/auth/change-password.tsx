@@ -27,8 +27,9 @@ export function ChangePassword() {
     setSaid({
       tone: "error",
       text: field === "current" ? "That is not your current password."
+        : field === "password" && result && !result.ok && /differ/.test(result.error.message) ? "Choose a new password that differs from the current one."
         : field === "password" ? "Choose a new password of at least 8 characters."
-        : result && !result.ok && result.error.code === "rate_limited" ? "Too many requests; wait a moment and try again."
+        : result && !result.ok && result.error.code === "rate_limited" ? "Too many wrong current passwords; wait a while and try again."
         : "Couldn't change the password. Try again.",
     });
   };

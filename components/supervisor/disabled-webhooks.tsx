@@ -17,7 +17,7 @@ export function DisabledWebhooks({ hooks }: { hooks: Webhook[] }) {
         {hooks.map((hook) => (
           <li key={hook.id} className="break-all">
             {hook.disabledAt
-              ? <>{hook.url}: disabled, {hook.disabledReason}, {at(hook.disabledAt)}</>
+              ? <>{hook.url}: {hook.disabledReason}, {at(hook.disabledAt)}</>
               : <>{hook.url}: paused, {hook.authorityEndedReason}, {at(hook.authorityEndedAt)}</>}
           </li>
         ))}

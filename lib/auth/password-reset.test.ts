@@ -38,7 +38,7 @@ test("a person changes their own password only with the current one; an agent to
   const { changeOwnPassword } = await reset();
   expect(await as(changeOwnPassword, { current: "wrong-password", password: "amal-new-password" }, amal, "staff")).toMatchObject({ ok: false, error: { field: "current" } });
   expect(await as(changeOwnPassword, { current: "amal-old-password", password: "short" }, amal, "staff")).toMatchObject({ ok: false, error: { field: "password" } });
-  expect(await as(changeOwnPassword, { current: "amal-old-password", password: "amal-old-password" }, amal, "staff")).toMatchObject({ ok: false, error: { field: "password", message: expect.stringContaining("the password you have now") } });
+  expect(await as(changeOwnPassword, { current: "amal-old-password", password: "amal-old-password" }, amal, "staff")).toMatchObject({ ok: false, error: { field: "password", message: expect.stringContaining("differ from the current one") } });
   expect(await as(changeOwnPassword, { current: "amal-old-password", password: "amal-new-password" }, amal, "agent")).toMatchObject({ ok: false, error: { code: "forbidden" } });
   expect(await as(changeOwnPassword, { current: "amal-old-password", password: "amal-new-password" }, amal, "staff")).toMatchObject({ ok: true });
   expect(await signsIn("amal-r@example.com", "amal-new-password")).toBe(true);
@@ -75,4 +75,20 @@ test("an expired link, or one superseded by a newer link, does nothing", async (
   expect(await redeemPasswordReset(database.db, second.value.token, "amal-second-password")).toMatchObject({ ok: false });
   expect(await signsIn("amal-r@example.com", "amal-reset-password")).toBe(true);
   void auth;
+});
+
+test("a stolen session's guesses at the current password are backed off like sign-in's; a right guess reveals nothing without the change", async () => {
+  const { changeOwnPassword } = await reset();
+  const victim = (await createUser(database.db, { email: "victim-r@example.com", name: "Victim", role: "staff", password: "victim-password" })).actor;
+  // Equal new and current passwords are refused alike whether the guess is right or wrong.
+  const sameWrong = await as(changeOwnPassword, { current: "guess-password", password: "guess-password" }, victim, "staff");
+  const sameRight = await as(changeOwnPassword, { current: "victim-password", password: "victim-password" }, victim, "staff");
+  expect(sameWrong).toMatchObject({ ok: false, error: { field: "password" } });
+  expect(JSON.stringify(sameRight)).toBe(JSON.stringify(sameWrong).replaceAll("guess-password", "victim-password"));
+  for (let i = 0; i < 5; i++) {
+    expect(await as(changeOwnPassword, { current: `guess-${i}-password`, password: "taken-over-password" }, victim, "staff")).toMatchObject({ ok: false, error: { field: "current" } });
+  }
+  // The sixth is not evaluated at all, the right password too: the guesser learns nothing.
+  expect(await as(changeOwnPassword, { current: "victim-password", password: "taken-over-password" }, victim, "staff")).toMatchObject({ ok: false, error: { code: "rate_limited" } });
+  expect(await signsIn("victim-r@example.com", "victim-password")).toBe(false); // the account's key waits for sign-in too
 });

@@ -6,8 +6,8 @@ import { defineOperation } from "@/lib/tasks/core/engine";
 import type { Standing } from "@/lib/tasks/core/standing";
 import { fail, ok, type Result } from "@/lib/tasks/core/types";
 import { recordAudit } from "./audit";
-import { hashPassword, SIGN_IN_LIMITS, verifyPassword } from "./passwords";
-import { clearAccountFailures } from "./sign-in-backoff";
+import { HASHING_BUSY, hashPassword, SIGN_IN_LIMITS, verifyPassword } from "./passwords";
+import { admit, backoffPolicies, clearAccountFailures, forget, refund } from "./sign-in-backoff";
 import { resetDigest as digest } from "./reset-link";
 
 // Passwords a person changes themselves, and redeeming the one-time reset links a supervisor
@@ -32,15 +32,30 @@ export const changeOwnPassword = defineOperation({
   who: PEOPLE,
   input: changeOwnPasswordInput,
   async run(tx, input, { actor }): Promise<Result<{ changed: true }>> {
-    const [row] = await tx.select({ hash: users.passwordHash }).from(users).where(eq(users.actorId, actor.id)).for("update");
+    const [row] = await tx.select({ hash: users.passwordHash, email: users.email }).from(users).where(eq(users.actorId, actor.id)).for("update");
     if (!row) return fail({ code: "forbidden", message: "Only a person who signs in with a password has one to change" });
-    if (!(await verifyPassword(row.hash, input.current))) {
+    // Decided before the current password is checked, so the answer says nothing about a guess.
+    if (input.password === input.current) {
+      return fail({ code: "invalid_request", field: "password", message: "password: the new password must differ from the current one" });
+    }
+    // A stolen session guessing the current password is backed off like sign-in, on the
+    // account's own key (sign-in-backoff.ts): charged before the check, refunded by a success.
+    const account = row.email.trim().toLowerCase();
+    if (!(await admit(tx, "account", account, backoffPolicies().account))) {
+      return fail({ code: "rate_limited", message: "Too many wrong current passwords: wait a while before trying again" });
+    }
+    const current = await verifyPassword(row.hash, input.current).catch((error: unknown) => {
+      if (error instanceof Error && error.message === HASHING_BUSY) return null;
+      throw error;
+    });
+    if (current === null) {
+      await refund(tx, "account", account);
+      return fail({ code: "unavailable", message: "Too many passwords are being checked right now: try again in a moment" });
+    }
+    if (!current) {
       return fail({ code: "invalid_request", field: "current", message: "current: that is not your current password" });
     }
-    // A change that changes nothing would read as done in the audit and to the person.
-    if (input.password === input.current) {
-      return fail({ code: "invalid_request", field: "password", message: "password: that is the password you have now: choose a new one" });
-    }
+    await forget(tx, "account", account);
     await tx.update(users).set({ passwordHash: await hashPassword(input.password), updatedAt: sql`now()` }).where(eq(users.actorId, actor.id));
     await recordAudit(tx, actor, { action: "password_changed", subject: { kind: "person", id: actor.id, name: actor.name } });
     return ok({ changed: true });

@@ -6,7 +6,7 @@ import { UNKNOWN_ADDRESS } from "@/lib/http/client-address";
 import { mintDevice, verifiedDevice } from "./device-cookie";
 import { TOO_MANY_ATTEMPTS } from "./login-throttle";
 import { admit, backoffPolicies, deviceKey, forget, refund, type BackoffScope } from "./sign-in-backoff";
-import { SIGN_IN_LIMITS, verifyPassword } from "./passwords";
+import { HASHING_BUSY, SIGN_IN_LIMITS, verifyPassword } from "./passwords";
 
 // A hash of a password nobody has: unknown emails cost the same argon2 work as known ones.
 const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$2xXTo52JUtMG5ep7MHdXT5kNaU1vJJXmq5FuF8MHrJU";
@@ -49,7 +49,15 @@ export async function signInWithPassword(
   // Too long to be anyone's password: a failure like any other, without the hash.
   const tooLong = password.length > SIGN_IN_LIMITS.password;
   const [user] = tooLong ? [] : await db.select().from(users).where(eq(sql`lower(${users.email})`, account));
-  const valid = !tooLong && (await verifyPassword(user?.passwordHash ?? DUMMY_HASH, password));
+  let valid = false;
+  try {
+    valid = !tooLong && (await verifyPassword(user?.passwordHash ?? DUMMY_HASH, password));
+  } catch (error) {
+    if (!(error instanceof Error && error.message === HASHING_BUSY)) throw error;
+    // Shed before hashing (passwords.ts): not an attempt, so its charges are given back.
+    await Promise.all([refund(db, own[0], own[1]), byAddress ? refund(db, "address", address) : null]);
+    throw new Error(TOO_MANY_ATTEMPTS);
+  }
   if (!user || !valid || user.disabled) return null; // the charges stand
   await Promise.all([forget(db, own[0], own[1]), byAddress ? refund(db, "address", address) : null]);
   const fresh = device ? null : mintDevice(account);

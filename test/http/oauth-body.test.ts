@@ -14,10 +14,11 @@ afterAll(async () => {
 });
 
 /** POSTs a form body that keeps coming (chunked, no Content-Length); resolves with the status, or "no answer" after 8 s. */
-function endless(path: string): Promise<number | "no answer"> {
+function endless(path: string, declared?: number): Promise<number | "no answer"> {
   return new Promise((resolve) => {
     const url = new URL(path, f.server.url);
-    const req = http.request(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" } }, (res) => {
+    const headers = { "content-type": "application/x-www-form-urlencoded", ...(declared ? { "content-length": String(declared) } : {}) };
+    const req = http.request(url, { method: "POST", headers }, (res) => {
       clearInterval(feeding);
       clearTimeout(timer);
       res.resume();
@@ -26,7 +27,7 @@ function endless(path: string): Promise<number | "no answer"> {
     });
     req.on("error", () => {});
     req.write(`client_id=x&token=${"a".repeat(4096)}`);
-    const feeding = setInterval(() => req.write("a".repeat(4096)), 50);
+    const feeding = setInterval(() => (declared ? undefined : req.write("a".repeat(4096))), 50);
     const timer = setTimeout(() => {
       clearInterval(feeding);
       req.destroy();
@@ -37,4 +38,8 @@ function endless(path: string): Promise<number | "no answer"> {
 
 test.each(["/api/oauth/token", "/api/oauth/revoke"])("%s answers a body that never ends with 400 once it passes 16 KiB", async (path) => {
   expect(await endless(path)).toBe(400);
+});
+
+test.each(["/api/oauth/token", "/api/oauth/revoke"])("%s answers a declared Content-Length past 16 KiB with 400 before the body arrives", async (path) => {
+  expect(await endless(path, 10 * 1024 * 1024)).toBe(400);
 });

@@ -92,7 +92,7 @@ export const conflictCodes = [
 ] as const;
 export type ConflictCode = (typeof conflictCodes)[number];
 
-export type EngineErrorCode = ConflictCode | "attempt_limit" | "invalid_request" | "forbidden" | "self_review" | "not_found" | "unavailable";
+export type EngineErrorCode = ConflictCode | "attempt_limit" | "invalid_request" | "forbidden" | "self_review" | "not_found" | "unavailable" | "rate_limited";
 
 export interface EngineError {
   code: EngineErrorCode;
