@@ -39,7 +39,7 @@ export async function wakeLatencies(next: BenchServerProcess, url: string, tries
     const [token] = await agentTokens(url, 1, `bench-wake-${Date.now()}`);
     const samples: number[] = [];
     for (let i = -2; i < tries; i++) {
-      const answer = http.request("POST", "/api/v1/claims", auth(token!), { queue, wait: 30 });
+      const answer = http.request("POST", "/api/v1/claims", auth(token!), { queue, wait: 30, start: true });
       await until(async () => (await openWaits(sql, queue)) === 1, "the wait to open");
       await sleep(20); // idle, as a waiting agent is
       const t0 = performance.now();
@@ -87,7 +87,7 @@ export async function lapseLatencies(next: BenchServerProcess, url: string, roun
         const [row] = await sql<{ until: string }[]>`SELECT lease_until::text AS until FROM tasks WHERE id = ${id}::bigint`;
         leases.set(id, row!.until);
       }
-      const taken = await Promise.all(waiters.map((t) => http.request("POST", "/api/v1/claims", auth(t), { queue, wait: 30 })));
+      const taken = await Promise.all(waiters.map((t) => http.request("POST", "/api/v1/claims", auth(t), { queue, wait: 30, start: true })));
       for (const [n, answer] of taken.entries()) {
         if (answer.status !== 200) throw new Error(`waiting claim answered ${answer.status}: ${answer.text}`);
         const { id, version } = (JSON.parse(answer.text) as { task: { id: string; version: number } }).task;
