@@ -131,6 +131,10 @@ export async function idleLoad(next: BenchServerProcess, admin: postgres.Sql, ur
   };
   try {
     const queue = await makeQueue(db, "bench-idle");
+    // The last measurement's agents gone (their waits ended, PostgreSQL's stats of that flushed):
+    // what they wrote on the way out is not this window's.
+    await until(async () => (await openWaits(sql, queue)) === 0, "the last waits to end");
+    await sleep(2000);
     const agent = async (token: string) => {
       if (kind === "polling") await nap(Math.random() * 10_000);
       let wait = Math.ceil(Math.random() * waitSeconds);
