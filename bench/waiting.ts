@@ -30,7 +30,7 @@ const openWaits = async (sql: postgres.Sql, queue: string) =>
  * wait is open, this process creates a task through the engine (a transaction and its NOTIFY,
  * as any surface's create); the time runs from just before the create to the claim's answer.
  */
-export async function wakeLatencies(next: BenchServerProcess, url: string, tries: number): Promise<number[]> {
+export async function wakeLatencies(next: BenchServerProcess, url: string, tries: number): Promise<{ total: number[]; inDatabase: number[] }> {
   const { db, client: sql } = connectDatabase(url, { max: 2 });
   const http = new KeepAliveClient(next.url, 2);
   try {
@@ -38,6 +38,7 @@ export async function wakeLatencies(next: BenchServerProcess, url: string, tries
     const creator = await createActor(db, "user", "bench-creator");
     const [token] = await agentTokens(url, 1, `bench-wake-${Date.now()}`);
     const samples: number[] = [];
+    const inDatabase: number[] = []; // the task's created event → its claimed event, on the database's clock
     for (let i = -2; i < tries; i++) {
       const answer = http.request("POST", "/api/v1/claims", auth(token!), { queue, wait: 30, start: true });
       await until(async () => (await openWaits(sql, queue)) === 1, "the wait to open");
@@ -49,11 +50,17 @@ export async function wakeLatencies(next: BenchServerProcess, url: string, tries
       const t1 = performance.now();
       if (claimed.status !== 200) throw new Error(`waiting claim answered ${claimed.status}: ${claimed.text}`);
       const task = (JSON.parse(claimed.text) as { task: { id: string; version: number } }).task;
-      if (i >= 0) samples.push(t1 - t0); // the first two warm the route, off the clock
+      if (i >= 0) {
+        samples.push(t1 - t0); // the first two warm the route, off the clock
+        const [row] = await sql<{ ms: number }[]>`
+          SELECT extract(epoch FROM (max(created_at) FILTER (WHERE type = 'claimed') - min(created_at))) * 1000 AS ms
+          FROM task_events WHERE task_id = ${task.id}::bigint`;
+        inDatabase.push(Number(row!.ms));
+      }
       const done = await http.request("POST", `/api/v1/tasks/${task.id}/complete`, auth(token!), { version: task.version });
       if (done.status !== 200) throw new Error(`complete answered ${done.status}: ${done.text}`);
     }
-    return samples;
+    return { total: samples, inDatabase };
   } finally {
     http.close();
     await sql.end();
