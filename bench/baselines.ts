@@ -96,3 +96,20 @@ export async function baselineDrain(b: Baselines, mode: BaselineMode, url: strin
   const line = out.trim().split("\n").at(-1)!;
   return JSON.parse(line) as BaselineResult;
 }
+
+export type WakeMode = "graphile" | "pgboss" | "pgboss-notify";
+
+/** An idle worker's wake-up, job added → handler started, ms, `tries` times (bench/baselines/wake-baseline.mjs). */
+export async function wakeBaseline(b: Baselines, mode: WakeMode, url: string, tries: number): Promise<number[]> {
+  const script = path.join(PREFIX, "wake-baseline.mjs");
+  fs.copyFileSync(path.join(HERE, "baselines/wake-baseline.mjs"), script);
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = spawn(b.node, [script, mode, url, String(tries)], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("exit", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${mode} wake exited ${code}:\n${stderr}${stdout}`))));
+  });
+  return (JSON.parse(out.trim().split("\n").at(-1)!) as { samples: number[] }).samples;
+}

@@ -32,6 +32,7 @@ import { PGBOUNCER } from "@/test/pgbouncer";
 import { searchMedian, seedSearchable } from "./search";
 import { sseBurst } from "./sse";
 import { limitsRow } from "./limits";
+import { idleLoadRows, lapseRow, wakeRows, type WaitingSizes } from "./waiting-rows";
 import { engineWal, pgbossWal, walRows, withoutAutovacuum } from "./wal";
 
 const quick = process.argv.includes("--quick");
@@ -40,6 +41,11 @@ const only = onlyArg ? new Set(onlyArg.split(",")) : null;
 const SIZES = quick
   ? { jobs: 600, jobsOneWorker: 200, reps: 3, repsSide: 2, httpCycles: 250, httpReps: 2, bigClaim: 100_000, claims: 150, claimReps: 3, insightsTasks: 25_000, subscribers: 1000, sseEvents: 300, boardBig: 100_000, boardRequests: 8, boardReps: 3, limitLookups: 100 }
   : { jobs: 1500, jobsOneWorker: 400, reps: 5, repsSide: 3, httpCycles: 600, httpReps: 3, bigClaim: 1_000_000, claims: 300, claimReps: 5, insightsTasks: 100_000, subscribers: 1000, sseEvents: 1000, boardBig: 100_000, boardRequests: 15, boardReps: 5, limitLookups: 300 };
+
+/** Issue 49's waiting rows (bench/waiting-rows.ts): ~2 min together in the quick run. */
+const WAITING: WaitingSizes = quick
+  ? { wakeTries: 10, pollTries: 6, lapseRounds: 2, lapsePerRound: 3, idleAgents: 200, idleWindowMs: 5000, idleReps: 1 }
+  : { wakeTries: 40, pollTries: 15, lapseRounds: 4, lapsePerRound: 5, idleAgents: 200, idleWindowMs: 20_000, idleReps: 3 };
 
 const rows: Row[] = [];
 const log = (s: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
@@ -112,6 +118,7 @@ async function main() {
       await server.drop(url.split("/").at(-1)!);
     });
     if (!only || [...only].some((name) => SERVER_ROWS.includes(name))) await serverRows(server);
+    if (!only || [...only].some((name) => WAITING_ROWS.includes(name))) await waitingRows(server);
   } finally {
     await server.stop();
   }
@@ -292,13 +299,47 @@ async function unblockFanout(server: BenchServer) {
 /** The sections serverRows runs (it needs a production build and a Next.js server). */
 const SERVER_ROWS = ["http-vs-engine", "sse-p99-1000-vs-1", "board-100k-vs-1k", "search-100k-vs-1k"];
 
-async function serverRows(server: BenchServer) {
+function ensureBuild() {
   if (!fs.existsSync(".next/BUILD_ID")) {
     log("no production build: running next build (2–4 min)");
     const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
     const build = spawnSync(process.execPath, [nextBin, "build"], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" } });
     if (build.status !== 0) throw new Error("next build failed");
   }
+}
+
+/** The sections waitingRows runs: waiting claims over HTTP against one `next start` (issue 49). */
+const WAITING_ROWS = ["wake-p50-vs-graphile", "lapse-to-reclaim", "idle-agents-load"];
+
+async function waitingRows(server: BenchServer) {
+  ensureBuild();
+  const url = await db(server, "waiting");
+  const next = await startNext(url);
+  try {
+    await section("wake-p50-vs-graphile", async () => {
+      const baselines = ensureBaselines();
+      if (!baselines) throw new Error("baselines unavailable (npm install into bench/.baselines failed)");
+      const made = await wakeRows(next, url, baselines, () => server.empty(`bench_wake_${++seq}`), WAITING);
+      rows.push(...made);
+      log(`  p50 ${made[0]!.value.toFixed(1)} ms, graphile ${made[0]!.baseline!.toFixed(1)} ms; pg-boss notify ${made[1]!.baseline!.toFixed(1)} ms, polling ${made[2]!.baseline!.toFixed(1)} ms`);
+    });
+    await section("lapse-to-reclaim", async () => {
+      const row = await lapseRow(next, url, WAITING);
+      rows.push(row);
+      log(`  p50 ${row.value.toFixed(0)} ms; ${row.note}`);
+    });
+    await section("idle-agents-load", async () => {
+      const made = await idleLoadRows(next, server.admin, url, WAITING);
+      rows.push(...made);
+      for (const r of made) log(`  ${r.name}: ${r.value.toFixed(1)}/s vs ${r.baseline!.toFixed(1)}/s; ${r.note}`);
+    });
+  } finally {
+    await next.stop();
+  }
+}
+
+async function serverRows(server: BenchServer) {
+  ensureBuild();
   const url = await db(server, "http");
   const next = await startNext(url);
   try {
