@@ -39,6 +39,24 @@ const commands: Record<string, Command> = {
     },
   },
 
+  "user reset-link": {
+    usage: "user reset-link --email E   (a one-time password reset link; a supervisor's is issued only here)",
+    options: { email: str },
+    async prepare(values) {
+      const email = required(values, "email").trim().toLowerCase();
+      return async (db) => {
+        const { sql } = await import("drizzle-orm");
+        const { issuePasswordReset } = await import("@/lib/auth/password-reset");
+        const { performAsCli } = await import("./database");
+        const [person] = await db.execute<{ id: string }>(sql`SELECT actor_id::text AS id FROM users WHERE lower(email) = ${email}`);
+        if (!person) throw new CliError(`no person signs in as ${email}`);
+        const link = await performAsCli(db, issuePasswordReset, { actorId: person.id });
+        // The secret goes last and alone, so `… | tail -1` captures it.
+        return [`a reset link for ${link.name}, good once until ${link.expiresAt.toISOString()}; it is shown only this once:`, `/login#reset=${link.token}`];
+      };
+    },
+  },
+
   "token create": {
     usage: "token create --name N [--role agent|observer|supervisor] [--expires-days D|never]",
     options: { name: str, role: str, "expires-days": str },
