@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { listAudit } from "@/lib/auth/audit";
 import { redeemPasswordReset } from "@/lib/auth/password-reset";
 import { runCli } from "@/test/cli";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 
 // `npm run cli -- user reset-link`: what the sign-in page tells a person (or a supervisor with
-// nobody to ask) who forgot their password. The link it prints works once.
+// nobody to ask) who forgot their password. The link it prints works once. A supervisor's link is
+// issued only here (no other supervisor may), audited as the CLI's.
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -25,6 +27,7 @@ test("prints a one-time reset link for the person; an unknown email is one line 
   expect(token, lines[1]).toBeDefined();
   expect((await redeemPasswordReset(database.db, token!, "new-password-1")).ok).toBe(true);
   expect((await redeemPasswordReset(database.db, token!, "new-password-2")).ok).toBe(false);
+  expect((await listAudit(database.db, "person")).find((a) => a.action === "password_reset_issued")).toMatchObject({ actor: { name: "cli" }, subject: { name: "Dana" } });
 
   const unknown = await runCli(["user", "reset-link", "--email", "nobody@example.com"], database.url);
   expect(unknown.code).toBe(1);

@@ -92,3 +92,17 @@ test("a stolen session's guesses at the current password are backed off like sig
   expect(await as(changeOwnPassword, { current: "victim-password", password: "taken-over-password" }, victim, "staff")).toMatchObject({ ok: false, error: { code: "rate_limited" } });
   expect(await signsIn("victim-r@example.com", "victim-password")).toBe(false); // the account's key waits for sign-in too
 });
+
+test("a reset link for a supervisor is the CLI operator's to issue, never another supervisor's; audited with who issued it", async () => {
+  const { issuePasswordReset } = await reset();
+  const other = (await createUser(database.db, { email: "other-sup-r@example.com", name: "Other", role: "supervisor", password: "other-sup-password" })).actor;
+  const before = (await listAudit(database.db, "person")).length;
+  const refused = await as(issuePasswordReset, { actorId: other.id }, sara, "supervisor");
+  expect(refused).toMatchObject({ ok: false, error: { code: "forbidden", message: expect.stringContaining("CLI") } });
+  expect((await listAudit(database.db, "person")).length).toBe(before);
+  const operator = (await import("@/lib/tasks/core/actors")).createActor;
+  const cli = await operator(database.db, "user", "cli");
+  const issued = await perform(issuePasswordReset as never, { actorId: other.id } as never, { db: database.db, actor: cli, standing: "operator" });
+  expect(issued.ok).toBe(true);
+  expect((await listAudit(database.db, "person"))[0]).toMatchObject({ action: "password_reset_issued", actor: { id: cli.id }, subject: { id: other.id } });
+});

@@ -23,19 +23,25 @@ const digest = resetDigest;
 
 /**
  * A one-time reset link's secret for a person (shown once to the supervisor; only its hash is
- * kept). Any earlier unused link for the same person is spent, so only the newest works.
+ * kept). Any earlier unused link for the same person is spent, so only the newest works. A
+ * supervisor's link is the CLI operator's to issue (audited with who issued it, as every link).
  */
 export const issuePasswordReset = defineOperation({
   name: "issuePasswordReset",
   who: SUPERVISORS,
   input: issuePasswordResetInput,
-  async run(tx, input, { actor }): Promise<Result<{ token: string; expiresAt: Date; name: string }>> {
+  async run(tx, input, { actor, standing }): Promise<Result<{ token: string; expiresAt: Date; name: string }>> {
     const [person] = await tx
-      .select({ name: actors.name })
+      .select({ name: actors.name, role: users.role })
       .from(users)
       .innerJoin(actors, eq(actors.id, users.actorId))
       .where(eq(users.actorId, input.actorId));
     if (!person) return fail({ code: "not_found", message: "No such person", field: "actorId" });
+    // A link signs its holder in as the person: for a supervisor, one supervisor could become
+    // another. Only whoever holds the database (the CLI's operator) issues those.
+    if (person.role === "supervisor" && standing !== undefined && standing !== "operator") {
+      return fail({ code: "forbidden", message: `${person.name} is a supervisor: their reset link is issued at the CLI (user reset-link --email …), not by another supervisor`, field: "actorId" });
+    }
     await tx.update(passwordResets).set({ usedAt: sql`now()` }).where(and(eq(passwordResets.actorId, input.actorId), isNull(passwordResets.usedAt)));
     const token = randomBytes(32).toString("base64url");
     const [row] = await tx

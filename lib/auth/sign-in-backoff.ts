@@ -1,6 +1,7 @@
-import "server-only";
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
+
+// No "server-only": password-reset.ts reads it, and the CLI issues reset links through that.
 
 /**
  * Sign-in backoff, kept in PostgreSQL (sign_in_backoff) so it holds across every server
