@@ -11,7 +11,7 @@ test("a supervisor registers a webhook, sees its secret once and its delivery lo
   await form.getByRole("button", { name: "Register webhook" }).click();
   await expect(form.getByRole("alert")).toHaveText(/^Url: url points to an address that is not allowed: 10\.0\.0\.7 is a private, link-local, reserved or other special-purpose address\.$/);
 
-  const url = `https://93.184.215.7/${queue}`;
+  const url = `https://198.51.100.7/${queue}`;
   await form.getByLabel("Endpoint URL").fill(url);
   // A lapse is announced when it happens (docs/claiming.md): the picker offers it in words.
   await expect(form.getByLabel("lease lapsed", { exact: true })).not.toBeChecked();
@@ -39,7 +39,7 @@ test("a supervisor registers a webhook, sees its secret once and its delivery lo
 test("a webhook its receiver disabled (410 Gone) is named in the supervisors' inbox", async ({ page, db, queue }) => {
   const { webhooks } = await import("../db/schema");
   const { eq } = await import("drizzle-orm");
-  const url = `https://93.184.215.8/${queue}`;
+  const url = `https://198.51.100.8/${queue}`;
   const [row] = await db.insert(webhooks).values({
     url, events: ["escalated"], secretSealed: "unused", createdBy: "00000000-0000-0000-0000-000000000000",
     disabledAt: new Date(), disabledReason: "the receiver answered 410 Gone",
@@ -59,7 +59,7 @@ test("a webhook and a schedule whose maker's authority ended show paused with th
   const { schedules, webhooks } = await import("../db/schema");
   const { eq } = await import("drizzle-orm");
   const reason = "Pat is no longer a supervisor";
-  const url = `https://93.184.215.9/${queue}`;
+  const url = `https://198.51.100.9/${queue}`;
   const name = `Orphaned digest ${queue}`;
   const maker = "00000000-0000-0000-0000-000000000000";
   const [hook] = await db.insert(webhooks).values({

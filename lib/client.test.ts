@@ -319,13 +319,13 @@ describe("ClaimboardClient against a real server", () => {
     expect(await refused(supervisor.deleteSchedule(nightly.id))).toMatchObject({ status: 404, code: "not_found" });
 
     // Webhooks: registered (the secret once), listed without it, a delivery log, deleted.
-    const { webhook, secret } = await supervisor.createWebhook({ url: "https://93.184.215.7/hook", events: ["breaker_tripped"], queues: ["client-boss"] });
+    const { webhook, secret } = await supervisor.createWebhook({ url: "https://198.51.100.7/hook", events: ["breaker_tripped"], queues: ["client-boss"] });
     expect(secret).toMatch(/^whsec_/);
     expect((await supervisor.listWebhooks()).map((w) => w.id)).toContain(webhook.id);
     expect(await supervisor.listWebhookDeliveries(webhook.id)).toEqual({ deliveries: [], nextCursor: null });
     await supervisor.deleteWebhook(webhook.id);
     expect(await refused(supervisor.listWebhookDeliveries(webhook.id))).toMatchObject({ status: 404, code: "not_found" });
-    expect(await refused(client.createWebhook({ url: "https://93.184.215.7/hook", events: ["*"] }))).toMatchObject({ status: 403, code: "forbidden" });
+    expect(await refused(client.createWebhook({ url: "https://198.51.100.7/hook", events: ["*"] }))).toMatchObject({ status: 403, code: "forbidden" });
   });
 
   test("errors: status, code, message, the current task, Retry-After", async () => {

@@ -23,10 +23,10 @@ afterAll(async () => {
 });
 
 // The server secret the seal is made under: the data folder's, as `npm start` would make it.
-const cli = (...args: string[]) => runCli(["webhook", ...args], database.url, { CLAIMBOARD_DATA_DIR: dataDir, NEXTAUTH_SECRET: "" });
+const cli = (...args: string[]) => runCli(["webhook", ...args], database.url, { CLAIMBOARD_DATA_DIR: dataDir, NEXTAUTH_SECRET: "", WEBHOOKS_ALLOW_TEST_NET: "1" });
 
 test("create, list, deliveries, delete; refusals are one line and write nothing", async () => {
-  const made = await cli("create", "--url", "https://93.184.215.9/hook", "--events", "completed,escalated", "--queues", "billing");
+  const made = await cli("create", "--url", "https://198.51.100.9/hook", "--events", "completed,escalated", "--queues", "billing");
   expect(made.code, made.stderr).toBe(0);
   const lines = made.stdout.trim().split("\n");
   expect(lines.at(-1)).toMatch(/^whsec_/);
@@ -36,13 +36,13 @@ test("create, list, deliveries, delete; refusals are one line and write nothing"
   // Each command is a process that loads lib/ (~1.5 s on a quiet machine); the reads and the
   // refusals change nothing, so they run side by side, and the list after them proves it.
   const [listed, deliveries] = await Promise.all([cli("list"), cli("deliveries", id)]);
-  expect(listed.stdout.trim()).toBe(`${id}  active  https://93.184.215.9/hook  completed,escalated  billing`);
+  expect(listed.stdout.trim()).toBe(`${id}  active  https://198.51.100.9/hook  completed,escalated  billing`);
   expect(deliveries.stdout.trim()).toBe("no deliveries yet");
 
   const refusals = [
     [["create", "--url", "http://10.0.0.1/x", "--events", "completed"], /^error: --url points to an address that is not allowed: 10\.0\.0\.1 is a private/, 1],
-    [["create", "--url", "https://93.184.215.9/x", "--events", "finished"], /^error: --events/, 1],
-    [["create", "--url", "https://93.184.215.9/x"], /--events/, 2],
+    [["create", "--url", "https://198.51.100.9/x", "--events", "finished"], /^error: --events/, 1],
+    [["create", "--url", "https://198.51.100.9/x"], /--events/, 2],
     [["delete", "nope"], /^error: --id must be a webhook id/, 1],
   ] as const;
   const refused = await Promise.all(refusals.map(([args]) => cli(...args)));

@@ -30,6 +30,8 @@ export async function startServer(databaseUrl: string, env: Record<string, strin
       DATABASE_URL: databaseUrl,
       NEXTAUTH_SECRET: "claimboard-test-secret",
       NEXTAUTH_URL: `http://127.0.0.1:${port}`,
+      // Tests' webhooks point at TEST-NET-2, which the sender never connects to (lib/webhooks/targets.ts).
+      WEBHOOKS_ALLOW_TEST_NET: "1",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -13,7 +13,7 @@ import { makeQueue } from "../queues";
 
 export async function aWebhook(db: Db, queue: string): Promise<string> {
   const [row] = await db.insert(webhooks).values({
-    url: `https://93.184.215.7/${queue}`, events: ["breaker_tripped"], queues: [queue], secretSealed: "matrix", createdBy: SYSTEM_ACTOR_ID,
+    url: `https://198.51.100.7/${queue}`, events: ["breaker_tripped"], queues: [queue], secretSealed: "matrix", createdBy: SYSTEM_ACTOR_ID,
   }).returning({ id: webhooks.id });
   return row!.id;
 }
