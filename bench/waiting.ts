@@ -6,7 +6,7 @@ import { agentTokens } from "./http-cycle";
 import { KeepAliveClient } from "./lib/http-client";
 import type { BenchServerProcess } from "./lib/server";
 
-// Waiting claims as an agent sees them (API.md v1.3 "Waiting for work, not polling"): every
+// Waiting claims as an agent sees them (docs/contract.md "Waiting for work, not polling"): every
 // figure here is over HTTP against a `next start` of the production build, on the bench's
 // one PostgreSQL. docs/performance.md has the rows' goals.
 

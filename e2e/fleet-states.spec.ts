@@ -2,7 +2,7 @@ import { createAgentToken } from "../lib/auth/tokens";
 import { SARA } from "./people";
 import { expect, signIn, test } from "./fixtures";
 
-// The fleet tells the truth (API.md v1.3; docs/fleet.md "States"): an agent with a claim wait
+// The fleet tells the truth (docs/contract.md; docs/fleet.md "States"): an agent with a claim wait
 // open is waiting (on which queue, since when), one that worked a moment ago and now does
 // nothing is idle, one never seen is gone; an observer token is listed apart. /agents and
 // GET /api/v1/fleet say the same, at a desktop's width and a phone's.

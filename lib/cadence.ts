@@ -14,6 +14,6 @@ export const RENEW_CADENCE_TEXT = "a third of the lease";
 
 /**
  * How long before a lease lapses its holder is told (the attention count `lapsing`, the
- * notification with its one-click renewal): one minute, API.md v1.3.
+ * notification with its one-click renewal): one minute, docs/contract.md.
  */
 export const LAPSING_WARNING_SECONDS = 60;

@@ -307,7 +307,11 @@ describe("ClaimboardClient against a real server", () => {
     expect(await refused(client.createTask({ title: "late", queue: "client-boss" }))).toMatchObject({ status: 400, code: "invalid_request", field: "queue" });
     expect(await refused(client.listQueues())).toMatchObject({ status: 403, code: "forbidden" });
 
-    // Schedules: made, listed, paused, deleted.
+    // The fleet: supervisors only.
+    expect(Array.isArray((await supervisor.getFleet()).agents)).toBe(true);
+    expect(await refused(client.getFleet())).toMatchObject({ status: 403, code: "forbidden" });
+
+    // Schedules: made, listed, paused, adopted, deleted.
     const schedule = await supervisor.createSchedule({ name: "client nightly", cron: "0 2 * * *", timezone: "Europe/Berlin", queue: "client-boss-2", task: { title: "nightly" } }).catch((e: unknown) => e as ClaimboardApiError);
     expect(schedule).toMatchObject({ status: 400, code: "invalid_request", field: "queue" }); // no such queue
     const nightly = await supervisor.createSchedule({ name: "client nightly", cron: "0 2 * * *", timezone: "Europe/Berlin", queue: "client", task: { title: "nightly" } });
@@ -315,6 +319,7 @@ describe("ClaimboardClient against a real server", () => {
     expect(nightly.nextAt).toMatch(ISO);
     expect((await supervisor.listSchedules()).map((s) => s.id)).toContain(nightly.id);
     expect(await supervisor.updateSchedule(nightly.id, { paused: true })).toMatchObject({ paused: true, nextAt: null });
+    expect(await supervisor.adoptSchedule(nightly.id)).toMatchObject({ id: nightly.id, authorityEndedAt: null });
     await supervisor.deleteSchedule(nightly.id);
     expect(await refused(supervisor.deleteSchedule(nightly.id))).toMatchObject({ status: 404, code: "not_found" });
 
@@ -323,6 +328,7 @@ describe("ClaimboardClient against a real server", () => {
     expect(secret).toMatch(/^whsec_/);
     expect((await supervisor.listWebhooks()).map((w) => w.id)).toContain(webhook.id);
     expect(await supervisor.listWebhookDeliveries(webhook.id)).toEqual({ deliveries: [], nextCursor: null });
+    expect(await supervisor.adoptWebhook(webhook.id)).toMatchObject({ id: webhook.id, authorityEndedAt: null });
     await supervisor.deleteWebhook(webhook.id);
     expect(await refused(supervisor.listWebhookDeliveries(webhook.id))).toMatchObject({ status: 404, code: "not_found" });
     expect(await refused(client.createWebhook({ url: "https://198.51.100.7/hook", events: ["*"] }))).toMatchObject({ status: 403, code: "forbidden" });

@@ -262,7 +262,7 @@ export class ClaimboardClient {
     return (await this.call("listReservations", {})).reservations;
   }
 
-  /** What waits for this token's actor: counts and items of what the engine would let it do now (API.md v1.3). */
+  /** What waits for this token's actor: counts and items of what the engine would let it do now (docs/contract.md). */
   async attention(): Promise<Answer<"attention">> {
     return this.call("attention", {});
   }

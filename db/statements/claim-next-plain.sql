@@ -87,10 +87,7 @@ handoff = CASE WHEN d.progress_at IS NULL THEN t.handoff ELSE jsonb_build_object
   'summary', left(CASE jsonb_typeof(d.progress) WHEN 'string' THEN d.progress #>> '{}' ELSE d.progress::text END, $11),
   'next', NULL, 'artifacts', '[]'::jsonb, 'by', $12::jsonb) END,
 handoff_at = CASE WHEN d.progress_at IS NULL THEN t.handoff_at ELSE now() END,
-    version = t.version
-      + CASE WHEN d.previous_status <> 'queued' THEN 1 ELSE 0 END
-      + 1
-      + CASE WHEN $13::boolean AND NOT d.needs_check THEN 1 ELSE 0 END,
+    version = t.version + CASE WHEN d.previous_status <> 'queued' THEN 2 ELSE 1 END,
     updated_at = now(),
     sets_mark = t.sets_mark + 1 -- its set rows are written beside it (claimedSets)
   FROM decided d
@@ -199,7 +196,10 @@ WITH candidates AS MATERIALIZED (
     FROM task_held held JOIN task_lease lease ON lease.id = held.id JOIN task_state ON task_state.id = held.id
     WHERE held.queue = $3 AND (lease.lease_until <= now()) IS TRUE
       AND coalesce(task_state.status IN ('claimed', 'started') AND task_state.lease_until <= now(), false)
-       AND task_state.reserves IS NULL
+       AND task_state.reserves IS NULL AND NOT EXISTS (
+SELECT 1 FROM actors holder JOIN queues grace ON grace.name = task_state.queue
+WHERE holder.id = task_state.owner_id AND holder.kind = 'user' AND grace.person_grace_seconds > 0
+  AND task_state.lease_until + make_interval(secs => grace.person_grace_seconds) > now())
     ORDER BY held.priority DESC, held.created_at, held.id
     LIMIT 1
     FOR UPDATE OF task_state SKIP LOCKED
@@ -238,10 +238,7 @@ handoff = CASE WHEN d.progress_at IS NULL THEN t.handoff ELSE jsonb_build_object
   'summary', left(CASE jsonb_typeof(d.progress) WHEN 'string' THEN d.progress #>> '{}' ELSE d.progress::text END, $7),
   'next', NULL, 'artifacts', '[]'::jsonb, 'by', $8::jsonb) END,
 handoff_at = CASE WHEN d.progress_at IS NULL THEN t.handoff_at ELSE now() END,
-    version = t.version
-      + CASE WHEN d.previous_status <> 'queued' THEN 1 ELSE 0 END
-      + 1
-      + CASE WHEN $9::boolean AND NOT d.needs_check THEN 1 ELSE 0 END,
+    version = t.version + CASE WHEN d.previous_status <> 'queued' THEN 2 ELSE 1 END,
     updated_at = now(),
     sets_mark = t.sets_mark + 1 -- its set rows are written beside it (claimedSets)
   FROM decided d
@@ -270,19 +267,19 @@ WITH inserted AS (
   INSERT INTO task_events (task_id, queue, type, actor_id, payload, created_at)
   VALUES ($1::bigint, $2, $3::event_type,
             $4::uuid, $5::jsonb, now()), ($6::bigint, $7, $8::event_type,
-            $9::uuid, $10::jsonb, now()), ($11::bigint, $12, $13::event_type,
-            $14::uuid, $15::jsonb, now())
+            $9::uuid, $10::jsonb, now())
   RETURNING id, task_id, queue, type, actor_id, payload, created_at
 ), outbox AS (
   -- The webhooks' outbox (lib/webhooks): a delivery per matching live webhook, committed
   -- with its event or not at all. With no webhook registered this joins an empty table.
+  -- Nothing for a webhook paused because its authority ended (lib/auth/authority.ts).
   INSERT INTO webhook_deliveries (webhook_id, event_id, task_id, queue, type, actor_id, payload, event_at, next_attempt_at)
   SELECT w.id, i.id, i.task_id, i.queue, i.type, i.actor_id, i.payload, i.created_at, i.created_at
   FROM inserted i JOIN webhooks w
-    ON w.disabled_at IS NULL AND (i.type::text = ANY (w.events) OR '*' = ANY (w.events))
+    ON w.disabled_at IS NULL AND w.authority_ended_at IS NULL AND (w.events && ARRAY[i.type::text, CASE WHEN i.type = 'claimed' AND i.payload @> '{"started": true}' THEN 'started' END, CASE WHEN i.type = 'approved' THEN 'completed' END] OR '*' = ANY (w.events))
    AND (w.queues IS NULL OR i.queue = ANY (w.queues))
 )
-SELECT pg_notify($16, json_build_object(
+SELECT pg_notify($11, json_build_object(
          'first', min(id)::text, 'last', max(id)::text, 'count', count(*))::text),
        array_agg(id::text ORDER BY id) AS ids
 FROM inserted;

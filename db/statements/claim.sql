@@ -22,7 +22,11 @@ WITH candidates AS MATERIALIZED (
                  AND NOT EXISTS (SELECT 1 FROM queues
                                  WHERE queues.name = task_state.queue
                                    AND (breaker_tripped_at IS NOT NULL
-                                        OR task_state.lease_until + make_interval(secs => queues.lock_delay_seconds) > now()))))
+                                        OR task_state.lease_until + make_interval(secs => queues.lock_delay_seconds) > now()))
+                 AND NOT EXISTS (
+SELECT 1 FROM actors holder JOIN queues grace ON grace.name = task_state.queue
+WHERE holder.id = task_state.owner_id AND holder.kind = 'user' AND grace.person_grace_seconds > 0
+  AND task_state.lease_until + make_interval(secs => grace.person_grace_seconds) > now())))
   AND (status <> 'queued' OR (blocked_by = '{}'::bigint[] AND (not_before IS NULL OR not_before <= now())))
   AND NOT EXISTS (SELECT 1 FROM queues WHERE queues.name = task_state.queue AND queues.paused) AND task_state.reserves IS NULL AND NOT EXISTS (
 SELECT 1 FROM agent_tokens cap
@@ -61,10 +65,7 @@ handoff = CASE WHEN d.progress_at IS NULL THEN t.handoff ELSE jsonb_build_object
   'summary', left(CASE jsonb_typeof(d.progress) WHEN 'string' THEN d.progress #>> '{}' ELSE d.progress::text END, $9),
   'next', NULL, 'artifacts', '[]'::jsonb, 'by', $10::jsonb) END,
 handoff_at = CASE WHEN d.progress_at IS NULL THEN t.handoff_at ELSE now() END,
-    version = t.version
-      + CASE WHEN d.previous_status <> 'queued' THEN 1 ELSE 0 END
-      + 1
-      + CASE WHEN $11::boolean AND NOT d.needs_check THEN 1 ELSE 0 END,
+    version = t.version + CASE WHEN d.previous_status <> 'queued' THEN 2 ELSE 1 END,
     updated_at = now(),
     sets_mark = t.sets_mark + 1 -- its set rows are written beside it (claimedSets)
   FROM decided d
@@ -97,10 +98,11 @@ WITH inserted AS (
 ), outbox AS (
   -- The webhooks' outbox (lib/webhooks): a delivery per matching live webhook, committed
   -- with its event or not at all. With no webhook registered this joins an empty table.
+  -- Nothing for a webhook paused because its authority ended (lib/auth/authority.ts).
   INSERT INTO webhook_deliveries (webhook_id, event_id, task_id, queue, type, actor_id, payload, event_at, next_attempt_at)
   SELECT w.id, i.id, i.task_id, i.queue, i.type, i.actor_id, i.payload, i.created_at, i.created_at
   FROM inserted i JOIN webhooks w
-    ON w.disabled_at IS NULL AND (i.type::text = ANY (w.events) OR '*' = ANY (w.events))
+    ON w.disabled_at IS NULL AND w.authority_ended_at IS NULL AND (w.events && ARRAY[i.type::text, CASE WHEN i.type = 'claimed' AND i.payload @> '{"started": true}' THEN 'started' END, CASE WHEN i.type = 'approved' THEN 'completed' END] OR '*' = ANY (w.events))
    AND (w.queues IS NULL OR i.queue = ANY (w.queues))
 )
 SELECT pg_notify($6, json_build_object(

@@ -8,25 +8,26 @@
 BEGIN;
 
 WITH item AS (SELECT $1::bigint AS id, $2::int AS version,
-             $3::jsonb AS result, $4::text AS digest), locked AS MATERIALIZED (
-  SELECT t.id, t.side_effect_recorded FROM task_state t JOIN item ON item.id = t.id
-  ORDER BY t.id
-  FOR UPDATE OF t
-), written AS (
-UPDATE task_state t SET status = CASE WHEN (q.review = 'everyone' OR (q.review = 'agents' AND $5::boolean)) THEN 'in_review' ELSE 'done' END::task_status,
-                   submission = CASE WHEN (q.review = 'everyone' OR (q.review = 'agents' AND $6::boolean)) THEN jsonb_build_object(
-                     'result', item.result, 'digest', item.digest, 'by', $7::jsonb,
-                     'attempt', t.attempt, 'at', to_char(now()::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-                   ) ELSE t.submission END,
-                   lease_until = NULL, lease_seconds = NULL, side_effect_recorded = false,
-                   intended_effects = 0, version = t.version + 1, updated_at = now(), sets_mark = t.sets_mark + 1
-FROM locked l, item, queues q
-WHERE t.id = l.id AND item.id = t.id AND q.name = t.queue
-  AND coalesce(t.status = 'started' AND t.owner_id = $8::uuid AND t.version = item.version AND t.unknown_effects = 0, false)
-RETURNING t.*, l.side_effect_recorded AS had_effects
-), left_held AS (DELETE FROM task_held h USING written WHERE h.id = written.id),
-left_leased AS (DELETE FROM task_lease l USING written WHERE l.id = written.id)
-SELECT written.*, c.title, c.description, c.payload FROM written LEFT JOIN task_content c ON c.id = written.id;
+               $3::jsonb AS result, $4::text AS digest), locked AS MATERIALIZED (
+    SELECT t.id, t.side_effect_recorded FROM task_state t JOIN item ON item.id = t.id
+    ORDER BY t.id
+    FOR UPDATE OF t
+  ), written AS (
+  UPDATE task_state t SET status = CASE WHEN (q.review = 'everyone' OR (q.review = 'agents' AND $5::boolean)) THEN 'in_review' ELSE 'done' END::task_status,
+                     submission = CASE WHEN (q.review = 'everyone' OR (q.review = 'agents' AND $6::boolean)) THEN jsonb_build_object(
+                       'result', item.result, 'digest', item.digest, 'by', $7::jsonb,
+                       'attempt', t.attempt, 'at', to_char(now()::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+                     ) ELSE t.submission END,
+                     lease_until = NULL, lease_seconds = NULL, side_effect_recorded = false,
+                     intended_effects = 0, version = t.version + 1, updated_at = now(), sets_mark = t.sets_mark + 1
+  FROM locked l, item, queues q
+  WHERE t.id = l.id AND item.id = t.id AND q.name = t.queue
+    AND coalesce(t.status = 'started' AND t.owner_id = $8::uuid AND t.version = item.version AND t.unknown_effects = 0 AND NOT ((q.review = 'everyone' OR (q.review = 'agents' AND $9::boolean)) AND (item.result IS NULL OR item.result IN ('null'::jsonb, '{}'::jsonb, '[]'::jsonb)
+OR (jsonb_typeof(item.result) = 'string' AND (item.result #>> '{}') ~ '^[[:space:]]*$'))), false)
+  RETURNING t.*, l.side_effect_recorded AS had_effects
+  ), left_held AS (DELETE FROM task_held h USING written WHERE h.id = written.id),
+  left_leased AS (DELETE FROM task_lease l USING written WHERE l.id = written.id)
+  SELECT written.*, c.title, c.description, c.payload FROM written LEFT JOIN task_content c ON c.id = written.id;
 
 SELECT EXISTS (SELECT 1 FROM task_state WHERE blocked_by && $1::bigint[] AND blocked_by <> '{}'::bigint[]) AS any;
 
@@ -109,10 +110,7 @@ handoff = CASE WHEN d.progress_at IS NULL THEN t.handoff ELSE jsonb_build_object
   'summary', left(CASE jsonb_typeof(d.progress) WHEN 'string' THEN d.progress #>> '{}' ELSE d.progress::text END, $12),
   'next', NULL, 'artifacts', '[]'::jsonb, 'by', $13::jsonb) END,
 handoff_at = CASE WHEN d.progress_at IS NULL THEN t.handoff_at ELSE now() END,
-    version = t.version
-      + CASE WHEN d.previous_status <> 'queued' THEN 1 ELSE 0 END
-      + 1
-      + CASE WHEN $14::boolean AND NOT d.needs_check THEN 1 ELSE 0 END,
+    version = t.version + CASE WHEN d.previous_status <> 'queued' THEN 2 ELSE 1 END,
     updated_at = now(),
     sets_mark = t.sets_mark + 1 -- its set rows are written beside it (claimedSets)
   FROM decided d
@@ -134,19 +132,19 @@ WITH inserted AS (
   INSERT INTO task_events (task_id, queue, type, actor_id, payload, created_at)
   VALUES ($1::bigint, $2, $3::event_type,
             $4::uuid, $5::jsonb, now()), ($6::bigint, $7, $8::event_type,
-            $9::uuid, $10::jsonb, now()), ($11::bigint, $12, $13::event_type,
-            $14::uuid, $15::jsonb, now())
+            $9::uuid, $10::jsonb, now())
   RETURNING id, task_id, queue, type, actor_id, payload, created_at
 ), outbox AS (
   -- The webhooks' outbox (lib/webhooks): a delivery per matching live webhook, committed
   -- with its event or not at all. With no webhook registered this joins an empty table.
+  -- Nothing for a webhook paused because its authority ended (lib/auth/authority.ts).
   INSERT INTO webhook_deliveries (webhook_id, event_id, task_id, queue, type, actor_id, payload, event_at, next_attempt_at)
   SELECT w.id, i.id, i.task_id, i.queue, i.type, i.actor_id, i.payload, i.created_at, i.created_at
   FROM inserted i JOIN webhooks w
-    ON w.disabled_at IS NULL AND (i.type::text = ANY (w.events) OR '*' = ANY (w.events))
+    ON w.disabled_at IS NULL AND w.authority_ended_at IS NULL AND (w.events && ARRAY[i.type::text, CASE WHEN i.type = 'claimed' AND i.payload @> '{"started": true}' THEN 'started' END, CASE WHEN i.type = 'approved' THEN 'completed' END] OR '*' = ANY (w.events))
    AND (w.queues IS NULL OR i.queue = ANY (w.queues))
 )
-SELECT pg_notify($16, json_build_object(
+SELECT pg_notify($11, json_build_object(
          'first', min(id)::text, 'last', max(id)::text, 'count', count(*))::text),
        array_agg(id::text ORDER BY id) AS ids
 FROM inserted;

@@ -30,10 +30,11 @@ WITH inserted AS (
 ), outbox AS (
   -- The webhooks' outbox (lib/webhooks): a delivery per matching live webhook, committed
   -- with its event or not at all. With no webhook registered this joins an empty table.
+  -- Nothing for a webhook paused because its authority ended (lib/auth/authority.ts).
   INSERT INTO webhook_deliveries (webhook_id, event_id, task_id, queue, type, actor_id, payload, event_at, next_attempt_at)
   SELECT w.id, i.id, i.task_id, i.queue, i.type, i.actor_id, i.payload, i.created_at, i.created_at
   FROM inserted i JOIN webhooks w
-    ON w.disabled_at IS NULL AND (i.type::text = ANY (w.events) OR '*' = ANY (w.events))
+    ON w.disabled_at IS NULL AND w.authority_ended_at IS NULL AND (w.events && ARRAY[i.type::text, CASE WHEN i.type = 'claimed' AND i.payload @> '{"started": true}' THEN 'started' END, CASE WHEN i.type = 'approved' THEN 'completed' END] OR '*' = ANY (w.events))
    AND (w.queues IS NULL OR i.queue = ANY (w.queues))
 )
 SELECT pg_notify($6, json_build_object(

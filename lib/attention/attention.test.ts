@@ -10,7 +10,7 @@ import type { z } from "zod";
 import { attention } from "./attention";
 import type { Attention, AttentionKind } from "./kinds";
 
-// The attention counts against the engine (API.md v1.3, docs/attention.md): for each kind, as
+// The attention counts against the engine (docs/contract.md, docs/attention.md): for each kind, as
 // each standing — staff, a supervisor, an agent token, an observer — every counted item is an
 // act the engine then performs, and an uncounted one is an act it refuses.
 
@@ -113,7 +113,7 @@ describe("budgets: parked budgets the caller may raise", () => {
 describe("reviews: submissions the caller may review", () => {
   test("anyone who did not work on it counts it and may review it; its submitter and observers neither", async () => {
     const q = await f.queue("att-reviews", { review: "everyone" });
-    const submit = async (by: ActorRef) => must(by, complete, at(await startedBy(by, q)));
+    const submit = async (by: ActorRef) => must(by, complete, { ...at(await startedBy(by, q)), result: { summary: `by ${by.name}` } });
     const mine = await submit(bot);
     const amals = await submit(amal);
     expect(mine.status).toBe("in_review");

@@ -17,7 +17,7 @@ import { reviewableByParty } from "@/lib/tasks/review/waiting";
 import { requeue } from "@/lib/tasks/supervise/supervise";
 import { ATTENTION_KINDS, type Attention, type AttentionItem, type AttentionKind } from "./kinds";
 
-// What waits for the caller (API.md v1.3 "Attention: what waits for me", docs/attention.md):
+// What waits for the caller (docs/contract.md "Attention: what waits for me", docs/attention.md):
 // each kind is what an operation would let them do now, read with that operation's own rule —
 // its `who` for the standing, and the finer rule it decides inside (the question's asker, the
 // reviewer's party, the effect's holder) from the same function or SQL fragment it uses. A

@@ -1,4 +1,4 @@
-// What waits for a person or agent (API.md v1.3 "Attention: what waits for me"). Pure: the
+// What waits for a person or agent (docs/contract.md "Attention: what waits for me"). Pure: the
 // nav and the wire schema import it; lib/attention/attention.ts reads it from the engine.
 
 /** The kinds, in the order the nav and the items list them. */

@@ -11,7 +11,7 @@ import { markWaiting } from "./fleet-waits";
 export type Waited<T> = Result<T> | { ended: true } | { refusal: Response };
 
 /**
- * A claim that may wait (API.md v1.3 "Waiting for work, not polling"; docs/claiming.md).
+ * A claim that may wait (docs/contract.md "Waiting for work, not polling"; docs/claiming.md).
  * `attempt` is the engine's claim, unchanged; `empty` says it found nothing. With nothing
  * claimable and `waitSeconds` > 0 the request takes a place under the held-request caps
  * (429 beyond them), then waits on the hub (lib/realtime/claim-waits.ts) and tries again

@@ -403,7 +403,7 @@ export const endpoints = {
     success: { status: 200, description: "A page of deliveries", schema: z.object({ deliveries: z.array(webhookDeliveryObject), nextCursor: z.string().nullable() }) },
     errors: [400, 404],
   },
-  // Attention (API.md v1.3 "Attention: what waits for me", docs/attention.md).
+  // Attention (docs/contract.md "Attention: what waits for me", docs/attention.md).
   attention: {
     operationId: "attention", method: "GET", path: "/me/attention",
     summary: "What waits for the caller: counts and items of what the engine would let them do now (questions, reviews, budgets, lapsing and lapsed leases, escalations, unknown effects)",

@@ -8,7 +8,7 @@ import { percentile } from "@/test/realtime/helpers";
 import { startServer, type TestServer } from "@/test/server";
 import { Api, expectError } from "./helpers";
 
-// Waiting claims (API.md v1.3 "Waiting for work, not polling") on two real `next start`
+// Waiting claims (docs/contract.md "Waiting for work, not polling") on two real `next start`
 // processes sharing one PostgreSQL: a wait is woken by the hub of whichever instance holds it,
 // claims exactly as a claim does, ends 204, and is capped (small caps here, set by env).
 

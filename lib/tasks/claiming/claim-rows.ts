@@ -43,7 +43,7 @@ type ClaimOptions = { actor: ActorRef; leaseSeconds?: number; start?: boolean; i
  *
  * A candidate that was still held had a lapsed lease: the same UPDATE expires it (version
  * + 1, needs_check if that attempt recorded a side effect) and claims it (version + 1),
- * started when asked and no check is needed: one act, one version, one event (API.md).
+ * started when asked and no check is needed: one act, one version, one event (docs/contract.md).
  */
 export async function claimRows(tx: Tx, clock: Clock, candidates: SQL, options: ClaimOptions): Promise<ClaimedRow[]> {
   const rows = await executePrepared<Record<string, unknown>>(tx, sql`

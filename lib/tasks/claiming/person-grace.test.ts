@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { claim, claimNext, heldLeases, taskReadiness, type ActorRef, type Task } from "@/lib/tasks";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 
-// A person's lapsed task (API.md v1.3, docs/attention.md "A person's lease"): people may claim
+// A person's lapsed task (docs/contract.md, docs/attention.md "A person's lease"): people may claim
 // it at once; agents only once the queue's personGraceSeconds have passed — by the targeted
 // claim and by claim-next alike, with readiness code person_grace in between.
 

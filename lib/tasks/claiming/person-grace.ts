@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Clock } from "../core/clock";
 import type { ActorRef } from "../core/types";
 
-// A person's holding follows the person (API.md v1.3, docs/attention.md "A person's lease"):
+// A person's holding follows the person (docs/contract.md, docs/attention.md "A person's lease"):
 // when a person's lease lapses, people may claim the task at once, agents only once the
 // queue's personGraceSeconds have passed since the lapse — the person who stepped away comes
 // back to find it with a colleague, not taken by a machine 39 s later. Readiness code

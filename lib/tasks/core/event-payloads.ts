@@ -45,7 +45,7 @@ export interface CreatedPayload extends Moved {
 }
 /**
  * A claim's event. A claim with `start: true` that needed no check is one act and one event:
- * `started: true`, status `started`, one version (API.md "One act, one event"). Histories
+ * `started: true`, status `started`, one version (docs/contract.md "One act, one event"). Histories
  * written before hold a `claimed` (status `claimed`) and a `started` event instead.
  */
 export interface ClaimedPayload extends Moved { leaseUntil?: string; leaseSeconds: number | null; started?: true }

@@ -93,7 +93,7 @@ export const isEventType = (type: string): type is EventType => Object.hasOwn(EV
 
 /**
  * A claim that started the task in the same act: one `claimed` event with `started: true`
- * (API.md "One act, one event"). Readers treat it as both facts, a claim and a start;
+ * (docs/contract.md "One act, one event"). Readers treat it as both facts, a claim and a start;
  * histories written before hold the pair `claimed`, `started` instead.
  */
 export const claimStarted = (event: { type: string; payload?: unknown }): boolean =>

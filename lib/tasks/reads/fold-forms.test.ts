@@ -7,7 +7,7 @@ import { claimNext, complete, foldEvents, taskHistory, type ActorRef } from "@/l
 import { engineFixture, type EngineFixture } from "@/test/engine";
 import { taskRow } from "@/test/inspect";
 
-// One act, one event (API.md): a claim with start: true writes one `claimed` event with
+// One act, one event (docs/contract.md): a claim with start: true writes one `claimed` event with
 // `started: true`. Histories written before hold the pair `claimed`, `started` (one version
 // each, same transaction); the fold and the timeline read both forms, also in one history.
 
@@ -55,7 +55,7 @@ function timelineLines(history: TaskEventRow[]): string[][] {
 test("a history holding both forms (a pair written before, then one event) replays through the fold and the timeline", async () => {
   const task = await f.task("both forms", { queue: "forms" });
   await f.must(claimNext, { queue: "forms", start: true, leaseSeconds: 30 }, amal);
-  f.clock.advance(31);
+  f.clock.advance(31 + 300); // past the lease and a person's grace (personGraceSeconds' default)
   const taken = await f.must(claimNext, { queue: "forms", start: true }, bot);
   expect(taken).toMatchObject({ id: task.id, status: "started", version: 4 }); // claimed+started 2, lapsed 3, taken over and started 4
   await f.must(complete, { taskId: task.id, version: 4 }, bot);
