@@ -17,7 +17,7 @@ export default async function QueuesPage() {
   const { db } = getDatabase();
   const [queues, held] = await Promise.all([listQueues(db), listHeldReservations(db, databaseClock)]);
   return (
-    <main className="mx-auto max-w-screen-md px-4 py-4">
+    <main className="mx-auto max-w-screen-xl px-4 py-4">
       <h1 className="mb-4 text-xl font-semibold">Queues</h1>
       <QueueSettings initial={toWire(queues)} />
       <HeldReservations held={held} />

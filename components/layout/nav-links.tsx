@@ -16,7 +16,7 @@ export interface NavItem {
 export function NavLinks({ items }: { items: NavItem[] }) {
   const pathname = usePathname();
   return (
-    <ul className="flex gap-1 overflow-x-auto">
+    <ul className="flex flex-wrap gap-1">
       {items.map((item) => {
         const current = item.href === "/" ? pathname === "/" || pathname.startsWith("/tasks") : pathname.startsWith(item.href);
         return (

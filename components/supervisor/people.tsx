@@ -88,12 +88,12 @@ function PersonRowView({ person, viewer, onDisable }: { person: PersonView; view
   const unlock = useSupervisorCall(unlockSignInAction, { verb: "unlock", onSuccess: () => notify("info", `${person.name} can sign in again.`) });
   const you = person.actorId === viewer.actorId;
   return (
-    <tr className="border-t border-slate-200">
-      <th scope="row" className="px-3 py-2 font-medium">
+    <tr className="border-t border-slate-200 max-sm:flex max-sm:flex-wrap max-sm:items-center max-sm:gap-x-2 max-sm:py-1">
+      <th scope="row" className="px-3 py-2 font-medium max-sm:py-1">
         {person.name}
         {you ? <span className="ml-1 text-xs font-normal text-slate-700">(you)</span> : null}
       </th>
-      <td className="px-3 py-2 break-all">{person.email}</td>
+      <td className="px-3 py-2 break-all max-sm:py-1">{person.email}</td>
       <td className="px-3 py-2">
         <select
           aria-label={`Role of ${person.name}`}
@@ -114,7 +114,7 @@ function PersonRowView({ person, viewer, onDisable }: { person: PersonView; view
       <td className="px-3 py-2 whitespace-nowrap" data-testid="sign-in-state">
         {person.disabled ? <Badge tone="red">disabled</Badge> : person.locked ? <Badge tone="amber">locked: {person.failures} failed sign-ins</Badge> : <Badge tone="green">can sign in</Badge>}
       </td>
-      <td className="px-3 py-2 whitespace-nowrap"><LocalTime iso={person.createdAt} withDate /></td>
+      <td className="px-3 py-2 whitespace-nowrap max-sm:hidden"><LocalTime iso={person.createdAt} withDate /></td>
       <td className="px-3 py-2">
         <div className="flex flex-wrap gap-2">
           {person.locked ? (
@@ -159,8 +159,9 @@ export function People({ initial, viewer }: { initial: PersonView[]; viewer: Vie
           The board always keeps one enabled supervisor: the last one can be neither demoted nor disabled, by anyone (themselves included).
         </p>
         <div role="region" aria-label="People table" tabIndex={0} className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white focus-visible:outline-2 focus-visible:outline-blue-600">
-          <table className="min-w-full text-left text-sm">
-            <thead className="bg-slate-100 text-xs text-slate-700 uppercase">
+          {/* On a phone each person is a block of wrapped cells, so the actions are never off to the right. */}
+          <table className="min-w-full text-left text-sm max-sm:block">
+            <thead className="bg-slate-100 text-xs text-slate-700 uppercase max-sm:sr-only">
               <tr>
                 <th scope="col" className="px-3 py-2">Name</th>
                 <th scope="col" className="px-3 py-2">Email</th>
@@ -170,7 +171,7 @@ export function People({ initial, viewer }: { initial: PersonView[]; viewer: Vie
                 <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
               </tr>
             </thead>
-            <tbody>
+            <tbody className="max-sm:block">
               {data.map((person) => (
                 <PersonRowView key={person.actorId} person={person} viewer={viewer} onDisable={setDisabling} />
               ))}

@@ -52,12 +52,19 @@ function PauseSwitch({ queue, pause }: { queue: QueueSettingsView; pause: Return
       <span aria-hidden className={`relative inline-block h-5 w-9 rounded-full transition-colors ${queue.paused ? "bg-amber-600" : "bg-slate-300"}`}>
         <span className={`absolute top-0.5 size-4 rounded-full bg-white shadow transition-all ${queue.paused ? "left-4.5" : "left-0.5"}`} />
       </span>
-      <span className={queue.paused ? "text-amber-900" : "text-slate-700"}>{queue.paused ? "paused" : "running"}</span>
+      {/* On a phone the switch alone (its colour, and aria-checked) says it: the word would push it off-screen. */}
+      <span className={`max-sm:hidden ${queue.paused ? "text-amber-900" : "text-slate-700"}`}>{queue.paused ? "paused" : "running"}</span>
     </button>
   );
 }
 
-const num = "px-3 py-2 text-right tabular-nums";
+const num = "px-3 py-2 text-right tabular-nums max-sm:px-2";
+/**
+ * On a phone the table keeps what is acted on in a row (the name, which opens the drawer,
+ * the queued and escalated links, the pause switch); held, the pace, the lease and the
+ * Settings button are in the drawer the name opens, so nothing sits off to the right.
+ */
+const PHONE_HIDDEN = "max-sm:hidden";
 
 /** One open queue, one row: what waits, what is held, what needs a decision, the pace, the switch, the lease. */
 function QueueRow({ queue, onOpen, pause }: { queue: QueueSettingsView; onOpen: () => void; pause: ReturnType<typeof usePauseQueue> }) {
@@ -65,22 +72,22 @@ function QueueRow({ queue, onOpen, pause }: { queue: QueueSettingsView; onOpen: 
   const escalated = queue.counts.escalated;
   return (
     <tr className="border-t border-slate-100 align-middle" data-testid={`queue-row-${queue.name}`}>
-      <th scope="row" className="px-3 py-2 text-left font-normal">
+      <th scope="row" className="px-3 py-2 text-left font-normal max-sm:max-w-28 max-sm:px-2">
         <div className="flex flex-wrap items-center gap-2">
-          {/* The name opens the drawer too: on a phone the Settings column is off to the right. */}
-          <button type="button" onClick={onOpen} aria-haspopup="dialog" className={`rounded font-semibold whitespace-nowrap text-blue-800 hover:underline ${focusRing}`}>
+          {/* The name opens the drawer too: on a phone it is the way in (the Settings column is hidden there). */}
+          <button type="button" onClick={onOpen} aria-haspopup="dialog" className={`rounded text-left font-semibold whitespace-nowrap text-blue-800 hover:underline max-sm:break-all max-sm:whitespace-normal ${focusRing}`}>
             {queue.name}
           </button>
           <StateBadges queue={queue} />
         </div>
-        {queue.description ? <p className="max-w-72 truncate text-xs text-slate-600" title={queue.description}>{queue.description}</p> : null}
+        {queue.description ? <p className="max-w-72 truncate text-xs text-slate-600 max-sm:max-w-28" title={queue.description}>{queue.description}</p> : null}
       </th>
       <td className={num} data-testid="queued">
         <Link className={`rounded text-blue-800 hover:underline ${focusRing}`} href={`/?queue=${encodeURIComponent(queue.name)}&status=queued`} aria-label={`${shown(queue.counts.queued, 1000)} queued in ${queue.name}`}>
           {shown(queue.counts.queued, 1000)}
         </Link>
       </td>
-      <td className={num} data-testid="held">{shown(held, 1000)}</td>
+      <td className={`${num} ${PHONE_HIDDEN}`} data-testid="held">{shown(held, 1000)}</td>
       <td className={num} data-testid="escalated">
         {escalated > 0 ? (
           <Link className={`rounded font-semibold text-red-800 hover:underline ${focusRing}`} href={`/inbox?queue=${encodeURIComponent(queue.name)}`} aria-label={`${shown(escalated, 1000)} escalated in ${queue.name}: open the inbox`}>
@@ -90,14 +97,14 @@ function QueueRow({ queue, onOpen, pause }: { queue: QueueSettingsView; onOpen: 
           "0"
         )}
       </td>
-      <td className={num} data-testid="done-per-hour">{queue.throughput.lastHour.toLocaleString("en-GB")}</td>
-      <td className="px-3 py-2">
+      <td className={`${num} ${PHONE_HIDDEN}`} data-testid="done-per-hour">{queue.throughput.lastHour.toLocaleString("en-GB")}</td>
+      <td className="px-3 py-2 max-sm:px-2">
         <PauseSwitch queue={queue} pause={pause} />
       </td>
-      <td className={num} data-testid="lease">
+      <td className={`${num} ${PHONE_HIDDEN}`} data-testid="lease">
         <span title={`${queue.leaseSeconds.toLocaleString("en-GB")} seconds`}>{leaseWords(queue.leaseSeconds)}</span>
       </td>
-      <td className="px-3 py-2 text-right">
+      <td className={`px-3 py-2 text-right ${PHONE_HIDDEN}`}>
         <Button size="sm" onClick={onOpen} aria-label={`Open the settings of ${queue.name}`} aria-haspopup="dialog">
           Settings
         </Button>
@@ -161,7 +168,7 @@ function ArchivedQueue({ queue }: { queue: QueueSettingsView }) {
   );
 }
 
-const th = "px-3 py-2 font-semibold";
+const th = "px-3 py-2 font-semibold max-sm:px-2";
 
 /**
  * Every queue (issue 27 item 7): one dense row each — queued, held, escalated, done in the
@@ -198,12 +205,12 @@ export function QueueSettings({ initial }: { initial: QueueSettingsView[] }) {
             <tr>
               <th scope="col" className={`${th} text-left`}>Queue</th>
               <th scope="col" className={`${th} text-right`}>Queued</th>
-              <th scope="col" className={`${th} text-right`} title="Claimed or started: an owner works on it under a lease">Held</th>
+              <th scope="col" className={`${th} text-right ${PHONE_HIDDEN}`} title="Claimed or started: an owner works on it under a lease">Held</th>
               <th scope="col" className={`${th} text-right`}>Escalated</th>
-              <th scope="col" className={`${th} text-right`} title="Completed, resolved or approved in the last hour">Done/h</th>
+              <th scope="col" className={`${th} text-right ${PHONE_HIDDEN}`} title="Completed, resolved or approved in the last hour">Done/h</th>
               <th scope="col" className={`${th} text-left`}>Paused</th>
-              <th scope="col" className={`${th} text-right`}>Lease</th>
-              <th scope="col" className={th}><span className="sr-only">Settings</span></th>
+              <th scope="col" className={`${th} text-right ${PHONE_HIDDEN}`}>Lease</th>
+              <th scope="col" className={`${th} ${PHONE_HIDDEN}`}><span className="sr-only">Settings</span></th>
             </tr>
           </thead>
           <tbody>

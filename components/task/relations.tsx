@@ -67,7 +67,7 @@ export function RemoveDependencies({ task }: { task: TaskView }) {
     <div className="mt-2 flex flex-wrap items-center gap-2" data-testid="remove-dependencies">
       <span className="text-slate-600">Stop waiting for:</span>
       {task.dependsOn.map((id) => (
-        <Button key={id} size="sm" aria-label={`Stop waiting for #${id}`} disabled={mutation.isPending}
+        <Button key={id} size="sm" disabled={mutation.isPending}
           onClick={() => mutation.mutate(() => removeDependencyAction({ taskId: task.id, version: task.version, dependency: id }))}>
           Remove #{id}
         </Button>
