@@ -19,7 +19,6 @@ import { readGauges } from "../lib/metrics/gauges";
 import { countTasks, countTasksQuery } from "../lib/tasks/queues/counts";
 import { listQueues } from "../lib/tasks/queues/queue-list";
 import { listTasks, listTasksQuery } from "../lib/tasks/reads/queries";
-import { countEscalated } from "../lib/tasks/supervise/inbox";
 import { orderFor } from "../components/task/filters";
 import { BENCH_AGENT, seedMixed } from "./lib/seed";
 
@@ -111,7 +110,6 @@ async function main(): Promise<void> {
     await read("the board's counts, mine, an owner of a few", () => countTasks(db, countTasksQuery.parse({ owner: "me" }), FEW));
     await read("the queue list", () => listQueues(db));
     await read("the metrics' gauges", () => readGauges(db));
-    await read("the inbox badge", () => countEscalated(db));
   } finally {
     await client.end();
     await raw.end();

@@ -8,7 +8,7 @@ import { queues } from "@/db/schema";
 // message's metadata.queue picks one), the bearer scheme and the JSON-RPC interface.
 
 export const A2A_PATH = "/api/a2a";
-export const BEARER_SCHEME = "bearer";
+const BEARER_SCHEME = "bearer";
 
 /** The queues a task may be sent to: every one not archived (a paused queue takes tasks, it only holds claims). */
 export async function openQueues(db: Executor): Promise<{ name: string; description: string }[]> {

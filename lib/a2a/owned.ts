@@ -46,4 +46,3 @@ export async function listOwnA2ATasks(
   return { tasks, next: page.length > query.limit ? ids.at(-1)! : "", total: counted?.total ?? 0 };
 }
 
-export const isTaskId = (id: string) => TASK_ID.test(id);

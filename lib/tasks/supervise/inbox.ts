@@ -123,17 +123,3 @@ export async function readInbox(db: Executor, queue: string | null, caller: Acto
   const [{ escalated, truncated }, breakers] = await Promise.all([escalatedTasks(db, queue, caller), trippedQueues(db)]);
   return { queue, escalated, truncated, breakers };
 }
-
-/** The Inbox link's badge counts at most this many ("999+"): a count that stays cheap at any size. */
-export const INBOX_COUNT_CAP = 999;
-
-/**
- * Escalated tasks, counted to the cap: an index-only walk of tasks_status_order's
- * `escalated` range that stops after CAP + 1 rows, whatever the table's size.
- */
-export async function countEscalated(db: Executor): Promise<{ count: number; more: boolean }> {
-  const [row] = await db.execute<{ n: number }>(sql`
-    SELECT count(*)::int AS n FROM (SELECT 1 FROM tasks WHERE status = 'escalated' LIMIT ${INBOX_COUNT_CAP + 1}) capped`);
-  const n = Number(row?.n ?? 0);
-  return { count: Math.min(n, INBOX_COUNT_CAP), more: n > INBOX_COUNT_CAP };
-}
