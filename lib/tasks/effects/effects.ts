@@ -90,8 +90,8 @@ const canResolveUnknown = (standing: Standing | undefined) => editsAnyTask(stand
  * resolveEffect's guard and the attention read (lib/attention) both say it with this.
  */
 export const mayResolveUnknown = (actor: ActorRef, standing: Standing | undefined, now: SQL) =>
-  sql`((t.status IN ('claimed', 'started') AND t.owner_id = ${actor.id}::uuid AND t.lease_until > ${now})
-    OR (${canResolveUnknown(standing)}::boolean AND t.status NOT IN ('done', 'cancelled')))`;
+  sql`((${statusIn(HELD)} AND t.owner_id = ${actor.id}::uuid AND t.lease_until > ${now})
+    OR (${canResolveUnknown(standing)}::boolean AND ${statusNotIn(FINISHED)}))`;
 
 /**
  * Resolves an effect: `intended` → applied | failed by the attempt that recorded it (its

@@ -10,7 +10,7 @@ import { fail, ok, type Result, type Task } from "../core/types";
 import { answerRefusal } from "./answerable";
 import { expireQuestions, expiryReason } from "./expire";
 import { publicQuestion, readQuestionRow, taskQuestionRows, type Question } from "./rows";
-import { ANSWERERS, asksItself } from "./rules";
+import { ANSWERERS } from "./rules";
 import { answerQuestionInput, askQuestionInput, listQuestionsInput, readQuestionInput } from "./schemas";
 
 // Asking a person (docs/contract.md#asking-a-person, docs/questions.md): the owner of a started task asks, which

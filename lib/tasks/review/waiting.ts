@@ -12,8 +12,8 @@ const PARTY = sql.raw("party.ids");
  * reads that list or count what a person may review (this count, lib/attention).
  */
 export const reviewableByParty = sql`t.status = 'in_review'
-  AND NOT coalesce(t.submission->'by'->>'id' = ANY (party.ids::text[]), false)
-  AND NOT EXISTS (SELECT 1 FROM task_events e WHERE e.task_id = t.id AND e.type = 'claimed' AND e.actor_id = ANY (party.ids))`;
+  AND NOT ${submittedBy("t", PARTY)}
+  AND NOT ${heldBy(sql`t.id`, PARTY)}`;
 
 /**
  * "Reviews waiting for me" (the board's count for people): in_review tasks this actor may
