@@ -23,7 +23,7 @@ function Chip({ label, active, children, ...props }: SelectHTMLAttributes<HTMLSe
   // (field-sizing: its name, or the choice made). Fixed widths cut the names ("St…", "O…"):
   // the native arrow takes its room inside the padding, and fonts differ by machine.
   return (
-    <select aria-label={label} className={`${chip(active)} [field-sizing:content] sm:max-w-56`} {...props}>
+    <select aria-label={label} className={`${chip(active)} [field-sizing:content] sm:max-w-60`} {...props}>
       {children}
     </select>
   );

@@ -196,8 +196,9 @@ export function AgentTokens({ initial, fleet }: { initial: AgentTokenView[]; fle
           </div>
         ) : null}
         <div role="region" aria-label="Tokens table" tabIndex={0} className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white focus-visible:outline-2 focus-visible:outline-blue-600">
-          <table className="min-w-full text-left text-sm">
-            <thead className="bg-slate-100 text-xs text-slate-700 uppercase">
+          {/* On a phone each token is a block of wrapped cells (as /people's rows), so its actions are never off to the right. */}
+          <table className="min-w-full text-left text-sm max-sm:block">
+            <thead className="bg-slate-100 text-xs text-slate-700 uppercase max-sm:sr-only">
               <tr>
                 <th scope="col" className="px-3 py-2">Name</th>
                 <th scope="col" className="px-3 py-2">Prefix</th>
@@ -210,10 +211,10 @@ export function AgentTokens({ initial, fleet }: { initial: AgentTokenView[]; fle
                 <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
               </tr>
             </thead>
-            <tbody>
+            <tbody className="max-sm:block">
               {data.map((token) => (
-                <tr key={token.id} className="border-t border-slate-200">
-                  <th scope="row" className="min-w-36 px-3 py-2 font-medium break-all">
+                <tr key={token.id} className="border-t border-slate-200 max-sm:flex max-sm:flex-wrap max-sm:items-center max-sm:gap-x-2 max-sm:py-1">
+                  <th scope="row" className="min-w-36 px-3 py-2 font-medium break-all max-sm:w-full max-sm:py-1">
                     {token.name}
                     {token.connection ? (
                       <span className="block text-xs font-normal text-slate-600" data-testid="token-connection">
@@ -221,7 +222,7 @@ export function AgentTokens({ initial, fleet }: { initial: AgentTokenView[]; fle
                       </span>
                     ) : null}
                   </th>
-                  <td className="px-3 py-2 font-mono text-xs">{token.prefix}…</td>
+                  <td className="px-3 py-2 font-mono text-xs max-sm:hidden">{token.prefix}…</td>
                   <td className="px-3 py-2">{token.role}</td>
                   <td className="px-3 py-2">
                     <LocalTime iso={token.createdAt} withDate />

@@ -36,4 +36,6 @@ export function groupEventTypes(all: readonly string[] = EVENT_TYPES): EventGrou
 }
 
 /** A type as the page writes it: words, not snake_case. */
-export const eventWords = (type: string) => (type === "*" ? "every event" : type.replaceAll("_", " "));
+/** A type's words where its name alone would not say it: `lapsed` is the lease's (the picker's "lease lapsed", docs/webhooks.md). */
+const WORDS: Readonly<Record<string, string>> = { "*": "every event", lapsed: "lease lapsed" };
+export const eventWords = (type: string) => WORDS[type] ?? type.replaceAll("_", " ");
