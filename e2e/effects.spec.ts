@@ -28,6 +28,9 @@ test.describe("the effect ledger on the task page", () => {
     await page.getByRole("button", { name: "Start" }).click();
     await page.getByRole("dialog", { name: "Check before starting" }).getByRole("button", { name: "I've checked — start" }).click();
     await expect(page.getByTestId("task-status")).toHaveAttribute("data-status", "started");
+    // The page shows its prediction at once; the act is the server's once it answers (leaving
+    // the page before then would drop a server action still queued behind the page's reads).
+    await expect.poll(async () => (await db.execute<{ status: string }>(sql`SELECT status FROM tasks WHERE id = ${task.id}::bigint`))[0]?.status).toBe("started");
 
     // The board marks the task while its effect is unknown.
     await page.goto(`/?queue=${queue}`);

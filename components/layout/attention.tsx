@@ -1,11 +1,9 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { attentionAction } from "@/app/actions/attention";
 import { attentionKey } from "./attention-key";
 import { useRefetchAt } from "@/components/realtime/refetch-at";
-import { unwrap } from "@/components/task/mutations";
-import { toWire, type Wire } from "@/components/task/wire";
+import type { Wire } from "@/components/task/wire";
 import type { Attention, AttentionKind } from "@/lib/attention/kinds";
 
 export type AttentionView = Wire<Attention>;
@@ -13,12 +11,21 @@ export type AttentionView = Wire<Attention>;
 /**
  * What waits for the signed-in person (docs/attention.md), shared by every badge of the nav and
  * the notifications: one query, live over the event stream, and looked at again when time alone
- * changes it (a lease nears its end or lapses: nothing is written then).
+ * changes it (a lease nears its end or lapses: nothing is written then). Read with a GET of
+ * /api/v1/me/attention (the session cookie authenticates it), not a server action: Next.js runs
+ * a page's server actions one at a time, and a read refetched on every event queued the
+ * person's own Start or Complete behind it (navigating away then dropped the queued act).
  */
 export function useAttention(): AttentionView | undefined {
-  const query = useQuery({ queryKey: attentionKey, queryFn: async () => toWire(await unwrap(attentionAction({}))) });
+  const query = useQuery({ queryKey: attentionKey, queryFn: readAttention });
   useRefetchAt(query.data?.nextChangeAt, () => void query.refetch(), query.dataUpdatedAt);
   return query.data;
+}
+
+async function readAttention(): Promise<AttentionView> {
+  const response = await fetch("/api/v1/me/attention", { credentials: "same-origin", cache: "no-store" });
+  if (!response.ok) throw new Error(`attention: HTTP ${response.status}`);
+  return (await response.json()) as AttentionView;
 }
 
 const WORDS: Record<AttentionKind, [string, string]> = {

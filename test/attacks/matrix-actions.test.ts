@@ -79,7 +79,6 @@ const SCENES: Record<string, Scene> = {
   listQueuesAction: async () => ({}),
   queueRulesAction: async () => ({}),
   heldLeasesAction: async (s, c, q) => (await s.started(q, c.actor), { renew: true }),
-  attentionAction: async () => ({}),
   notificationKindsAction: async () => ({}),
   setNotificationKindsAction: async () => ({ off: ["takeover"] }),
   pausedQueuesAction: async () => ({}),
