@@ -30,9 +30,9 @@ test("a reserved task has no Claim and Claim next skips it", async ({ page, db, 
   await expect(card.getByRole("button", { name: "Claim" })).toHaveCount(0);
   await expect(page.getByTestId(`task-${free.id}`).getByRole("button", { name: "Claim" })).toBeVisible();
   await page.setViewportSize({ width: 1440, height: 900 });
-  await page.screenshot({ path: "e2e/screenshots/board-reserved-1440.png", fullPage: true });
+  await page.screenshot({ path: test.info().outputPath("board-reserved-1440.png"), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: "e2e/screenshots/board-reserved-390.png", fullPage: true });
+  await page.screenshot({ path: test.info().outputPath("board-reserved-390.png"), fullPage: true });
   await page.setViewportSize({ width: 1440, height: 900 });
   await axeClean(page);
 
@@ -58,7 +58,7 @@ test("resolving a lapsed task's unknown effect lets Start proceed without a seco
   await signIn(page, AMAL, `/?queue=${queue}`);
   const card = page.getByTestId(`task-${task.id}`);
   await expect(card.getByTestId("lapsed-effects")).toContainText("Refund the card (order-9)");
-  await page.screenshot({ path: "e2e/screenshots/board-lapsed-effects.png", fullPage: true });
+  await page.screenshot({ path: test.info().outputPath("board-lapsed-effects.png"), fullPage: true });
 
   await page.goto(`/tasks/${task.id}`);
   await page.getByRole("button", { name: "Claim" }).click();

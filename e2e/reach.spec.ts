@@ -42,7 +42,7 @@ test("at 390 px no supervisor menu item or table action is off-screen", async ({
     await expect(page.locator("main")).toBeVisible();
     await live(page);
     expect.soft(await offScreen(page), path).toEqual([]);
-    await page.screenshot({ path: `e2e/screenshots/reach-390${path.replace(/[/?=&]+/g, "-")}.png`, fullPage: true });
+    await page.screenshot({ path: test.info().outputPath(`reach-390${path.replace(/[/?=&]+/g, "-")}.png`), fullPage: true });
   }
 });
 
@@ -63,5 +63,5 @@ test("/queues at 1440 px shows every column, Lease and Settings included", async
   const box = (await table.getByRole("button", { name: `Open the settings of ${queue}` }).boundingBox())!;
   expect(box.x + box.width).toBeLessThanOrEqual(right);
   expect(await offScreen(page)).toEqual([]);
-  await page.screenshot({ path: "e2e/screenshots/queues-1440.png", fullPage: true });
+  await page.screenshot({ path: test.info().outputPath("queues-1440.png"), fullPage: true });
 });

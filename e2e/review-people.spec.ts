@@ -37,7 +37,7 @@ test("a reviewer approves a person's submission, seeing its summary", async ({ b
   await dialog.getByRole("button", { name: "Submit for review" }).click();
   await expect(worker.getByTestId("task-status")).toHaveAttribute("data-status", "in_review");
   await worker.setViewportSize({ width: 1440, height: 900 });
-  await worker.screenshot({ path: "e2e/screenshots/review-submitted-1440.png", fullPage: true });
+  await worker.screenshot({ path: test.info().outputPath("review-submitted-1440.png"), fullPage: true });
   await worker.close();
 
   await signIn(page, SARA, `/tasks/${task.id}`);
@@ -52,14 +52,14 @@ test("a reviewer approves a person's submission, seeing its summary", async ({ b
   await expect(panel.getByTestId("submission-digest")).toBeVisible();
   await axeClean(page);
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: "e2e/screenshots/review-panel-390.png", fullPage: true });
+  await page.screenshot({ path: test.info().outputPath("review-panel-390.png"), fullPage: true });
   await page.setViewportSize({ width: 1440, height: 900 });
-  await page.screenshot({ path: "e2e/screenshots/review-panel-1440.png", fullPage: true });
+  await page.screenshot({ path: test.info().outputPath("review-panel-1440.png"), fullPage: true });
 
   // The inbox's bulk list shows the submission beside the box that selects it.
   await page.goto(`/inbox?queue=${queue}`);
   await expect(page.getByTestId(`in-review-result-${task.id}`)).toContainText("Added the pets clause");
-  await page.screenshot({ path: "e2e/screenshots/inbox-review-1440.png", fullPage: true });
+  await page.screenshot({ path: test.info().outputPath("inbox-review-1440.png"), fullPage: true });
 
   await page.goto(`/tasks/${task.id}`);
   await panel.getByRole("button", { name: "Approve" }).click();
