@@ -76,7 +76,11 @@ describe("fault 1: an agent killed with SIGKILL", () => {
       .where(and(eq(taskEvents.taskId, BigInt(id)), eq(taskEvents.type, "lease_expired")));
     expect(lapse).toHaveLength(1);
     expect(lapse[0]!.payload).toMatchObject({ needsCheck: sideEffect, previousOwnerId: expect.any(String) });
-    expect(await history(id)).toEqual([
+    // The servers' lapse clock may announce the lapse (`lapsed`: no state change) before the
+    // waiting next agent takes the task over, or the takeover may come first: once at most.
+    const events = await history(id);
+    expect(events.filter((e) => e === "lapsed system").length).toBeLessThanOrEqual(1);
+    expect(events.filter((e) => e !== "lapsed system")).toEqual([
       // A claim with start is one event (started: true); a check owed makes the start its own.
       "created Operator", `claimed dead-${queue}`,
       ...(sideEffect ? [`side_effect dead-${queue}`] : []),
@@ -95,7 +99,7 @@ describe("fault 1: an agent killed with SIGKILL", () => {
     const delay = await reclaimDelayMs(id, (lapse[0]!.payload as { previousOwnerId: string }).previousOwnerId);
     console.log(
       `[fault 1] kill -9 ${sideEffect ? "after a side effect" : "after a claim"}: reclaimed ${delay} ms after the lease ended ` +
-        `(database clock; 5 s lease; the next agent polls with 1 s doubling backoff), seen ${Math.round(seenAfterMs)} ms after the kill; ` +
+        `(database clock; 5 s lease; the next agent waits on its claim), seen ${Math.round(seenAfterMs)} ms after the kill; ` +
         `needs_check=${sideEffect}; late complete by the dead token: ${late.status} ${late.code}`,
     );
   });
