@@ -71,9 +71,10 @@ const RULES: Record<NotifiedType, Rule> = {
     row.payload.force === true && row.payload.previousOwnerId === person.actorId
       ? { kind: "takeover", title: "Your task was taken back", body: `${row.actor_name} released ${titled(row)} from you` }
       : null,
-  // A question they may answer: every person the queue's questions are asked of (listOpenQuestions' rule).
+  // A question they may answer: every person the queue's questions are asked of (listOpenQuestions' rule),
+  // less the party that holds the task (answerable.ts: a party never answers its own question).
   question_asked: (row, _person, known) =>
-    known.answers && row.payload.kind !== "budget"
+    known.answers && !row.held && row.payload.kind !== "budget"
       ? { kind: "question", title: `A question in ${row.queue}`, body: `${row.actor_name} asks about ${titled(row)}` }
       : null,
   // A task parked on its budget: for whoever may raise it (raiseBudget's who).
