@@ -1,12 +1,14 @@
 import http from "node:http";
 import https from "node:https";
 import { lookup } from "node:dns";
-import type { LookupFunction } from "node:net";
+import { isIP, type LookupFunction } from "node:net";
 import { addressRefusal } from "./targets";
 
 // One HTTP POST of a delivery. node:http rather than fetch: its `lookup` hook sees the address
 // every connection goes to, so a host that resolves to a refused address is refused at
-// connect time, not only when registered. No redirects are followed (a 3xx is a failed try).
+// connect time, not only when registered. Node connects to an IP literal without calling
+// `lookup`, so a URL naming an address is judged here before any connection. No redirects
+// are followed (a 3xx is a failed try).
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** The receiver's answer kept for the delivery log: enough to read an error page's first line. */
@@ -31,6 +33,9 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
 export function postDelivery(url: string, headers: Record<string, string>, body: string): Promise<Outcome> {
   return new Promise((resolve) => {
     const target = new URL(url);
+    const literal = target.hostname.replace(/^\[|\]$/g, "");
+    const refused = isIP(literal) ? addressRefusal(literal) : null;
+    if (refused) return resolve({ status: null, error: `refused: ${refused}` });
     const client = target.protocol === "https:" ? https : http;
     const request = client.request(target, {
       method: "POST",
