@@ -49,7 +49,7 @@ export async function checkAuthorizeRequest(db: Executor, query: URLSearchParams
   let document: DocumentClient | undefined;
   if (isDocumentClientId(clientId)) {
     const resolved = await resolveDocumentClient(clientId);
-    if (!resolved.ok) return { kind: "page-error", message: `This app's client metadata document cannot be used: ${resolved.failure.description}. Nothing was granted.` };
+    if (!resolved.ok) return { kind: "page-error", message: `This app names itself by a URL (client_id) that cannot be used: ${resolved.failure.description}. Nothing was granted.` };
     client = document = resolved.client;
   } else {
     client = await findClient(db, clientId);

@@ -97,6 +97,10 @@ test("without the allowance, a document on a loopback or private address is neve
   expect(await refusal(url)).toMatch(/loopback address/);
   expect(docs.hits.get("/clients/loopback.json") ?? 0).toBe(before);
   process.env.WEBHOOKS_ALLOW_LOOPBACK = "1";
+  // Tests' TEST-NET-2 allowance for webhooks is no allowance to connect: refused at once, no packet sent.
+  process.env.WEBHOOKS_ALLOW_TEST_NET = "1";
+  expect(await refusal("https://198.51.100.7/client.json", 10_000)).toMatch(/198\.51\.100\.7 is a private, link-local, reserved/);
+  delete process.env.WEBHOOKS_ALLOW_TEST_NET;
   for (const address of ["10.0.0.8", "192.168.1.1", "169.254.169.254", "[fd00::1]", "[::ffff:a00:1]"]) {
     expect(await refusal(`https://${address}/client.json`)).toMatch(/not allowed/);
   }

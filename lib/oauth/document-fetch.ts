@@ -1,6 +1,7 @@
 import https from "node:https";
+import { isIP } from "node:net";
 import { guardedLookup } from "@/lib/webhooks/deliver";
-import { urlRefusal } from "@/lib/webhooks/targets";
+import { addressRefusal, urlRefusal } from "@/lib/webhooks/targets";
 
 // One GET of a client's metadata document (docs/mcp.md, "Client ID Metadata Documents"),
 // under the webhook address rules (lib/webhooks/targets.ts): the host is resolved and judged
@@ -47,6 +48,11 @@ export function freshSeconds(headers: { cacheControl?: string; expires?: string;
 export async function fetchDocument(url: string, options: FetchOptions = {}): Promise<Fetched> {
   const refusal = await urlRefusal(url);
   if (refusal) return { ok: false, reason: refusal.replace(/^url/, "the client_id URL") };
+  // urlRefusal lets tests register TEST-NET-2 (WEBHOOKS_ALLOW_TEST_NET), trusting the
+  // connection's lookup to refuse it; an IP literal is connected to with no lookup at all.
+  const literal = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  const literalRefusal = isIP(literal) ? addressRefusal(literal) : null;
+  if (literalRefusal) return { ok: false, reason: `the client_id URL points to an address that is not allowed: ${literalRefusal}` };
   const timeoutMs = options.timeoutMs ?? DOCUMENT_TIMEOUT_MS;
   return new Promise((resolve) => {
     let settled = false;
