@@ -93,8 +93,9 @@ export async function registerClient(db: Executor, client: Omit<RegisteredClient
   return { client_id: id, client_id_issued_at: Math.floor(row!.createdAt.getTime() / 1000), ...client };
 }
 
+/** A registered client, or a document's client a person has approved (lib/oauth/client-documents.ts). */
 export async function findClient(db: Executor, clientId: string) {
-  if (!/^cbc_[A-Za-z0-9_-]{22}$/.test(clientId)) return null;
+  if (!/^cbc_[A-Za-z0-9_-]{22}$/.test(clientId) && !(clientId.startsWith("https://") && clientId.length <= 2000)) return null;
   const [row] = await db.select().from(oauthClients).where(eq(oauthClients.id, clientId));
   return row ?? null;
 }

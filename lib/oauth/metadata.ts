@@ -28,6 +28,8 @@ export function authorizationServerMetadata(base: string) {
     grant_types_supported: ["authorization_code", "refresh_token"],
     token_endpoint_auth_methods_supported: ["none"],
     code_challenge_methods_supported: ["S256"],
+    // A client_id may also be the https URL of the client's metadata document (lib/oauth/client-documents.ts).
+    client_id_metadata_document_supported: true,
     // Not standard metadata; says how long an access token lives, for people reading it.
     access_token_lifetime_seconds: ACCESS_TOKEN_SECONDS,
   };

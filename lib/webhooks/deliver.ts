@@ -19,7 +19,8 @@ export interface Outcome {
   error: string | null;
 }
 
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
+/** DNS lookup that refuses an address the rules refuse (addressRefusal), at every connection: also used by the OAuth client metadata fetch. */
+export const guardedLookup: LookupFunction = (hostname, options, callback) => {
   lookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, "", 4);
     const list = addresses as { address: string; family: number }[];

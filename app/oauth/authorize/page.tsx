@@ -43,6 +43,13 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
         <strong>{client.name}</strong> asks to work on the board as an agent owned by you ({user.email}). Its calls are
         recorded as that agent; supervisors see it on the Agents page, where it can be revoked at any time.
       </p>
+      {client.host ? (
+        <p className="mb-2 text-sm" data-testid="client-document">
+          This app names itself by its metadata document on <strong>{client.host}</strong> (
+          <code className="break-all">{client.id}</code>). Its name is the document&apos;s own claim; the host is what
+          Claimboard checked.
+        </p>
+      ) : null}
       <p className="mb-4 text-sm">
         After you answer you are sent back to <code className="break-all">{redirectUri}</code>.
       </p>

@@ -3,11 +3,13 @@ import { currentUser } from "@/lib/auth/session";
 import { withTransportSecurity } from "@/lib/http/transport";
 import { checkAuthorizeRequest, redirectWith } from "@/lib/oauth/authorize";
 import { issuer, type Scope } from "@/lib/oauth/config";
+import { rememberDocumentClient } from "@/lib/oauth/client-documents";
 import { issueCode } from "@/lib/oauth/grants";
 
 // POST /api/oauth/approve: the consent page's form. The person's session (next-auth
 // cookie, SameSite=Lax) and an Origin of this site are required; the authorization request
-// is checked again as on the page; an approval issues a one-time code for the client's
+// is checked again as on the page (a metadata document's client is stored only now, on
+// approval); an approval issues a one-time code for the client's
 // registered redirect_uri. The answer sends the browser on with a small page (meta refresh
 // and a link) rather than a 303: the pages' CSP `form-action 'self'` would stop a form's
 // redirect to the app's own address.
@@ -46,6 +48,7 @@ export async function POST(request: Request): Promise<Response> {
     const denied = redirectWith(checked.redirectUri, { error: "access_denied", error_description: "The person did not approve the connection", state: checked.state, iss: base });
     return answer(onward(denied, "Not connected"));
   }
+  if (checked.document) await rememberDocumentClient(db, checked.document);
   const code = await issueCode(db, {
     clientId: checked.client.id, personId: user.actor.id, redirectUri: checked.redirectUri, scopes: granted, codeChallenge: checked.codeChallenge, resource: checked.resource,
   });
