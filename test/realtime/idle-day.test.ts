@@ -33,12 +33,14 @@ async function countingProxy(target: string) {
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks);
-      let parsed: { wait?: number; next?: { wait?: number } } | null = null;
-      try {
-        parsed = body.length > 0 ? (JSON.parse(body.toString()) as typeof parsed) : null;
-      } catch {
-        parsed = null;
-      }
+      type Body = { wait?: number; next?: { wait?: number } } | null;
+      const parsed = ((): Body => {
+        try {
+          return body.length > 0 ? (JSON.parse(body.toString()) as Body) : null;
+        } catch {
+          return null;
+        }
+      })();
       const entry: Seen = {
         token: String(req.headers.authorization ?? "").slice(-12), method: req.method!, path: req.url!,
         waits: (parsed?.wait ?? 0) > 0 || (parsed?.next?.wait ?? 0) > 0, start: Date.now(), end: Infinity,
