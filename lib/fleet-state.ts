@@ -6,7 +6,7 @@ import type { Executor } from "@/db/client";
 // instance: decided from the database, never from one server's memory.
 // - working: it holds a lease (task_held);
 // - waiting: one of its tokens has a claim wait open (claim_waits, migration 0035: stamped
-//   when a wait opens and when it ends, on whichever instance holds it);
+//   when a wait opens and when it ends early, on whichever instance holds it);
 // - idle: neither, but seen within its queue's lease length — its last event (an instance's
 //   liveUntil) or the end of its last wait, plus the lease of that queue;
 // - gone: none of these.

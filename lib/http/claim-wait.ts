@@ -7,6 +7,9 @@ import type { Result } from "@/lib/tasks/core/types";
 import { errorResponse } from "./errors";
 import { markWaiting } from "./fleet-waits";
 
+/** A claim's shape for claimWaiting: which claim and its input, less `wait` (the same claim asked again says the same). */
+export const claimShape = (claim: "claimNext" | "claimBatch", input: object) => `${claim} ${JSON.stringify({ ...input, wait: undefined })}`;
+
 /** What a waiting claim came to: the claim's own result, the end of the wait with nothing claimed, or the cap's refusal (429). */
 export type Waited<T> = Result<T> | { ended: true } | { refusal: Response };
 
@@ -18,6 +21,9 @@ export type Waited<T> = Result<T> | { ended: true } | { refusal: Response };
  * when woken, until it claims, is refused, the wait ends, the server stops or the caller
  * goes. The waiter is entered before each try, so an event committed during the try still
  * wakes it. Time spent waiting is idle for the request's deadline (lib/deadline.ts).
+ * `shape` names the claim (its input less `wait`): with it, the first try is skipped when
+ * the caller's last claim of that shape found nothing and nothing on the queue has changed
+ * since (lib/realtime/empty-claims.ts) — an idle agent's next wait costs no claim.
  */
 export async function claimWaiting<T>(options: {
   caller: string;
@@ -26,6 +32,7 @@ export async function claimWaiting<T>(options: {
   signal?: AbortSignal;
   attempt: () => Promise<Result<T>>;
   empty: (value: T) => boolean;
+  shape?: string;
 }): Promise<Waited<T>> {
   const { attempt, empty } = options;
   const waitSeconds = options.waitSeconds ?? 0;
@@ -35,18 +42,28 @@ export async function claimWaiting<T>(options: {
   if ("refused" in place) return { refusal: errorResponse({ code: "rate_limited", message: place.refused, retryAfterSeconds: HELD_RETRY_SECONDS }) };
   const waits = await getClaimWaits();
   const until = Date.now() + waitSeconds * 1000;
+  const key = options.shape === undefined ? null : `${options.caller}\n${options.shape}`;
   let unmark: (() => Promise<void>) | null = null;
+  let timedOut = false;
   try {
+    // No await between the check and the waiter's entry: no event can slip between them.
+    let skip = key !== null && waits.empties.stillEmpty(key, queue);
     for (;;) {
       const waiter = waits.enter(queue);
-      const result = await attempt();
-      if (!result.ok || !empty(result.value)) {
-        waiter.end("aborted");
-        if (result.ok) waits.passOn(waiter);
-        return result;
+      if (skip) skip = false;
+      else {
+        const version = waits.version(queue);
+        const result = await attempt();
+        if (!result.ok || !empty(result.value)) {
+          waiter.end("aborted");
+          if (result.ok) waits.passOn(waiter);
+          return result;
+        }
+        if (key !== null) waits.empties.remember(key, queue, version);
       }
       const left = until - Date.now();
       if (left <= 0 || options.signal?.aborted) {
+        timedOut = left <= 0;
         waiter.end("timeout");
         return { ended: true };
       }
@@ -58,10 +75,12 @@ export async function claimWaiting<T>(options: {
       const why = await idle(waiter.ended);
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
+      timedOut = why === "timeout";
       if (why !== "woken") return { ended: true };
     }
   } finally {
     place.release();
-    if (unmark) await unmark().catch(() => {});
+    // A wait that ran to its end left its row's `until` at that end already: no write.
+    if (unmark && !timedOut) await unmark().catch(() => {});
   }
 }

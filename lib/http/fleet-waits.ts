@@ -7,7 +7,8 @@ const CONTINUES_WITHIN = "5 seconds";
 
 /**
  * Stamps the token's open claim wait for the fleet (claim_waits, migration 0035): one write
- * when the wait opens, one when it ends (the returned call) — never per wake-up. A person's
+ * when the wait opens, and one when it ends early (the returned call; a wait that ran to its
+ * end leaves `until` at that end, and its caller skips the call) — never per wake-up. A person's
  * session is not on the fleet and writes nothing. With several waits of one token open, the
  * newest one's row is shown; its end clears the row only if no later wait replaced it.
  */

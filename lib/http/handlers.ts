@@ -24,7 +24,7 @@ import { buildOpenApiDocument } from "./openapi";
 import { withTransportSecurity } from "./transport";
 import { SETTLES_QUESTION, waitUntilSettled } from "@/lib/tasks/questions/wait";
 import { HELD_RETRY_SECONDS, takeHeldPlace } from "@/lib/realtime/held-places";
-import { claimWaiting } from "./claim-wait";
+import { claimShape, claimWaiting } from "./claim-wait";
 import { readFleet, type FleetAgent } from "@/lib/fleet";
 import { setMonthlyBudget, setMonthlyBudgetInput } from "@/lib/auth/token-admin";
 import { currentUser } from "@/lib/auth/session";
@@ -104,7 +104,7 @@ export const handlers: Record<EndpointId, RouteHandler> = {
   claimNext: handle(endpoints.claimNext, async ({ run, body, db, principal, request }) => {
     const result = await claimWaiting({
       caller: principal!.tokenId, queue: body.queue, waitSeconds: body.wait, signal: request.signal,
-      attempt: () => run(engine.claimNext, body), empty: (task) => task === null,
+      attempt: () => run(engine.claimNext, body), empty: (task) => task === null, shape: claimShape("claimNext", body),
     });
     if ("refusal" in result) return result.refusal;
     if ("ended" in result || (result.ok && result.value === null)) return new Response(null, { status: 204 });
@@ -116,7 +116,7 @@ export const handlers: Record<EndpointId, RouteHandler> = {
   claimBatch: handle(endpoints.claimBatch, async ({ run, body, db, principal, request }) => {
     const result = await claimWaiting({
       caller: principal!.tokenId, queue: body.queue, waitSeconds: body.wait, signal: request.signal,
-      attempt: () => run(engine.claimBatch, body), empty: (tasks) => tasks.length === 0,
+      attempt: () => run(engine.claimBatch, body), empty: (tasks) => tasks.length === 0, shape: claimShape("claimBatch", body),
     });
     if ("refusal" in result) return result.refusal;
     if ("ended" in result) return new Response(null, { status: 204 });
@@ -138,7 +138,7 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     if (body.next?.wait && claimedNext === null) {
       const waited = await claimWaiting({
         caller: principal!.tokenId, queue: body.next.queue, waitSeconds: body.next.wait, signal: request.signal,
-        attempt: () => run(engine.claimNext, body.next), empty: (next) => next === null,
+        attempt: () => run(engine.claimNext, body.next), empty: (next) => next === null, shape: claimShape("claimNext", body.next),
       });
       // The completion stands whatever the wait came to; a refused wait (its cap) is a next of null.
       claimedNext = "ok" in waited && waited.ok ? waited.value : null;

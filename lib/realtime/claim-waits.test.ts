@@ -20,6 +20,7 @@ beforeAll(async () => {
   ({ database, hub, actor } = fixture);
   waits = new ClaimWaits((queue) => nextDueIn(database.db, queue));
   hub.tap((events) => waits.onEvents(events));
+  waits.caughtUp = () => hub.caughtUp;
 });
 afterAll(() => fixture?.close());
 
@@ -105,3 +106,45 @@ test("a clean stop lets every waiter go, and a waiter entered after it ends at o
   expect(await other.enter("q1").ended).toBe("stopped");
   expect(other.count()).toBe(0);
 });
+
+test("a claim that found nothing stays known empty until its queue changes or a moment comes due; never with the hub behind", async () => {
+  await makeQueue(database.db, "known");
+  await makeQueue(database.db, "known-later");
+  await hubCaughtUp();
+  const waiter = waits.enter("known"); // the queue's first waiter: its probe learns that nothing is due
+  const version = waits.version("known");
+  waits.empties.remember("agent", "known", version);
+  await until(() => waits.unchangedSince("known", version), "the probe to answer");
+  expect(waits.empties.stillEmpty("agent", "known")).toBe(true);
+  expect(waits.empties.stillEmpty("another agent", "known")).toBe(false);
+  expect(waits.empties.stillEmpty("agent", "known-later")).toBe(false);
+  await createTasks(database.db, actor, 1, { queue: "elsewhere" });
+  await hubCaughtUp();
+  expect(waits.empties.stillEmpty("agent", "known")).toBe(true); // another queue's event changes nothing here
+  await createTasks(database.db, actor, 1, { queue: "known" });
+  await until(() => waits.version("known") !== version, "the created event");
+  expect(waits.empties.stillEmpty("agent", "known")).toBe(false);
+  waiter.end("aborted");
+
+  // A notBefore ahead: known empty until that moment, though no event and no waiter marks it.
+  const dueAt = Date.now() + 1_500;
+  expect((await perform(createTask, { title: "later", queue: "known-later", notBefore: new Date(dueAt).toISOString() }, { db: database.db, actor })).ok).toBe(true);
+  await hubCaughtUp();
+  const later = waits.enter("known-later");
+  const laterVersion = waits.version("known-later");
+  waits.empties.remember("agent", "known-later", laterVersion);
+  await until(() => waits.unchangedSince("known-later", laterVersion), "the probe to answer");
+  later.end("aborted");
+  expect(waits.empties.stillEmpty("agent", "known-later")).toBe(true);
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now()) + 50));
+  expect(waits.empties.stillEmpty("agent", "known-later")).toBe(false);
+
+  // Without a hub that has read every notified event, nothing is known.
+  const unfed = new ClaimWaits(async () => null);
+  unfed.enter("q").end("aborted");
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  unfed.empties.remember("agent", "q", unfed.version("q"));
+  expect(unfed.unchangedSince("q", unfed.version("q"))).toBe(false);
+  unfed.caughtUp = () => true;
+  expect(unfed.unchangedSince("q", unfed.version("q"))).toBe(true);
+}, 60_000);

@@ -1,3 +1,4 @@
+import { EmptyClaims } from "./empty-claims";
 import type { FeedEvent } from "./feed";
 
 // Waiting claims (docs/claiming.md "Waiting for work"): the requests of agents that found
@@ -11,6 +12,11 @@ import type { FeedEvent } from "./feed";
 // waiters, one timer at the earliest of them, found by one index probe when the queue's
 // first waiter arrives, when an event may have moved it, and when the timer fires. No
 // loop of reads: a queue nobody writes and nothing comes due in costs nothing.
+//
+// Every queue, waited on or not, has a change version: bumped by each event that may make a
+// task claimable or move its timer, and when its timer fires. With the moment its probe last
+// found at that version, it tells whether a claim that found nothing would find nothing
+// again (lib/realtime/empty-claims.ts), so an idle agent's next wait opens without a claim.
 
 /** Why a waiter was let go. */
 export type WaitEnd = "woken" | "timeout" | "stopped" | "aborted";
@@ -63,8 +69,38 @@ export class ClaimWaits {
   private readonly queues = new Map<string, QueueWaits>();
   private stopped = false;
   readonly stats = { wakes: 0, probes: 0, timerWakes: 0 };
+  /** Per queue, the sequence number of its last change (see above); never-changed queues are at 0. */
+  private readonly changes = new Map<string, number>();
+  private sequence = 0;
+  /** Per queue, the next moment a task comes due by time (Infinity: none), as probed at a version. */
+  private readonly due = new Map<string, { version: number; at: number }>();
+  /** Callers' claims known to find nothing, judged by the versions here. */
+  readonly empties = new EmptyClaims(this);
+  /** Whether the hub feeding onEvents has handed out every event notified so far (Hub.caughtUp); set by whoever taps it. */
+  caughtUp: () => boolean = () => false;
 
   constructor(private readonly probe: Probe) {}
+
+  /** The queue's change version now: read it before a claim, for EmptyClaims.remember. */
+  version(queue: string): number {
+    return this.changes.get(queue) ?? 0;
+  }
+
+  /**
+   * No change on `queue` since `version` with the hub caught up, and a probe made at that
+   * version found the next moment due by time still ahead: a claim that found nothing then
+   * finds nothing now.
+   */
+  unchangedSince(queue: string, version: number): boolean {
+    // An event committed but not yet read by the hub has not moved the version yet.
+    if (this.stopped || !this.caughtUp() || this.version(queue) !== version) return false;
+    const due = this.due.get(queue);
+    return due !== undefined && due.version === version && Date.now() < due.at;
+  }
+
+  private changed(queue: string): void {
+    this.changes.set(queue, ++this.sequence);
+  }
 
   /** Waiters open now (per queue, or in all). */
   count(queue?: string): number {
@@ -96,13 +132,16 @@ export class ClaimWaits {
 
   /** The hub's tap: wake as many waiters per queue as events may have opened a task there. */
   onEvents(events: FeedEvent[]): void {
-    if (this.queues.size === 0) return;
     const opened = new Map<string, number>();
     const moved = new Set<string>();
     for (const event of events) {
+      const opens = mayMakeClaimable(event);
+      if (!opens && !movesTimer(event)) continue;
+      this.changed(event.queue);
       if (!this.queues.has(event.queue)) continue;
-      if (mayMakeClaimable(event)) opened.set(event.queue, (opened.get(event.queue) ?? 0) + (OPENS_QUEUE.has(event.type) ? Infinity : 1));
-      if (movesTimer(event)) moved.add(event.queue);
+      if (opens) opened.set(event.queue, (opened.get(event.queue) ?? 0) + (OPENS_QUEUE.has(event.type) ? Infinity : 1));
+      // Probed again at the new version, so the queue's next due moment is known at it.
+      moved.add(event.queue);
     }
     for (const [queue, n] of opened) this.wake(queue, n, false);
     for (const queue of moved) {
@@ -154,8 +193,11 @@ export class ClaimWaits {
     }
     q.probing = true;
     this.stats.probes++;
+    const version = this.version(queue);
+    const started = Date.now(); // before the database's now(): the moment kept is never late
     this.probe(queue)
       .then((ms) => {
+        if (this.version(queue) === version) this.due.set(queue, { version, at: ms === null ? Infinity : started + ms });
         if (this.queues.get(queue) !== q) return;
         if (q.timer) clearTimeout(q.timer);
         q.timer = null;
@@ -163,6 +205,7 @@ export class ClaimWaits {
         q.timer = setTimeout(() => {
           q.timer = null;
           this.stats.timerWakes++;
+          this.changed(queue); // a task came due by time: a claim that found nothing before may not now
           this.wake(queue, 1, true);
           if (this.queues.get(queue) === q) this.reprobe(queue, q);
         }, Math.max(0, ms) + TIMER_SLACK_MS);

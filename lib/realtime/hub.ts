@@ -46,6 +46,7 @@ export class Hub {
   private listener: postgres.Sql | null = null;
   private reading: Promise<void> | null = null;
   private dirty = false;
+  private heldBack = false;
   private timers: NodeJS.Timeout[] = [];
   private reconnectDelay = RECONNECT_MIN_MS;
   private reconnectPending = false;
@@ -149,6 +150,16 @@ export class Hub {
     return () => this.holdWatchers.delete(fn);
   }
 
+  /**
+   * Whether every event notified so far has been handed out: listening, no read under way or
+   * asked for, nothing held back behind an open transaction. Only a commit whose NOTIFY is
+   * still on its way can be missing (lib/realtime/empty-claims.ts relies on this).
+   */
+  get caughtUp(): boolean {
+    const s = this.stats;
+    return !this.stopped && !this.reading && !this.dirty && !this.heldBack && s.lastListenAt !== null && (s.lastListenLossAt ?? 0) <= s.lastListenAt;
+  }
+
   /** Coalesces wake-ups: one read at a time, and one more if woken meanwhile. */
   wake(): void {
     if (this.stopped) return;
@@ -184,6 +195,7 @@ export class Hub {
         for (const tap of this.taps) tap(page.events);
         for (const subscriber of this.subscribers) subscriber.receive(batch);
       }
+      this.heldBack = page.heldBack;
       if (page.heldBack) {
         this.later(HELD_BACK_RETRY_MS);
         for (const fn of this.holdWatchers) fn();

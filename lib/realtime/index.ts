@@ -31,6 +31,7 @@ export function getHub(): Promise<Hub> {
     hub.tap(observeEvents);
     const waits = (globalForHub.claimboardClaimWaits ??= new ClaimWaits((queue) => nextDueIn(getDatabase().db, queue)));
     hub.tap((events) => waits.onEvents(events));
+    waits.caughtUp = () => hub.caughtUp;
     globalForHub.claimboardHub = hub.start().then(
       () => {
         endStreamsOnShutdown(hub);
