@@ -17,6 +17,7 @@ import { cpuRows } from "./cpu-rows";
 import { claimP50 } from "./claim-scale";
 import { completeAndClaimP50, seedFanout, seedGraph } from "./graph";
 import { engineDrain } from "./engine-drain";
+import { churnBenchRow, churnSizes } from "./churn-rows";
 import { serverPoolOptions } from "@/db/client";
 import { agentTokens, bareRouteCpu, httpDrain, type HttpCycleResult } from "./http-cycle";
 import { insightsRow } from "./insights";
@@ -117,6 +118,8 @@ async function main() {
       rows.push(await insightsRow(url, SIZES.insightsTasks, SIZES.claimReps, quick));
       await server.drop(url.split("/").at(-1)!);
     });
+    // Churn without bloat (bench/churn-rows.ts): the quick or full form; churn-bloat-1m only when named.
+    for (const size of churnSizes(quick, only)) await section(size.name, async () => void rows.push(await churnBenchRow(server, size, log)));
     if (!only || [...only].some((name) => SERVER_ROWS.includes(name))) await serverRows(server);
     if (!only || [...only].some((name) => WAITING_ROWS.includes(name))) await waitingRows(server);
   } finally {

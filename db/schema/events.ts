@@ -41,7 +41,7 @@ export const taskEvents = pgTable(
       .notNull()
       .default(sql`pg_current_xact_id()`),
   },
-  // Partitioned by month on created_at (migration 0012, docs/engine.md "Retiring the log"):
+  // Partitioned by month on created_at (migration 0012, docs/event-log.md):
   // drizzle-kit knows nothing of partitions; the key must hold the partition column.
   // No primary key (migration 0017): ids come from one sequence and nothing inserts one by
   // hand; every read by id also names the task, and so walks task_events_task.

@@ -14,7 +14,7 @@ import { ensurePartitions, listPartitions, monthStart, type MonthPartition } fro
 
 export { ArchiveRefused, isMonth } from "./archive-checks";
 
-// `npm run cli -- events archive --before YYYY-MM` (docs/engine.md, "Retiring the log"):
+// `npm run cli -- events archive --before YYYY-MM` (docs/event-log.md):
 // whole months of finished tasks' events to a gzip'd JSON Lines file, the file read back and
 // checked, then in one transaction the months' partitions dropped and the fact recorded as
 // `events_archived` events (one per task whose events went, one per queue). Nothing else can

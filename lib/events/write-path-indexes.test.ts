@@ -4,8 +4,7 @@ import { readFleet } from "@/lib/fleet";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 
 // The event log keeps on its write path only the indexes the write path and the live feed
-// read (migration 0026, docs/engine.md "The task row, its words, and what each write
-// costs"): no btree takes every event by queue or by actor and time. Time ranges go through
+// read (migration 0026, docs/engine.md "What each index is for"): no btree takes every event by queue or by actor and time. Time ranges go through
 // the block-range index task_events_time; the queue list's throughput through a partial
 // index of finished events.
 
