@@ -1,3 +1,4 @@
+import { rolesOf as endpointRoles } from "@/lib/http/access";
 import { endpoints } from "@/lib/http/endpoints";
 import { tools } from "@/lib/mcp/tools";
 import { SCOPES } from "@/lib/oauth/config";
@@ -7,7 +8,7 @@ const code = "rounded bg-slate-100 px-1 font-mono text-[0.9em]";
 
 /** Who is shown a tool: its endpoint's token roles, the registry's (lib/http/endpoints.ts). */
 function rolesOf(endpoint: keyof typeof endpoints): string {
-  const roles = endpoints[endpoint].roles;
+  const roles = endpointRoles(endpoints[endpoint]);
   return roles === "public" ? "anyone" : roles.join(", ");
 }
 

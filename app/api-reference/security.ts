@@ -1,3 +1,4 @@
+import { rolesOf } from "@/lib/http/access";
 import { endpoints, type Endpoint } from "@/lib/http/endpoints";
 import { limits } from "@/lib/http/rate-limit";
 import { DEFAULT_TOKEN_DAYS } from "@/lib/auth/tokens";
@@ -17,14 +18,14 @@ export interface RoleAccess {
 /** Per token role, the endpoints it may and may not call; and those that need no token. */
 export function roleAccess(): Record<TokenRoleName, RoleAccess> & { public: Endpoint[] } {
   const all = Object.values(endpoints) as Endpoint[];
-  const authed = all.filter((e) => e.roles !== "public");
+  const authed = all.filter((e) => rolesOf(e) !== "public");
   const byRole = Object.fromEntries(
     ROLES.map((role) => [role, {
-      allowed: authed.filter((e) => (e.roles as string[]).includes(role)),
-      refused: authed.filter((e) => !(e.roles as string[]).includes(role)),
+      allowed: authed.filter((e) => (rolesOf(e) as string[]).includes(role)),
+      refused: authed.filter((e) => !(rolesOf(e) as string[]).includes(role)),
     }]),
   ) as Record<TokenRoleName, RoleAccess>;
-  return { ...byRole, public: all.filter((e) => e.roles === "public") };
+  return { ...byRole, public: all.filter((e) => rolesOf(e) === "public") };
 }
 
 /** One sentence per role: how many endpoints, and which it may not call when that is the shorter list. */

@@ -8,6 +8,7 @@ import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 import { LocalTime } from "@/components/ui/local-time";
+import type { ResolvedEffectState } from "@/db/schema";
 import { LIMITS } from "@/lib/limits";
 import { taskKeys } from "./api";
 import { ActorName } from "./badges";
@@ -25,7 +26,7 @@ function Resolve({ task, effect }: { task: TaskView; effect: Open }) {
   const [reference, setReference] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const resolve = async (state: "applied" | "failed") => {
+  const resolve = async (state: ResolvedEffectState) => {
     setBusy(true);
     setError(null);
     const result = await resolveEffectAction({

@@ -5,6 +5,12 @@ import { actors, taskState } from "./tasks";
 /** An effect's states (docs/contract.md#the-effect-ledger; the moves: lib/tasks/effects/effects.ts): the one list. */
 export const effectState = pgEnum("effect_state", ["intended", "applied", "failed", "unknown"]);
 export type EffectState = (typeof effectState.enumValues)[number];
+/** Still open: an intent its attempt acts on, or unknown once that attempt ended first (the task_effects_open index). */
+export const OPEN_EFFECT_STATES = ["intended", "unknown"] as const satisfies readonly EffectState[];
+export type OpenEffectState = (typeof OPEN_EFFECT_STATES)[number];
+/** Resolved for good: what became of the act. A resolution names one of these. */
+export const RESOLVED_EFFECT_STATES = ["applied", "failed"] as const satisfies readonly EffectState[];
+export type ResolvedEffectState = (typeof RESOLVED_EFFECT_STATES)[number];
 
 /**
  * The effect ledger: what an agent does outside the board, one row per act. Recorded before the

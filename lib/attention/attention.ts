@@ -10,7 +10,7 @@ import { raiseBudget } from "@/lib/tasks/budgets/raise";
 import { renew } from "@/lib/tasks/holding/renew";
 import { forceRelease } from "@/lib/tasks/holding/release";
 import { listOpenQuestions } from "@/lib/tasks/questions/open";
-import { ANSWERERS, asksItself } from "@/lib/tasks/questions/rules";
+import { asksItself } from "@/lib/tasks/questions/rules";
 import { partyOf } from "@/lib/tasks/review/party";
 import { review } from "@/lib/tasks/review/review";
 import { reviewableByParty } from "@/lib/tasks/review/waiting";
@@ -50,7 +50,7 @@ async function rows(tx: Tx, kind: AttentionKind, query: SQL): Promise<{ kind: At
 
 /** Open questions and parked budgets: the inbox's list (listOpenQuestions, its queue rule), less the caller's own. */
 async function questionsAndBudgets(tx: Tx, ctx: Ctx) {
-  if (!may(ANSWERERS_OP, ctx)) return { questions: [], budgets: [] };
+  if (!may(listOpenQuestions, ctx)) return { questions: [], budgets: [] };
   const listed = await listOpenQuestions.run(tx, {}, ctx);
   if (!listed.ok) return { questions: [], budgets: [] };
   const owners = new Map((await tx.execute<{ id: string; owner_id: string | null }>(sql`
@@ -63,7 +63,6 @@ async function questionsAndBudgets(tx: Tx, ctx: Ctx) {
     budgets: may(raiseBudget, ctx) ? listed.value.filter((q) => q.kind === "budget").map(item("budgets")) : [],
   };
 }
-const ANSWERERS_OP = { who: ANSWERERS };
 
 /** Everything that waits for the caller now, by kind (observers: nothing — they may do none of it). */
 export async function readAttention(tx: Tx, ctx: Ctx): Promise<Attention> {

@@ -4,7 +4,7 @@ import { getDatabase } from "@/db";
 import type { UserRole } from "@/db/schema";
 import type { Db } from "@/db/client";
 import { classifyDatabaseError, perform, safeParse, validationError, type Operation } from "@/lib/tasks/core/engine";
-import { personStanding, type Standing } from "@/lib/tasks/core/standing";
+import { personRoles, personStanding, type Standing } from "@/lib/tasks/core/standing";
 import type { EngineError, Result } from "@/lib/tasks/core/types";
 import { withinDeadline } from "@/lib/deadline";
 import { limits, take, tokenKey } from "@/lib/http/rate-limit";
@@ -83,11 +83,12 @@ export function guardedAction<S extends z.ZodType, T>(
 
 /**
  * The common case: one engine operation as the signed-in person. Who may is the operation's
- * `who`, decided by `perform` from the person's standing; `role` names the people the action
- * is for, and must say what `who` says of people (checked here, once, when the module loads).
+ * `who`, decided by `perform` from the person's standing (standing.ts personRoles says which
+ * people that is); `role` names them for the reader and the actions' attack matrix, and must
+ * say what `who` says (checked here, once, when the module loads).
  */
 export function operationAction<S extends z.ZodType, O>(role: UserRole, op: Operation<S, O>): (input: z.input<S>) => Promise<ActionResult<O>> {
-  const people = (["staff", "supervisor"] as const).filter((r) => op.who.includes(personStanding(r)));
+  const people = personRoles(op.who);
   if (people.join() !== ROLES_AT_LEAST[role].join()) {
     throw new Error(`operationAction("${role}", ${op.name}): the operation admits ${people.join(", ") || "no person"}`);
   }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Db } from "@/db/client";
 import { actors, passwordResets, users } from "@/db/schema";
 import { defineOperation } from "@/lib/tasks/core/engine";
-import type { Standing } from "@/lib/tasks/core/standing";
+import { PEOPLE } from "@/lib/tasks/core/standing";
 import { fail, ok, type Result } from "@/lib/tasks/core/types";
 import { recordAudit } from "./audit";
 import { HASHING_BUSY, hashPassword, SIGN_IN_LIMITS, verifyPassword } from "./passwords";
@@ -22,7 +22,6 @@ export const newPassword = z
 
 export { issuePasswordReset, issuePasswordResetInput, RESET_LINK_HOURS } from "./reset-link";
 
-const PEOPLE: readonly Standing[] = ["staff", "supervisor"];
 
 export const changeOwnPasswordInput = z.strictObject({ current: z.string().max(SIGN_IN_LIMITS.password), password: newPassword });
 

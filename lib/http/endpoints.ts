@@ -32,8 +32,12 @@ export interface Endpoint {
   /** OpenAPI form, under /api/v1. */
   path: string;
   summary: string;
-  /** Token roles allowed; "public" needs no token. */
-  roles: TokenRole[] | "public";
+  /**
+   * Token roles allowed; "public" needs no token. Stated only by an endpoint that runs no engine
+   * operation (a read of the board, the stream, the document): one that runs an operation
+   * admits what its `who` admits (lib/http/access.ts rolesOf, which every reader asks).
+   */
+  roles?: TokenRole[] | "public";
   /** Also open to a signed-in person's session cookie (the browser's EventSource). */
   session?: boolean;
   body?: z.ZodType;
@@ -48,7 +52,6 @@ export interface Endpoint {
 const READ: TokenRole[] = ["observer", "agent", "supervisor"];
 /** Monitoring: a supervisor's token, or an observer token (an operator's, for a scraper). */
 const OPERATE: TokenRole[] = ["observer", "supervisor"];
-const WORK: TokenRole[] = ["agent", "supervisor"];
 /** The supervisors' API: a supervisor token only. */
 const SUPERVISE: TokenRole[] = ["supervisor"];
 const OWNER_CALL_ERRORS = [400, 404, 409, 413];
@@ -60,7 +63,6 @@ const ownerCall = <B extends z.ZodType>(operationId: string, verb: string, summa
   method: "POST",
   path: `/tasks/{id}/${verb}`,
   summary,
-  roles: WORK,
   body,
   success: { status: 200, description: "The task after the call", schema: taskResponse },
   errors: OWNER_CALL_ERRORS,
@@ -72,7 +74,6 @@ const supervisorCall = (operationId: string, verb: string, summary: string) => (
   method: "POST",
   path: `/tasks/{id}/${verb}`,
   summary,
-  roles: SUPERVISE,
   body: input.superviseBody,
   success: { status: 200, description: "The task after the decision", schema: taskResponse },
   errors: OWNER_CALL_ERRORS,
@@ -81,7 +82,7 @@ const supervisorCall = (operationId: string, verb: string, summary: string) => (
 export const endpoints = {
   createTask: {
     operationId: "createTask", method: "POST", path: "/tasks", summary: "Create a task (queued, version 1)",
-    roles: WORK, body: input.createTaskInput,
+    body: input.createTaskInput,
     success: { status: 201, description: "The new task", schema: taskResponse },
     alsoAnswers: [{ status: 200, description: "An idempotent retry: the task an earlier create with the same idempotencyKey and fields made (no new event)", schema: taskResponse }],
     errors: [400, 404, 409, 413],
@@ -89,19 +90,19 @@ export const endpoints = {
   addDependencies: {
     operationId: "addDependencies", method: "POST", path: "/tasks/{id}/dependencies",
     summary: "Add dependencies to a queued task (creator, last holder or supervisor; a cycle is refused: dependency_cycle)",
-    roles: WORK, body: input.dependenciesBody,
+    body: input.dependenciesBody,
     success: { status: 200, description: "The task after the call", schema: taskResponse }, errors: [400, 403, 404, 409, 413],
   },
   removeDependency: {
     operationId: "removeDependency", method: "DELETE", path: "/tasks/{id}/dependencies/{dep}",
     summary: "Remove one dependency from a queued task (version-fenced; creator, last holder or supervisor): a dependency_removed event",
-    roles: WORK, body: input.removeDependencyBody,
+    body: input.removeDependencyBody,
     success: { status: 200, description: "The task after the call", schema: taskResponse }, errors: [400, 403, 404, 409, 413],
   },
   taskReadiness: {
     operationId: "taskReadiness", method: "GET", path: "/tasks/{id}/readiness",
     summary: "Whether the caller could claim the task now, every reason not, and when time alone is in the way",
-    roles: READ, session: true,
+    session: true,
     success: { status: 200, description: "The task's readiness for the caller", schema: readinessObject }, errors: [400, 404],
   },
   listTasks: {
@@ -121,7 +122,7 @@ export const endpoints = {
   listReservations: {
     operationId: "listReservations", method: "GET", path: "/reservations",
     summary: "Every reservation held now: by resource, with the task that holds it, its owner and lease",
-    roles: READ, session: true,
+    session: true,
     success: { status: 200, description: "What is held", schema: z.object({ reservations: z.array(heldReservationObject) }) },
     errors: [],
   },
@@ -132,14 +133,14 @@ export const endpoints = {
   editTask: {
     operationId: "editTask", method: "PATCH", path: "/tasks/{id}",
     summary: "Edit a queued or escalated task (version-fenced; creator, last holder or supervisor); once it has been claimed, its queue, notBefore, reserves and budget only a supervisor changes",
-    roles: WORK, body: input.editTaskBody,
+    body: input.editTaskBody,
     success: { status: 200, description: "The task after the edit (unchanged, same version, when the edit changed nothing)", schema: taskResponse },
     errors: [400, 403, 404, 409, 413],
   },
   addComment: {
     operationId: "addComment", method: "POST", path: "/tasks/{id}/comments",
     summary: "Comment on a task: a commented event (no status or version change)",
-    roles: WORK, body: input.commentBody,
+    body: input.commentBody,
     success: { status: 201, description: "The comment, as the event it is", schema: z.object({ event: eventObject }) },
     errors: [400, 404, 413],
   },
@@ -151,14 +152,14 @@ export const endpoints = {
   },
   claimNext: {
     operationId: "claimNext", method: "POST", path: "/claims", summary: "Claim the next task of a queue (optionally starting it)",
-    roles: WORK, body: input.claimNextInput,
+    body: input.claimNextInput,
     success: { status: 200, description: "The claimed task", schema: taskResponse },
     alsoAnswers: [{ status: 204, description: "Nothing is claimable (no body): at once, or at the end of `wait`" }],
     errors: [400, 403, 413, 429],
   },
   claimBatch: {
     operationId: "claimBatch", method: "POST", path: "/claims/batch", summary: "Claim up to `limit` tasks in one transaction",
-    roles: WORK, body: input.claimBatchInput,
+    body: input.claimBatchInput,
     success: { status: 200, description: "The claimed tasks (possibly none)", schema: z.object({ tasks: z.array(taskObject) }) },
     alsoAnswers: [{ status: 204, description: "With `wait`: nothing became claimable before the wait ended (no body)" }],
     errors: [400, 403, 413, 429],
@@ -171,7 +172,7 @@ export const endpoints = {
   completeTask: {
     operationId: "completeTask", method: "POST", path: "/tasks/{id}/complete",
     summary: "Complete a started task; with `next`, claim the next task in the same transaction",
-    roles: WORK, body: input.completeBody, errors: OWNER_CALL_ERRORS,
+    body: input.completeBody, errors: OWNER_CALL_ERRORS,
     success: {
       status: 200,
       description: "The completed task; with `next` in the body, also the task claimed next (null when nothing was claimable)",
@@ -181,7 +182,7 @@ export const endpoints = {
   completions: {
     operationId: "completeTasks", method: "POST", path: "/completions",
     summary: "Complete up to 100 started tasks in one transaction; each item is its own guarded write",
-    roles: WORK, body: input.completionsInput,
+    body: input.completionsInput,
     success: {
       status: 200,
       description: "One result per item, in the order given: the completed task, or why that item was refused",
@@ -198,21 +199,21 @@ export const endpoints = {
   reviewTask: {
     operationId: "reviewTask", method: "POST", path: "/tasks/{id}/review",
     summary: "Approve (done) or reject (a strike: back to the queue with the note as the hand-off) an in_review task's submission; not by its submitter nor anyone who held it",
-    roles: WORK, body: input.reviewBody,
+    body: input.reviewBody,
     success: { status: 200, description: "The task after the decision", schema: taskResponse },
     errors: [400, 403, 404, 409, 413],
   },
   raiseBudget: {
     operationId: "raiseBudget", method: "POST", path: "/tasks/{id}/budget",
     summary: "Supervisor: raise the budget of a task parked on it (awaiting_input, a budget question); its owner goes on with a fresh lease, the same attempt and fence",
-    roles: SUPERVISE, body: input.raiseBudgetBody,
+    body: input.raiseBudgetBody,
     success: { status: 200, description: "The task after the raise (started)", schema: taskResponse },
     errors: [400, 403, 404, 409, 413],
   },
   setTokenBudget: {
     operationId: "setTokenBudget", method: "PATCH", path: "/tokens/{name}",
     summary: "Supervisor: set an agent token's monthly cap (null lifts it); at or over it this calendar month (UTC), claim-next hands the agent nothing",
-    roles: SUPERVISE, body: z.strictObject({ monthlyBudget: budget.nullable() }),
+    body: z.strictObject({ monthlyBudget: budget.nullable() }),
     success: {
       status: 200, description: "The token's cap after the change",
       schema: z.object({ name: z.string(), monthlyBudget: z.object({ limit: z.number(), unit: z.string() }).nullable() }),
@@ -226,7 +227,7 @@ export const endpoints = {
   recordEffect: {
     operationId: "recordEffect", method: "POST", path: "/tasks/{id}/effects",
     summary: "Record an intent before acting outside the board (owner of a started task); the same key again answers the existing effect",
-    roles: WORK, body: effectBody,
+    body: effectBody,
     success: { status: 201, description: "The new effect (intended) and the task", schema: effectResponse },
     alsoAnswers: [{ status: 200, description: "The same key was recorded before on this task: the existing effect, its state unchanged", schema: effectResponse }],
     errors: OWNER_CALL_ERRORS,
@@ -234,21 +235,21 @@ export const endpoints = {
   listEffects: {
     operationId: "listEffects", method: "GET", path: "/tasks/{id}/effects",
     summary: "A task's effect ledger, oldest first",
-    roles: READ, session: true,
+    session: true,
     success: { status: 200, description: "Every effect of the task", schema: z.object({ effects: z.array(effectObject) }) },
     errors: [400, 404],
   },
   resolveEffect: {
     operationId: "resolveEffect", method: "POST", path: "/tasks/{id}/effects/{effectId}",
     summary: "Resolve an effect: intended → applied | failed by its attempt; unknown → applied | failed by the holder or a supervisor",
-    roles: WORK, body: resolveEffectBody,
+    body: resolveEffectBody,
     success: { status: 200, description: "The effect after the call and the task", schema: effectResponse },
     errors: OWNER_CALL_ERRORS,
   },
   askQuestion: {
     operationId: "askQuestion", method: "POST", path: "/tasks/{id}/questions",
     summary: "Ask a person (owner of a started task): the task becomes awaiting_input, its lease parked (no lapse, no heartbeat needed), the owner kept",
-    roles: WORK, body: askQuestionBody,
+    body: askQuestionBody,
     success: { status: 201, description: "The question and the task (awaiting_input, version + 1)", schema: questionResponse },
     alsoAnswers: [{ status: 200, description: "A retry of an ask that took effect: the question it made", schema: questionResponse }],
     errors: OWNER_CALL_ERRORS,
@@ -256,28 +257,28 @@ export const endpoints = {
   getQuestion: {
     operationId: "getQuestion", method: "GET", path: "/tasks/{id}/questions/{questionId}",
     summary: "One question; with ?wait= (0..60 s) answers as soon as it is answered (or expires), or when the wait ends",
-    roles: READ, session: true, query: readQuestionQuery,
+    session: true, query: readQuestionQuery,
     success: { status: 200, description: "The question", schema: z.object({ question: questionObject }) },
     errors: [400, 404, 429],
   },
   answerQuestion: {
     operationId: "answerQuestion", method: "POST", path: "/tasks/{id}/questions/{questionId}/answer",
     summary: "Answer a question (a person, or a supervisor token; never its asker: self_review): the task returns to started for its owner with a fresh lease",
-    roles: SUPERVISE, body: answerQuestionBody,
+    body: answerQuestionBody,
     success: { status: 200, description: "The answered question and the task (started, version + 1)", schema: questionResponse },
     errors: [400, 403, 404, 409, 413],
   },
   verifyFence: {
     operationId: "verifyFence", method: "POST", path: "/fences/verify",
     summary: "Check an agent's fence before acting on its request: does its attempt still hold the task, and if not, why not",
-    roles: READ, body: verifyFenceInput,
+    body: verifyFenceInput,
     success: { status: 200, description: "What the fence names and whether that attempt is current", schema: fenceVerdictObject },
     errors: [400, 413],
   },
   createClaimToken: {
     operationId: "createClaimToken", method: "POST", path: "/tasks/{id}/claim-tokens",
     summary: "Mint a cbc_ token bound to this task and its current attempt, for the ops named (the owner; or a claim token narrowing itself): shown once, dead when the attempt ends",
-    roles: WORK, body: claimTokenBody,
+    body: claimTokenBody,
     success: { status: 201, description: "The claim token (shown only in this answer) and what it is bound to", schema: claimTokenResponse },
     errors: [400, 404, 409, 413],
   },
@@ -291,14 +292,14 @@ export const endpoints = {
   createQueue: {
     operationId: "createQueue", method: "POST", path: "/queues",
     summary: "Supervisor: make a queue (name, description, settings); the only way a queue comes to exist",
-    roles: SUPERVISE, body: input.createQueueInput,
+    body: input.createQueueInput,
     success: { status: 201, description: "The new queue", schema: queueResponse },
     errors: [400, 413],
   },
   updateQueue: {
     operationId: "updateQueue", method: "PATCH", path: "/queues/{name}",
     summary: "Supervisor: change a queue's settings or description, pause or resume it, archive or restore it — in one transaction",
-    roles: SUPERVISE, body: input.updateQueueBody,
+    body: input.updateQueueBody,
     success: { status: 200, description: "The queue after the change (unchanged when nothing asked for differs)", schema: queueResponse },
     errors: [400, 404, 413],
   },
@@ -335,7 +336,7 @@ export const endpoints = {
   createSchedule: {
     operationId: "createSchedule", method: "POST", path: "/schedules",
     summary: "Supervisor: a cron (5 fields) in a time zone that makes a task in a queue at each occurrence",
-    roles: SUPERVISE, body: createScheduleInput,
+    body: createScheduleInput,
     success: { status: 201, description: "The schedule, with its next occurrence", schema: scheduleResponse },
     errors: [400, 413],
   },
@@ -349,21 +350,19 @@ export const endpoints = {
   updateSchedule: {
     operationId: "updateSchedule", method: "PATCH", path: "/schedules/{id}",
     summary: "Supervisor: change a schedule, pause or resume it (a resume counts from now)",
-    roles: SUPERVISE, body: updateScheduleBody,
+    body: updateScheduleBody,
     success: { status: 200, description: "The schedule after the change", schema: scheduleResponse },
     errors: [400, 404, 413],
   },
   deleteSchedule: {
     operationId: "deleteSchedule", method: "DELETE", path: "/schedules/{id}",
     summary: "Supervisor: delete a schedule; the tasks it made stay",
-    roles: SUPERVISE,
     success: { status: 200, description: "Deleted", schema: z.object({ deleted: z.uuid() }) },
     errors: [400, 404],
   },
   adoptSchedule: {
     operationId: "adoptSchedule", method: "POST", path: "/schedules/{id}/adopt",
     summary: "Supervisor: take a schedule over; it acts with your authority from now on (one paused because its maker's authority ended ticks again, from now)",
-    roles: SUPERVISE,
     success: { status: 200, description: "The schedule, adopted", schema: scheduleResponse },
     errors: [400, 404],
   },
@@ -371,7 +370,7 @@ export const endpoints = {
   createWebhook: {
     operationId: "createWebhook", method: "POST", path: "/webhooks",
     summary: "Supervisor: register an endpoint for chosen event types (and queues); the signing secret is in this answer only",
-    roles: SUPERVISE, body: createWebhookInput,
+    body: createWebhookInput,
     success: { status: 201, description: "The webhook and its secret (whsec_…, shown once)", schema: z.object({ webhook: webhookObject, secret: z.string() }) },
     errors: [400, 413],
   },
@@ -385,14 +384,12 @@ export const endpoints = {
   deleteWebhook: {
     operationId: "deleteWebhook", method: "DELETE", path: "/webhooks/{id}",
     summary: "Supervisor: delete a webhook; what was still to send is not sent",
-    roles: SUPERVISE,
     success: { status: 200, description: "Deleted", schema: z.object({ deleted: z.uuid() }) },
     errors: [400, 404],
   },
   adoptWebhook: {
     operationId: "adoptWebhook", method: "POST", path: "/webhooks/{id}/adopt",
     summary: "Supervisor: take a webhook over; it acts with your authority from now on (one paused because its maker's authority ended delivers again, events from now)",
-    roles: SUPERVISE,
     success: { status: 200, description: "The webhook, adopted", schema: z.object({ webhook: webhookObject }) },
     errors: [400, 404],
   },
@@ -407,7 +404,7 @@ export const endpoints = {
   attention: {
     operationId: "attention", method: "GET", path: "/me/attention",
     summary: "What waits for the caller: counts and items of what the engine would let them do now (questions, reviews, budgets, lapsing and lapsed leases, escalations, unknown effects)",
-    roles: READ, session: true,
+    session: true,
     success: { status: 200, description: "What waits for the caller", schema: attentionObject },
     errors: [],
   },

@@ -11,6 +11,7 @@ import { claimBodyRefusal, claimRefusal } from "./claim-scope";
 import { classifyDatabaseError, perform, safeParse, validationError, type Operation } from "@/lib/tasks/core/engine";
 import { article, tokenStanding } from "@/lib/tasks/core/standing";
 import type { Result } from "@/lib/tasks/core/types";
+import { rolesOf, runsAsPublished } from "./access";
 import { readJsonBody } from "./body";
 import { INSTANCE_HEADER, type Endpoint } from "./endpoints";
 import { instanceHeader } from "@/lib/tasks/core/schemas";
@@ -101,7 +102,8 @@ export async function authorize(
     if (outOfScope.code === "claim_ended") response.headers.set("WWW-Authenticate", 'Bearer realm="claimboard", error="invalid_token"');
     return { refusal: response };
   }
-  if (endpoint.roles !== "public" && !endpoint.roles.includes(principal.role)) {
+  const roles = rolesOf(endpoint);
+  if (roles !== "public" && !roles.includes(principal.role)) {
     return { refusal: errorResponse({ code: "forbidden", message: `${article(principal.role)} ${principal.role} token may not call ${endpoint.operationId}` }) };
   }
   return { principal };
@@ -123,7 +125,7 @@ async function answer<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Pr
     const rawParams = (await context?.params) ?? {};
     const params = Object.fromEntries(Object.entries(rawParams).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
     let principal: TokenPrincipal | null = null;
-    if (endpoint.roles !== "public") {
+    if (rolesOf(endpoint) !== "public") {
       const authorized = await authorize(endpoint, request, params);
       if ("refusal" in authorized) return authorized.refusal;
       principal = authorized.principal;
@@ -165,6 +167,8 @@ async function answer<E extends Endpoint>(endpoint: E, fn: (call: Call<E>) => Pr
       },
       run: (op, input) => {
         if (!actor) throw new Error(`${endpoint.operationId}: engine call without a caller`);
+        // The endpoint publishes its operation's who (access.ts): running one that admits others is a bug.
+        if (!runsAsPublished(endpoint, op)) throw new Error(`${endpoint.operationId}: ${op.name} admits other tokens than the endpoint publishes`);
         return perform(op, input, { db: getDatabase().db, actor, standing, instance: instance?.data });
       },
     });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { startServer, type TestServer } from "@/test/server";
+import { rolesOf } from "./access";
 import { endpoints, type Endpoint } from "./endpoints";
 import { buildOpenApiDocument, type DeepReadonly, type JsonSchema, type OpenApiOperation } from "./openapi";
 
@@ -151,10 +152,10 @@ describe("the OpenAPI document is well formed", () => {
 describe("each operation matches its registry entry", () => {
   it.each(registry.map((e) => [e.operationId, e] as const))("%s", (_id, endpoint) => {
     const op = opOf(endpoint);
-    const isPublic = endpoint.roles === "public";
+    const isPublic = rolesOf(endpoint) === "public";
     expect(op.security).toEqual(isPublic ? [] : endpoint.session ? [{ bearerAuth: [] }, { sessionCookie: [] }] : [{ bearerAuth: [] }]);
     for (const requirement of op.security) for (const scheme of Object.keys(requirement)) expect(doc.components.securitySchemes).toHaveProperty(scheme);
-    expect(op["x-roles"]).toEqual(endpoint.roles);
+    expect(op["x-roles"]).toEqual(rolesOf(endpoint));
     const success = op.responses[endpoint.success.status];
     expect(success).toBeDefined();
     if (endpoint.success.schema || endpoint.success.contentType) {

@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { TokenRole } from "@/db/schema";
 import { queueName, taskId } from "@/lib/tasks/core/schemas";
 import { MAX_BODY_BYTES } from "./body";
+import { rolesOf } from "./access";
 import { endpoints, errorObject, INSTANCE_HEADER, type Endpoint } from "./endpoints";
 import { STATUS_OF, type ApiErrorCode } from "./errors";
 
@@ -239,7 +240,8 @@ const INSTANCE: OpenApiParameter = {
 
 function operation(endpoint: Endpoint, schemas: SchemaCollector, errorRef: JsonSchema): OpenApiOperation {
   const where = endpoint.operationId;
-  const isPublic = endpoint.roles === "public";
+  const roles = rolesOf(endpoint);
+  const isPublic = roles === "public";
   const parameters: OpenApiParameter[] = [...endpoint.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
     const param = PATH_PARAMETERS[name!];
     if (!param) throw new Error(`${where}: no schema for the path parameter {${name}}`);
@@ -274,7 +276,7 @@ function operation(endpoint: Endpoint, schemas: SchemaCollector, errorRef: JsonS
     summary: endpoint.summary,
     tags: [isPublic ? "Service" : segment.charAt(0).toUpperCase() + segment.slice(1)],
     security: isPublic ? [] : endpoint.session ? [{ bearerAuth: [] }, { sessionCookie: [] }] : [{ bearerAuth: [] }],
-    "x-roles": endpoint.roles,
+    "x-roles": roles,
     ...(parameters.length ? { parameters } : {}),
     ...(body
       ? { requestBody: { required: ((body.required as string[] | undefined) ?? []).length > 0, content: { "application/json": { schema: body } } } }

@@ -2,6 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { ClaimboardApiError, type ClaimboardClient, type Task } from "@/lib/client";
 import type { TokenRole } from "@/db/schema";
+import { rolesOf } from "@/lib/http/access";
 import { endpoints } from "@/lib/http/endpoints";
 import { safeParse, validationError } from "@/lib/tasks/core/engine";
 import { registerPrompts, registerResources, INSTRUCTIONS } from "./guide";
@@ -34,7 +35,7 @@ export const SERVER_INFO = { name: "claimboard", version: "1.2.0" };
 
 /** Who may call a tool is the API's rule: its endpoint's roles. */
 const listedFor = (tool: Tool, role: TokenRole | null) => {
-  const roles = endpoints[tool.endpoint].roles;
+  const roles = rolesOf(endpoints[tool.endpoint]);
   return role === null || roles === "public" || roles.includes(role);
 };
 

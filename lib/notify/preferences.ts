@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { users } from "@/db/schema";
 import { defineOperation } from "@/lib/tasks/core/engine";
-import type { Standing } from "@/lib/tasks/core/standing";
+import { PEOPLE } from "@/lib/tasks/core/standing";
 import { fail, ok, type Result } from "@/lib/tasks/core/types";
 import { NOTIFICATION_KINDS, type NotificationKind } from "./kinds";
 
@@ -11,7 +11,6 @@ import { NOTIFICATION_KINDS, type NotificationKind } from "./kinds";
 // server, so every browser they sign in to follows one choice and the facts read it
 // (lib/notify/facts.ts leaves out a kind turned off).
 
-const PEOPLE: readonly Standing[] = ["staff", "supervisor"];
 
 export const notificationKindsInput = z.strictObject({
   off: z.array(z.enum(NOTIFICATION_KINDS, `must be one of ${NOTIFICATION_KINDS.join(", ")}`)).max(NOTIFICATION_KINDS.length),

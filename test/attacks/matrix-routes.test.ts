@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { rolesOf } from "@/lib/http/access";
 import { endpoints, type Endpoint } from "@/lib/http/endpoints";
 import { expectErrorShape, type HttpResult } from "@/test/http/helpers";
 import { makeCallers, freshQueue, Scenes, type Caller } from "./callers";
@@ -139,8 +140,9 @@ const NOT_ENDPOINTS: Record<string, string> = {
 
 /** The policy, from the endpoint's registry entry. */
 function expectation(endpoint: Endpoint, caller: Caller): 200 | 401 | 403 {
-  if (endpoint.roles === "public") return 200;
-  if (caller.tokenRole) return endpoint.roles.includes(caller.tokenRole) ? 200 : 403;
+  const roles = rolesOf(endpoint);
+  if (roles === "public") return 200;
+  if (caller.tokenRole) return roles.includes(caller.tokenRole) ? 200 : 403;
   if (caller.role && endpoint.session) return 200; // a signed-in person reads as an observer
   return 401;
 }
@@ -191,11 +193,11 @@ test("every route handler and method is an endpoint with a policy and a scene, o
 });
 
 test("the registry's roles keep their shape: only health and the document are public, no write is open to observers or cookies", () => {
-  expect(all.filter((e) => e.roles === "public").map((e) => e.operationId).sort()).toEqual(["health", "openapi"]);
+  expect(all.filter((e) => rolesOf(e) === "public").map((e) => e.operationId).sort()).toEqual(["health", "openapi"]);
   // POST /fences/verify is a read with a body (docs/contract.md#attempts-and-fences: any token), and writes nothing (lib/tasks/fences/attempts.test.ts).
   const READS_BY_POST = ["verifyFence"];
   for (const e of all.filter((e) => e.method !== "GET" && !READS_BY_POST.includes(e.operationId))) {
-    expect(e.roles, e.operationId).not.toContain("observer");
+    expect(rolesOf(e), e.operationId).not.toContain("observer");
     expect(e.session, e.operationId).toBeFalsy();
   }
 });
@@ -212,7 +214,7 @@ describe("a claim token for another task", () => {
     const claimToken = (minted.body as { claimToken: string }).claimToken;
     const asClaim: Caller = { ...agent, token: claimToken };
     let refused = 0;
-    for (const endpoint of all.filter((e) => e.roles !== "public")) {
+    for (const endpoint of all.filter((e) => rolesOf(e) !== "public")) {
       const request = await SCENES[endpoint.operationId]!(scenes, agent, await scenes.queue(freshQueue()));
       const before = await stateDigest(f);
       const res = await send(asClaim, endpoint.method, request);

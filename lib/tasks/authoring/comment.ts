@@ -7,7 +7,7 @@ import { appendEvents } from "../core/events";
 import type { TaskEvent } from "../reads/queries";
 import { commentInput } from "../core/schemas";
 import { fail, ok, type Result } from "../core/types";
-import { WORKERS, type Standing } from "../core/standing";
+import type { Standing } from "../core/standing";
 
 /** Who the queue setting `commenters` admits (in-process code that is no surface is not gated). */
 const COMMENTERS: Record<"anyone" | "people" | "supervisors", readonly Standing[] | null> = {
@@ -31,7 +31,7 @@ function commenterRefusal(queue: string, commenters: keyof typeof COMMENTERS, st
  */
 export const addComment = defineOperation({
   name: "addComment",
-  who: WORKERS,
+  makes: ["comment"],
   input: commentInput,
   async run(tx, input, { actor, clock, standing }) {
     const [task] = await tx

@@ -9,7 +9,6 @@ import { DEFAULT_QUEUE, queueForWork } from "../queues/queues";
 import { createTaskInput, type CreateTaskInput } from "../core/schemas";
 import { loadTask, rawToTaskRow, toTask } from "../core/task-row";
 import { fail, ok, type Result, type Task } from "../core/types";
-import { WORKERS } from "../core/standing";
 import { capUnitRefusal } from "../budgets/cap";
 
 export interface Created {
@@ -120,7 +119,7 @@ function canonical(value: unknown): string {
 /** Create a task, or (same idempotencyKey, same fields) find the one an earlier create made. */
 export const createTaskOnce = defineOperation({
   name: "createTask",
-  who: WORKERS,
+  makes: ["create"],
   input: createTaskInput,
   run: (tx, input, ctx) => createOnce(tx, input, ctx),
 });
@@ -128,7 +127,7 @@ export const createTaskOnce = defineOperation({
 /** A new task, queued at version 1, in a queue that exists and is not archived. */
 export const createTask = defineOperation({
   name: "createTask",
-  who: WORKERS,
+  makes: ["create"],
   input: createTaskInput,
   async run(tx, input, ctx) {
     const result = await createOnce(tx, input, ctx);

@@ -9,7 +9,7 @@ import { dependenciesInput, removeDependencyInput } from "../core/schemas";
 import { loadTask, toTasks } from "../core/task-row";
 import { doneBy, MOVES, type MoveRow } from "../core/machine";
 import { statusIn, transition } from "../core/transition";
-import { editsAnyTask, WORKERS, type Standing } from "../core/standing";
+import { editsAnyTask, type Standing } from "../core/standing";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
 
 /** A task's dependencies, all told (each request adds at most MAX_DEPENDENCIES). */
@@ -35,7 +35,7 @@ async function refusedEditor(tx: Tx, task: Task, actor: ActorRef, standing: Stan
  */
 export const addDependencies = defineOperation({
   name: "addDependencies",
-  who: WORKERS,
+  makes: ["addDependencies"],
   input: dependenciesInput,
   async run(tx, input, { actor, clock, standing }) {
     const expected = { taskId: input.taskId, version: input.version, actor, verb: adding.verb, from: adding.from, doneBy: doneBy(adding), ownerOnly: false };
@@ -86,7 +86,7 @@ export const addDependencies = defineOperation({
  */
 export const removeDependency = defineOperation({
   name: "removeDependency",
-  who: WORKERS,
+  makes: ["removeDependency"],
   input: removeDependencyInput,
   async run(tx, input, { actor, clock, standing }) {
     const expected = { taskId: input.taskId, version: input.version, actor, verb: removing.verb, from: removing.from, doneBy: doneBy(removing), ownerOnly: false };

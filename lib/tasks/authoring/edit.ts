@@ -3,7 +3,7 @@ import type { Tx } from "@/db/client";
 import { notFound } from "../core/conflicts";
 import { defineOperation } from "../core/engine";
 import { appendEvents } from "../core/events";
-import { editsAnyTask, WORKERS } from "../core/standing";
+import { editsAnyTask } from "../core/standing";
 import { EDITABLE_FIELDS, editTaskInput, type EditTaskInput } from "../core/schemas";
 import { loadTask, toTasks } from "../core/task-row";
 import { EDITABLE } from "../core/machine";
@@ -142,7 +142,7 @@ async function explain(tx: Tx, input: EditTaskInput, actor: ActorRef, anyone: bo
  */
 export const editTask = defineOperation({
   name: "editTask",
-  who: WORKERS,
+  makes: ["edit"],
   input: editTaskInput,
   async run(tx, input, { actor, clock, standing }): Promise<Result<Task>> {
     const anyone = editsAnyTask(standing);

@@ -3,7 +3,6 @@ import { explainMiss, notFound } from "../core/conflicts";
 import { defineOperation } from "../core/engine";
 import { appendEvents } from "../core/events";
 import { raiseBudgetInput } from "../core/schemas";
-import { SUPERVISORS } from "../core/standing";
 import { loadTask, toTasks } from "../core/task-row";
 import { supervisorGuard, transition } from "../core/transition";
 import { fail, ok, type Result, type Task } from "../core/types";
@@ -23,7 +22,7 @@ const openBudgetQuestion = (now: ReturnType<typeof sql>) => sql`EXISTS (
 
 export const raiseBudget = defineOperation({
   name: "raiseBudget",
-  who: SUPERVISORS,
+  makes: ["raiseBudget"],
   input: raiseBudgetInput,
   async run(tx, input, { actor, clock }): Promise<Result<Task>> {
     const before = await loadTask(tx, input.taskId);

@@ -12,7 +12,6 @@ import { toTasks } from "../core/task-row";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
 import { admittingClaimants, claimantRefusal } from "./claimants";
 import { strikeCappedLapses } from "./ceiling";
-import { WORKERS } from "../core/standing";
 import { lapseCutoff } from "./lock-delay";
 import { lapsedFor } from "./person-grace";
 import { lockReservations, reservationFilter } from "../reservations/held";
@@ -163,7 +162,7 @@ export async function claimBest(
 /** Claim the next task of a queue (and start it, when asked and no check is needed); null when none. */
 export const claimNext = defineOperation({
   name: "claimNext",
-  who: WORKERS,
+  makes: ["claim"],
   input: claimNextInput,
   async run(tx, input, { actor, clock, instance }) {
     const claimed = await claimBest(tx, clock, actor, input, 1, instance);
@@ -174,7 +173,7 @@ export const claimNext = defineOperation({
 /** Claim up to `limit` (1..100) tasks in one transaction, for agents that work in batches. */
 export const claimBatch = defineOperation({
   name: "claimBatch",
-  who: WORKERS,
+  makes: ["claim"],
   input: claimBatchInput,
   async run(tx, input, { actor, clock, instance }) {
     return claimBest(tx, clock, actor, input, input.limit, instance);

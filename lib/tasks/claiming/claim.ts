@@ -15,7 +15,6 @@ import { appendEvents } from "../core/events";
 import { claimInput, type ClaimInput } from "../core/schemas";
 import { loadTask, toTasks } from "../core/task-row";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
-import { WORKERS } from "../core/standing";
 import { lockReservationsOf, reservationFilter } from "../reservations/held";
 import { overMonthlyCap } from "../budgets/cap";
 
@@ -29,7 +28,7 @@ export const TARGETED_CLAIM_LOCK_TIMEOUT_MS = 1000;
 /** Claim one given task: queued, or held with a lapsed lease; the expected version must match. */
 export const claim = defineOperation({
   name: "claim",
-  who: WORKERS,
+  makes: ["claim"],
   input: claimInput,
   async run(tx, input, { actor, clock, instance }) {
     await tx.execute(sql.raw(`SET LOCAL lock_timeout = '${TARGETED_CLAIM_LOCK_TIMEOUT_MS}ms'`));

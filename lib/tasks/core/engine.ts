@@ -2,7 +2,8 @@ import { ZodError, type z } from "zod";
 import type { Db, Tx } from "@/db/client";
 import { observeOperation } from "@/lib/metrics/registry";
 import { databaseClock, type Clock } from "./clock";
-import { refusalMessage, type Standing } from "./standing";
+import type { MoveName } from "./machine";
+import { mayMake, refusalMessage, type Standing } from "./standing";
 import { loadTask } from "./task-row";
 import { fail, type ActorRef, type EngineError, type Result } from "./types";
 
@@ -18,13 +19,27 @@ export interface OperationContext {
 /** One engine operation: a schema for its input and a body that runs in one transaction. */
 export interface Operation<S extends z.ZodType, O> {
   name: string;
-  /** The standings that may perform it; `perform` refuses any other before a transaction opens. */
+  /**
+   * The standings that may perform it; `perform` refuses any other before a transaction opens.
+   * The one source of who may: an endpoint's token roles and a server action's people follow
+   * from it (lib/http/access.ts, lib/auth/action.ts).
+   */
   who: readonly Standing[];
+  /** The machine's moves it makes, when it makes any: its `who` is then theirs (mayMake). */
+  makes?: readonly MoveName[];
   input: S;
   run(tx: Tx, input: z.infer<S>, ctx: OperationContext): Promise<Result<O>>;
 }
 
-export const defineOperation = <S extends z.ZodType, O>(op: Operation<S, O>) => op;
+/**
+ * An operation that makes moves of the machine names them (`makes`) and takes its `who` from
+ * their rows; any other states its `who` (a queue's settings, a token, a read).
+ */
+type Declared<S extends z.ZodType, O> = Omit<Operation<S, O>, "who" | "makes"> &
+  ({ makes: readonly MoveName[]; who?: never } | { who: readonly Standing[]; makes?: never });
+
+export const defineOperation = <S extends z.ZodType, O>(op: Declared<S, O>): Operation<S, O> =>
+  op.makes ? { ...op, who: mayMake(...op.makes) } : (op as Operation<S, O>);
 
 /**
  * Thrown inside an operation to roll its transaction back and answer `result` (an expected

@@ -5,7 +5,7 @@
 // The database keeps the list of types (db/schema/enums.ts, event_type); machine.test.ts checks
 // that EVENT_TYPES (lib/tasks/core/machine.ts) names exactly those.
 
-import type { EffectState } from "@/db/schema";
+import type { EffectState, OpenEffectState } from "@/db/schema";
 import type { TaskStatus } from "./machine";
 import type { Reservation } from "../reservations/schemas";
 
@@ -150,7 +150,7 @@ export interface EffectPayload extends Moved {
   attempt: number;
   state: EffectState;
   /** effect_resolved: the state it left (intended or unknown), and what the resolver said. */
-  from?: Extract<EffectState, "intended" | "unknown">;
+  from?: OpenEffectState;
   externalRef?: string | null;
   note?: string | null;
   target?: string | null;

@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/client";
+import { RESOLVED_EFFECT_STATES, type EffectState, type OpenEffectState } from "@/db/schema";
 import type { Clock } from "../core/clock";
 import { explainMiss, notFound } from "../core/conflicts";
 import { defineOperation } from "../core/engine";
@@ -117,7 +118,7 @@ export const resolveEffect = defineOperation({
         OR (old.state = 'unknown' AND ${mayResolveUnknown(actor, standing, now)}))
       RETURNING e.id, old.state AS previous_state, old.via_side_effect`);
     if (!raw) return explainUnresolved(tx, input, actor);
-    const from = raw.previous_state as "intended" | "unknown";
+    const from = raw.previous_state as OpenEffectState;
     // v1's side effects are not counted on the row (docs/effects.md), so their resolution moves no count.
     const count = raw.via_side_effect ? sql`` : from === "intended" ? sql`, intended_effects = intended_effects - 1` : sql`, unknown_effects = unknown_effects - 1`;
     // The check a lapse owes (needs_check) is of what the ended attempt began: once its last
@@ -146,7 +147,7 @@ async function explainUnresolved(tx: Tx, input: ResolveEffectInput, actor: Actor
   const effect = (await listEffects(tx, [input.taskId])).get(input.taskId)!.find((e) => e.id === input.effectId);
   if (!effect) return fail({ code: "not_found", message: `Task ${input.taskId} has no effect ${input.effectId}` });
   const refuse = (code: "invalid_transition" | "version_conflict" | "not_owner" | "lease_expired", message: string) => fail({ code, message, task });
-  if (effect.state === "applied" || effect.state === "failed") {
+  if ((RESOLVED_EFFECT_STATES as readonly EffectState[]).includes(effect.state)) {
     return refuse("invalid_transition", `Effect ${effect.id} (${effect.name}) is already ${effect.state}: a resolved effect stays as it is`);
   }
   if (task.version !== input.version) return refuse("version_conflict", `Task ${task.id} is at version ${task.version}, not ${input.version}`);

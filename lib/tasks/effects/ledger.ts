@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import type { EffectState } from "@/db/schema";
+import type { EffectState, OpenEffectState } from "@/db/schema";
 import type { Clock } from "../core/clock";
 import { SYSTEM_ACTOR_ID, type NewEvent } from "../core/events";
 import { parseTimestamp } from "../core/task-row";
@@ -75,7 +75,7 @@ export function effectEvent(
   task: { id: bigint | string; queue: string; version: number; status: string },
   effect: Pick<Effect, "id" | "name" | "idempotencyKey" | "attempt" | "state" | "externalRef" | "note" | "target">,
   actorId: string,
-  from?: "intended" | "unknown",
+  from?: OpenEffectState,
 ): NewEvent {
   return {
     taskId: BigInt(task.id), queue: task.queue, type, actorId,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RESOLVED_EFFECT_STATES } from "@/db/schema";
 import { LIMITS } from "@/lib/limits";
 import { jsonValue, rowId, taskId, text, version } from "../core/schemas";
 
@@ -20,7 +21,7 @@ export const effectId = rowId("an effect id");
 
 export const resolveEffectBody = z.strictObject({
   version,
-  state: z.enum(["applied", "failed"], "must be applied or failed"),
+  state: z.enum(RESOLVED_EFFECT_STATES, `must be ${RESOLVED_EFFECT_STATES.join(" or ")}`),
   externalRef: text(LIMITS.externalRef).optional(),
   note: text(LIMITS.reason).optional(),
 });

@@ -12,7 +12,6 @@ import { completeInput, completeNextInput } from "../core/schemas";
 import { CONTENT_COLUMNS, contentOf, loadTask, rawToTaskRow, toTasks } from "../core/task-row";
 import { ownerTransition, recheck } from "../core/transition";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
-import { WORKERS } from "../core/standing";
 import { effectsAppliedByCompletion } from "../effects/ledger";
 import { effectsUnresolved } from "../effects/unresolved";
 import type { SubmissionPayload } from "../core/event-payloads";
@@ -138,7 +137,7 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
  */
 export const complete = defineOperation({
   name: "complete",
-  who: WORKERS,
+  makes: ["complete"],
   input: completeInput,
   async run(tx, item, { actor, clock, instance }) {
     // The completion's event and its dependents' `unblocked` events: one write, one NOTIFY.
@@ -156,7 +155,7 @@ export const complete = defineOperation({
  */
 export const completeAndClaimNext = defineOperation({
   name: "completeAndClaimNext",
-  who: WORKERS,
+  makes: ["complete", "claim"],
   input: completeNextInput,
   async run(tx, { next, ...item }, { actor, clock, instance }): Promise<Result<{ task: Task; next?: Task | null }>> {
     return oneEventWrite(tx, clock, async () => {

@@ -3,7 +3,6 @@ import { defineOperation } from "../core/engine";
 import { oneEventWrite } from "../core/events";
 import { completionsInput } from "../core/schemas";
 import { ok, type EngineError, type Task } from "../core/types";
-import { WORKERS } from "../core/standing";
 
 export type CompletionResult = { id: string; ok: true; task: Task } | { id: string; ok: false; error: EngineError };
 
@@ -14,7 +13,7 @@ export type CompletionResult = { id: string; ok: true; task: Task } | { id: stri
  */
 export const completeMany = defineOperation({
   name: "completeMany",
-  who: WORKERS,
+  makes: ["complete"],
   input: completionsInput,
   async run(tx, input, { actor, clock, instance }) {
     const items = input.tasks.map((item) => ({ taskId: item.id, version: item.version, result: item.result }));

@@ -7,7 +7,6 @@ import { toTasks } from "../core/task-row";
 import { endAttempt, ownerTransition, transition } from "../core/transition";
 import { ok } from "../core/types";
 import { handoffNote, instanceOf, setHandoff } from "../core/attempt";
-import { WORKERS } from "../core/standing";
 import { effectsLeftUnknown } from "../effects/ledger";
 import { countStrike, strikeStatus } from "../core/strike";
 
@@ -22,7 +21,7 @@ const move = ownerTransition("fail");
  */
 export const failTask = defineOperation({
   name: "fail",
-  who: WORKERS,
+  makes: ["fail"],
   input: failInput,
   async run(tx, input, { actor, clock, instance }) {
     const note = input.handoff ? handoffNote(input.handoff, actor) : null;

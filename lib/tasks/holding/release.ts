@@ -7,7 +7,6 @@ import { toTasks } from "../core/task-row";
 import { endAttempt, ownerTransition, supervisorGuard, transition } from "../core/transition";
 import { ok } from "../core/types";
 import { handoffNote, instanceOf, setHandoff } from "../core/attempt";
-import { SUPERVISORS, WORKERS } from "../core/standing";
 import { effectsLeftUnknown } from "../effects/ledger";
 
 const owned = ownerTransition("release");
@@ -20,7 +19,7 @@ const forced = supervisorGuard("forceRelease");
  */
 export const release = defineOperation({
   name: "release",
-  who: WORKERS,
+  makes: ["release"],
   input: releaseInput,
   async run(tx, input, { actor, clock, instance }) {
     const note = input.handoff ? handoffNote(input.handoff, actor) : null;
@@ -43,7 +42,7 @@ export const release = defineOperation({
 /** Supervisor: take a held task away from whoever holds it. */
 export const forceRelease = defineOperation({
   name: "forceRelease",
-  who: SUPERVISORS,
+  makes: ["forceRelease"],
   input: releaseInput,
   async run(tx, input, { actor, clock }) {
     const note = input.handoff ? handoffNote(input.handoff, actor) : null;

@@ -8,7 +8,6 @@ import { heartbeatInput } from "../core/schemas";
 import { toTasks } from "../core/task-row";
 import { ownerTransition, transition } from "../core/transition";
 import { ok } from "../core/types";
-import { WORKERS } from "../core/standing";
 import { parkOnBudget, recordSpend, renewWithSpend, warningOf } from "../budgets/spend";
 import type { NewEvent } from "../core/events";
 
@@ -24,7 +23,7 @@ const move = ownerTransition("renew");
  */
 export const renew = defineOperation({
   name: "renew",
-  who: WORKERS,
+  makes: ["renew"],
   input: heartbeatInput,
   async run(tx, input, { actor, clock, instance }) {
     const now = clock.now();

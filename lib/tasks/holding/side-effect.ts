@@ -1,7 +1,6 @@
 import { defineOperation } from "../core/engine";
 import { sideEffectInput } from "../core/schemas";
 import { ok } from "../core/types";
-import { WORKERS } from "../core/standing";
 import { recordInLedger } from "../effects/effects";
 
 /**
@@ -13,7 +12,7 @@ import { recordInLedger } from "../effects/effects";
  */
 export const recordSideEffect = defineOperation({
   name: "recordSideEffect",
-  who: WORKERS,
+  makes: ["sideEffect"],
   input: sideEffectInput,
   async run(tx, input, { actor, clock }) {
     const recorded = await recordInLedger(tx, clock, actor, { taskId: input.taskId, version: input.version, name: input.description }, { description: input.description });

@@ -6,7 +6,6 @@ import { startInput } from "../core/schemas";
 import { toTasks } from "../core/task-row";
 import { ownerTransition, transition } from "../core/transition";
 import { ok } from "../core/types";
-import { WORKERS } from "../core/standing";
 import { sideEffectsConfirmed } from "../effects/ledger";
 
 const move = ownerTransition("start");
@@ -17,7 +16,7 @@ const move = ownerTransition("start");
  */
 export const start = defineOperation({
   name: "start",
-  who: WORKERS,
+  makes: ["start"],
   input: startInput,
   async run(tx, input, { actor, clock }) {
     const now = clock.now();

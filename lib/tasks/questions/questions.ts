@@ -3,14 +3,13 @@ import { SUMMARY_MAX } from "../core/attempt";
 import { explainMiss, notFound } from "../core/conflicts";
 import { defineOperation } from "../core/engine";
 import { appendEvents } from "../core/events";
-import { EVERYONE, WORKERS } from "../core/standing";
+import { EVERYONE } from "../core/standing";
 import { loadTask, toTasks } from "../core/task-row";
 import { ownerTransition, transition } from "../core/transition";
 import { fail, ok, type Result, type Task } from "../core/types";
 import { answerRefusal } from "./answerable";
 import { expireQuestions, expiryReason } from "./expire";
 import { publicQuestion, readQuestionRow, taskQuestionRows, type Question } from "./rows";
-import { ANSWERERS } from "./rules";
 import { answerQuestionInput, askQuestionInput, listQuestionsInput, readQuestionInput } from "./schemas";
 
 // Asking a person (docs/contract.md#asking-a-person, docs/questions.md): the owner of a started task asks, which
@@ -30,7 +29,7 @@ export interface Asked {
 /** POST /tasks/{id}/questions: the owner of a started task (lease valid, version named) asks a person. */
 export const askQuestion = defineOperation({
   name: "askQuestion",
-  who: WORKERS,
+  makes: ["ask"],
   input: askQuestionInput,
   async run(tx, input, { actor, clock, instance }): Promise<Result<Asked>> {
     const now = clock.now();
@@ -83,7 +82,7 @@ function answerNote(question: string, text: string, choice: string | null) {
  */
 export const answerQuestion = defineOperation({
   name: "answerQuestion",
-  who: ANSWERERS,
+  makes: ["answer"],
   input: answerQuestionInput,
   async run(tx, input, { actor, clock, standing }): Promise<Result<Asked>> {
     const found = await readQuestionRow(tx, input.taskId, input.questionId);

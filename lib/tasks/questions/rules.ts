@@ -1,9 +1,9 @@
-import type { Standing } from "../core/standing";
+import { mayMake } from "../core/standing";
 
-// Who answers a question (docs/contract.md#asking-a-person): a person — staff or a supervisor, in
-// the UI — or a supervisor's token, and the operator at the CLI. Never an agent token; which
-// questions each may answer is answerable.ts's rule. Pure: the machine test reads it.
-export const ANSWERERS: readonly Standing[] = ["staff", "supervisor", "operator"];
+// Who answers a question (docs/contract.md#asking-a-person): the machine's `person` for the answer
+// move — staff or a supervisor, in the UI — or a supervisor's token, and the operator at the CLI.
+// Never an agent token; which questions each may answer is answerable.ts's rule.
+export const ANSWERERS = mayMake("answer");
 
 /**
  * The asker's side of a question: the one who asked, or whoever holds its task now. They may

@@ -8,7 +8,6 @@ import { appendEvents, oneEventWrite, type NewEvent } from "../core/events";
 import { MOVES } from "../core/machine";
 import { executePrepared } from "@/db/hot-path";
 import { reviewInput, type ReviewInput } from "../core/schemas";
-import { WORKERS } from "../core/standing";
 import { countStrike, strikeStatus } from "../core/strike";
 import { loadTask, toTasks } from "../core/task-row";
 import { endAttempt, statusIn, transition } from "../core/transition";
@@ -90,7 +89,7 @@ const expectation = (input: ReviewInput, actor: ActorRef, move: "approve" | "rej
  */
 export const review = defineOperation({
   name: "review",
-  who: WORKERS,
+  makes: ["approve", "reject"],
   input: reviewInput,
   async run(tx, input, { actor, clock }): Promise<Result<Task>> {
     const move = input.decision === "approve" ? "approve" : "reject";

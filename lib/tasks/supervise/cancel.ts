@@ -4,7 +4,6 @@ import { explainMiss } from "../core/conflicts";
 import { defineOperation } from "../core/engine";
 import { appendEvents } from "../core/events";
 import { superviseInput } from "../core/schemas";
-import { SUPERVISORS } from "../core/standing";
 import { toTasks } from "../core/task-row";
 import { endAttempt, supervisorGuard, transition } from "../core/transition";
 import { ok } from "../core/types";
@@ -20,7 +19,7 @@ const move = supervisorGuard("cancel");
 
 export const cancel = defineOperation({
   name: "cancel",
-  who: SUPERVISORS,
+  makes: ["cancel"],
   input: superviseInput,
   async run(tx, input, { actor, clock }) {
     const now = clock.now();

@@ -1,7 +1,6 @@
 import { editTask } from "../authoring/edit";
 import { defineOperation, Rollback } from "../core/engine";
 import { queueName, superviseInput } from "../core/schemas";
-import { SUPERVISORS } from "../core/standing";
 import { ok, type Result, type Task } from "../core/types";
 import { requeue } from "./supervise";
 
@@ -15,7 +14,7 @@ export const requeueToInput = superviseInput.extend({ queue: queueName });
  */
 export const requeueTo = defineOperation({
   name: "requeueTo",
-  who: SUPERVISORS,
+  makes: ["edit", "requeue"],
   input: requeueToInput,
   async run(tx, input, ctx): Promise<Result<Task>> {
     const { queue, reason, ...at } = input;

@@ -4,7 +4,6 @@ import { oneEventWrite } from "../core/events";
 import { taskId, text, version } from "../core/schemas";
 import { cancel, requeue, resolve } from "./supervise";
 import { ok, type EngineError, type Task } from "../core/types";
-import { SUPERVISORS } from "../core/standing";
 
 /** The inbox's bulk cap: the most escalated tasks it lists for one filter (lib/tasks/supervise/inbox.ts). */
 export const SUPERVISE_MANY_LIMIT = 500;
@@ -47,7 +46,7 @@ export type SuperviseManyResult = { taskId: string; ok: true; task: Task } | { t
  */
 export const superviseMany = defineOperation({
   name: "superviseMany",
-  who: SUPERVISORS,
+  makes: ["requeue", "resolve", "cancel"],
   input: superviseManyInput,
   async run(tx, input, ctx) {
     const op = decisions[input.action];

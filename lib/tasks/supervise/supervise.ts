@@ -10,7 +10,6 @@ import { toTasks } from "../core/task-row";
 import { MOVES, type SupervisorMove } from "../core/machine";
 import { supervisorGuard, transition } from "../core/transition";
 import { ok, type ActorRef } from "../core/types";
-import { SUPERVISORS } from "../core/standing";
 
 // The escalation inbox's decisions: supervisors only (`who`, checked by perform).
 
@@ -24,7 +23,7 @@ function supervisorTransition(name: Exclude<SupervisorMove, "forceRelease" | "ra
   const set = sql`${sql.raw(`status = '${MOVES[name].to}'`)}${also ? sql`, ${also}` : sql``}`;
   return defineOperation({
     name,
-    who: SUPERVISORS,
+    makes: [name],
     input: superviseInput,
     async run(tx, input, { actor, clock }) {
       const now = clock.now();
