@@ -79,6 +79,8 @@ const SCENES: Record<string, Scene> = {
   },
   recordEffect: ownerCall("effects", "started", { name: "charge the card" }),
   listEffects: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/effects` }),
+  recordCheckpoint: ownerCall("checkpoints", "started", { step: 1, state: { cursor: "matrix" } }),
+  listCheckpoints: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/checkpoints` }),
   resolveEffect: async (s, c, q) => {
     const { task, effectId } = await s.effect(q, c.actor);
     return { path: `/tasks/${task.id}/effects/${effectId}`, body: { version: task.version, state: "applied", externalRef: "ch_1" } };

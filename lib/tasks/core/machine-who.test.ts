@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import {
   addComment, addDependencies, cancel, claim, complete, createTask, editTask, failTask, forceRelease, recordSideEffect, removeDependency,
-  raiseBudget, release, renew, requeue, resolve, review, start, type Operation,
+  raiseBudget, recordCheckpoint, release, renew, requeue, resolve, review, start, type Operation,
 } from "@/lib/tasks";
 import type { z } from "zod";
 import { MOVES, type Who } from "./machine";
@@ -14,7 +14,7 @@ import { ANSWERERS } from "../questions/rules";
 // (or the engine let through what the machine gives to someone else). System moves (lapse,
 // strike, unblock, escalateDependent) have no operation of their own: other moves make them.
 const OPERATION_OF: Partial<Record<keyof typeof MOVES, Operation<z.ZodType, unknown>>> = {
-  create: createTask, claim, start, renew, sideEffect: recordSideEffect, release, complete, fail: failTask,
+  create: createTask, claim, start, renew, sideEffect: recordSideEffect, checkpoint: recordCheckpoint, release, complete, fail: failTask,
   forceRelease, requeue, resolve, cancel, edit: editTask, addDependencies, removeDependency, comment: addComment,
   approve: review, reject: review,
   ask: askQuestion, answer: answerQuestion,
