@@ -7,7 +7,7 @@ import { INSTANCE_HEADER } from "@/lib/http/endpoints";
 import { ClaimboardApiError, toApiError } from "./client/errors";
 import { clientRoutes, type EndpointOf, type RouteName } from "./client/routes";
 import type {
-  Answer, Body, CallOptions, ClaimOp, ClaimToken, ClaimOptions, CompletionResult, Effect, FenceVerdict, Health, Question, ListTasksQuery, NewTask, Query,
+  Answer, Body, CallOptions, Checkpoint, ClaimOp, ClaimToken, ClaimOptions, CompletionResult, Effect, FenceVerdict, Health, Question, ListTasksQuery, NewTask, Query,
   HeldReservation, Queue, Readiness, Task, TaskChanges, TaskCounts, TaskEvent, TaskFilterQuery, TaskRef, Schedule, Webhook, WebhookDelivery,
 } from "./client/types";
 
@@ -296,6 +296,15 @@ export class ClaimboardClient {
   /** A task's whole effect ledger, oldest first. */
   async listEffects(id: string): Promise<Effect[]> {
     return (await this.call("listEffects", { id })).effects;
+  }
+
+  /** Records how far the attempt got (docs/checkpoints.md): step 1..200 and any JSON state; a successor's claim carries the latest. */
+  async checkpoint(task: TaskRef, step: number, state?: unknown): Promise<Answer<"recordCheckpoint">> {
+    return this.call("recordCheckpoint", { id: task.id, body: { version: task.version, step, ...(state === undefined ? {} : { state }) } as Body<"recordCheckpoint"> });
+  }
+
+  async listCheckpoints(id: string): Promise<Checkpoint[]> {
+    return (await this.call("listCheckpoints", { id })).checkpoints;
   }
 
   /** applied or failed, with what downstream said (externalRef) — an unknown one by the holder or a supervisor. */

@@ -53,6 +53,8 @@ export const LIMITS = {
   personIdleSeconds: { min: 0, max: 86_400 },
   /** After a person's lease lapses, how long agents may not claim the task (queue setting personGraceSeconds). */
   personGraceSeconds: { min: 0, max: 3600 },
+  /** The steps of one attempt's checkpoints (docs/checkpoints.md); the state is JSON of at most 64 KiB. */
+  checkpointStep: { min: 1, max: 200 },
 } as const;
 
 /** "4,000": how a limit is written in a sentence. */

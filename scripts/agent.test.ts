@@ -4,7 +4,7 @@ import path from "node:path";
 import type { z } from "zod";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { createAgentToken, type CreatedToken } from "@/lib/auth/tokens";
-import { answerQuestion, claimNext, createActor, createTask, forceRelease, perform, raiseBudget, recordEffect, recordSideEffect, release, setQueueSettings, type ActorRef, type Operation } from "@/lib/tasks";
+import { answerQuestion, claimNext, createActor, createTask, forceRelease, perform, raiseBudget, recordCheckpoint, recordEffect, recordSideEffect, release, setQueueSettings, type ActorRef, type Operation } from "@/lib/tasks";
 import { loadTask } from "@/lib/tasks/core/task-row";
 import { startAgent, type RunningAgent } from "@/test/cli";
 import { freshDatabase, type TestDatabase } from "@/test/db";
@@ -162,6 +162,8 @@ describe("the reference agent", () => {
     for (const [args, message] of [
       [["--downstream", "/tmp/never-written"], /--downstream works with --effects/],
       [["--ask", " "], /--ask must be a question of 1 to 2000 characters/],
+      [["--steps", "3", "--batch", "2"], /--steps works one task at a time without --effects/],
+      [["--steps", "201"], /--steps must be a whole number from 1 to 200/],
     ] as const) {
       const refused = startAgent(["--once", ...args], { CLAIMBOARD_TOKEN: token.token });
       running.push(refused);
@@ -324,5 +326,27 @@ describe("the reference agent", () => {
     expect(await history(id)).toEqual([
       "created test", "claimed scoped-agent", "effect_intended scoped-agent", "effect_resolved scoped-agent", "completed scoped-agent",
     ]);
+  });
+
+  test("--steps N: each step checkpointed (with a claim token's progress op under --scoped); a task handed at step 2 resumes at 3", async () => {
+    const id = await newTask("stepped", "three steps");
+    const worker = agent(await createAgentToken(database.db, { name: "stepper" }), ["--queue", "stepped", "--steps", "3", "--scoped", "--work-ms", "300", "--once"]);
+    expect(await worker.exited, worker.output()).toBe(0);
+    for (const step of [1, 2, 3]) expect(worker.output()).toMatch(new RegExp(`^checkpoint ${step}/3 on ${id} \\(attempt 1\\)$`, "m"));
+    expect(worker.output()).not.toMatch(/^resuming /m);
+    expect(await history(id)).toEqual(["created test", "claimed stepper", "checkpointed stepper", "checkpointed stepper", "checkpointed stepper", "completed stepper"]);
+
+    // Handed a task whose last attempt checkpointed step 2 (and released it): steps 3 and 4 only.
+    const handed = await newTask("stepped", "four steps, two done");
+    const first = await createActor(database.db, "agent", "first-stepper");
+    const held = await perform(claimNext, { queue: "stepped", start: true }, { db: database.db, actor: first });
+    if (!held.ok || !held.value) throw new Error("the first stepper claimed nothing");
+    const done = await perform(recordCheckpoint, { taskId: handed, version: held.value.version, step: 2, state: { done: 2 } }, { db: database.db, actor: first });
+    if (!done.ok) throw new Error(done.error.message);
+    await perform(release, { taskId: handed, version: held.value.version }, { db: database.db, actor: first });
+    const next = agent(await createAgentToken(database.db, { name: "next-stepper" }), ["--queue", "stepped", "--steps", "4", "--work-ms", "400", "--once"]);
+    expect(await next.exited, next.output()).toBe(0);
+    expect(next.output()).toMatch(new RegExp(`^resuming ${handed} at step 3 of 4 \\(checkpoint 2 by first-stepper, attempt 1\\)$`, "m"));
+    expect(next.output().match(/^checkpoint \d\/4/gm)).toEqual(["checkpoint 3/4", "checkpoint 4/4"]);
   });
 });

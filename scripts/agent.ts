@@ -12,6 +12,7 @@ import { renewAfterMs } from "../lib/cadence";
 import { LIMITS } from "../lib/limits";
 import { callDone, Downstream, intendCall } from "./agent-effects";
 import { askFirst } from "./agent-ask";
+import { workInSteps } from "./agent-steps";
 
 const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [options]
 
@@ -32,6 +33,8 @@ const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [option
   --scoped             after each claim, mint a claim token (cbc_) for the task and do the work with a
                        client of its own on that token only: it can touch nothing but that task, and
                        nothing once the attempt ended (claim_ended)
+  --steps N            do each task's work in N steps (1..200), checkpointing each; a task handed with a
+                       checkpoint (an earlier attempt's) resumes after its step
   --wait S             wait up to S seconds (0..60) in the server for a task when none is claimable,
                        and again after each such wait; 0 polls with a 1–10 s backoff instead
                        (default 30; with --once, 0)
@@ -72,6 +75,7 @@ function options(argv: string[]) {
       once: { type: "boolean", default: false },
       "max-tasks": { type: "string" },
       batch: { type: "string" },
+      steps: { type: "string" },
       wait: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -89,6 +93,7 @@ function options(argv: string[]) {
   const url = values.url ?? (process.env.CLAIMBOARD_URL || `http://localhost:${process.env.PORT || 3000}`);
   if (!URL.canParse(url)) throw new UsageError(`--url is not a URL: ${JSON.stringify(url)}`);
   if (values.scoped && values.batch !== undefined) throw new UsageError("--scoped works one task at a time: drop --batch");
+  if (values.steps !== undefined && (values.batch !== undefined || values.effects)) throw new UsageError("--steps works one task at a time without --effects: drop --batch and --effects");
   if (values.downstream !== undefined && !values.effects) throw new UsageError("--downstream works with --effects: add --effects, or drop --downstream");
   if (values.ask !== undefined && (values.ask.trim() === "" || values.ask.length > LIMITS.question)) {
     throw new UsageError(`--ask must be a question of 1 to ${LIMITS.question} characters`);
@@ -110,6 +115,7 @@ function options(argv: string[]) {
     failRate: number("fail-rate", values["fail-rate"], 0, 1, false)!,
     maxTasks: values.once ? 1 : number("max-tasks", values["max-tasks"], 1, Number.MAX_SAFE_INTEGER),
     batch: number("batch", values.batch, 1, 100),
+    steps: number("steps", values.steps, LIMITS.checkpointStep.min, LIMITS.checkpointStep.max),
     once: values.once,
     wait: number("wait", values.wait, 0, LIMITS.claimWaitSeconds) ?? (values.once ? 0 : DEFAULT_WAIT_SECONDS),
   };
@@ -332,7 +338,9 @@ class Agent {
     // With an effect, the call lands mid-work: a crash before it leaves the key unapplied, after it applied but unresolved.
     const before = task && intent ? await this.work(task, this.opts.workMs / 2) : task;
     if (before && intent && !intent.settled) this.opts.downstream.apply(intent.idempotencyKey);
-    const worked = before && (await this.work(before, intent ? this.opts.workMs / 2 : this.opts.workMs));
+    const worked = before && (this.opts.steps
+      ? await workInSteps(before, this.opts.steps, this.opts.workMs, { client: () => this.client, work: (t, ms) => this.work(t, ms), ownerCall: (t, verb, call) => this.ownerCall(t, verb, call), log })
+      : await this.work(before, intent ? this.opts.workMs / 2 : this.opts.workMs));
     const latest = worked && intent ? await this.ownerCall(worked, "resolve effect", () => callDone(this.client, intent, worked, log)) : worked;
     if (!latest) return null;
     this.finished++;

@@ -41,6 +41,7 @@ function placeholder(draft: Draft): TaskView {
     submission: null,
     budget: null,
     spent: 0,
+    checkpoint: null,
     createdAt: now,
     updatedAt: now,
     handoff: null,

@@ -19,6 +19,8 @@ export interface Attempt {
   claimant: EventView["actor"] | null;
   entries: TimelineEntry[];
   outcome: string;
+  /** The steps this attempt checkpointed, in the order it recorded them (docs/checkpoints.md). */
+  steps: number[];
 }
 
 /** How an attempt ended, in the machine's words for the event that ended it (lib/tasks/core/machine-events.ts). */
@@ -77,6 +79,7 @@ export function groupByAttempt(events: EventView[]): Attempt[] {
       claimant: group.claimant,
       entries: entriesOf(group.events, takeovers),
       outcome: ending ? outcomeOf(ending)! : group.claimant ? "in progress" : "",
+      steps: group.events.flatMap((e) => (e.type === "checkpointed" ? [e.payload.step] : [])),
     };
   });
 }

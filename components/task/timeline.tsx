@@ -55,6 +55,8 @@ function what(entry: TimelineEntry): ReactNode {
     }
     case "side_effect":
       return `recorded a side effect: ${text(last.payload.description)}`;
+    case "checkpointed":
+      return <>recorded a checkpoint: <span data-testid="checkpoint-step">step {last.payload.step}</span></>;
     case "released":
       return last.payload.force ? "force-released it back to the queue" : EVENTS.released.label;
     case "lease_expired":
@@ -102,6 +104,13 @@ function Entry({ entry }: { entry: TimelineEntry }) {
   );
 }
 
+/** "step 3", "steps 1–3", or "steps 4, 2" where an attempt went back: the checkpoints it recorded. */
+function stepsText(steps: number[]): string {
+  if (steps.length === 1) return `step ${steps[0]}`;
+  const run = steps.every((s, i) => i === 0 || s === steps[i - 1]! + 1);
+  return run ? `steps ${steps[0]}–${steps.at(-1)}` : `steps ${steps.join(", ")}`;
+}
+
 function AttemptGroup({ attempt }: { attempt: Attempt }) {
   const title = attempt.number === 0 ? "Before the first claim" : `Attempt ${attempt.number}`;
   const headingId = `attempt-${attempt.number}`;
@@ -115,6 +124,11 @@ function AttemptGroup({ attempt }: { attempt: Attempt }) {
           </span>
         ) : null}
         {attempt.outcome ? <span className="font-normal text-slate-500">· {attempt.outcome}</span> : null}
+        {attempt.steps.length > 0 ? (
+          <span className="font-normal text-slate-500" data-testid="attempt-steps">
+            · {stepsText(attempt.steps)}
+          </span>
+        ) : null}
       </h3>
       <ol>
         {attempt.entries.map((entry) => (

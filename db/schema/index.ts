@@ -12,6 +12,7 @@ export * from "./oauth";
 export * from "./password-resets";
 export * from "./secrets";
 export * from "./effects";
+export * from "./checkpoints";
 export * from "./questions";
 export * from "./claim-tokens";
 export * from "./claim-waits";

@@ -174,6 +174,8 @@ const stateColumns = () => ({
     /** What holders reported spending on it, over every attempt (heartbeat and complete `spend`). */
     spent: numeric("spent", { mode: "number" }).notNull().default(0),
     ...timestamps,
+    /** The latest checkpoint of any attempt (task_checkpoints.id, migration 0038); null without one. */
+    checkpointId: bigint("checkpoint_id", { mode: "bigint" }),
 });
 
 /**

@@ -49,6 +49,8 @@ const ROUTE_ENDPOINTS = {
   recordEffect: "recordEffect",
   listEffects: "listEffects",
   resolveEffect: "resolveEffect",
+  recordCheckpoint: "recordCheckpoint",
+  listCheckpoints: "listCheckpoints",
   listReservations: "listReservations",
   askQuestion: "askQuestion",
   getQuestion: "getQuestion",

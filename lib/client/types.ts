@@ -6,7 +6,7 @@ import type { Loose } from "@/lib/http/wire";
 // endpoint takes is its body or query schema's type, what it answers its success schema's.
 // The objects themselves (Task, Queue, …) are lib/http/wire.ts's, the one wire type each.
 
-export type { ActorRef, Effect, FenceVerdict, Handoff, Health, HeldReservation, Queue, Question, Readiness, Schedule, Task, TaskCounts, TaskEvent, TaskStatus, Webhook, WebhookDelivery } from "@/lib/http/wire";
+export type { ActorRef, Checkpoint, Effect, FenceVerdict, Handoff, Health, HeldReservation, Queue, Question, Readiness, Schedule, Task, TaskCounts, TaskEvent, TaskStatus, Webhook, WebhookDelivery } from "@/lib/http/wire";
 
 type Entry<K extends EndpointId> = (typeof endpoints)[K];
 export type WithBody = { [K in EndpointId]: Entry<K> extends { body: z.ZodType } ? K : never }[EndpointId];

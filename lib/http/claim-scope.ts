@@ -18,6 +18,9 @@ export const CLAIM_OP_OF: Partial<Record<EndpointId, ClaimOp | "narrow">> = {
   heartbeat: "progress",
   // Starting a claimed task moves the same attempt on, as a heartbeat keeps it.
   startTask: "progress",
+  // A checkpoint is the attempt's progress, as a heartbeat's is (docs/contract.md "Checkpoints and progress").
+  recordCheckpoint: "progress",
+  listCheckpoints: "read",
   recordEffect: "effects",
   resolveEffect: "effects",
   recordSideEffect: "effects",

@@ -7,12 +7,13 @@ import { createWebhookInput, listDeliveriesQuery } from "@/lib/webhooks/schemas"
 import { createScheduleInput, updateScheduleBody } from "@/lib/schedules/schemas";
 import { verifyFenceInput } from "@/lib/tasks/fences/verify-input";
 import { effectBody, resolveEffectBody } from "@/lib/tasks/effects/schemas";
+import { checkpointBody } from "@/lib/tasks/checkpoints/schemas";
 import { answerQuestionBody, askQuestionBody, readQuestionQuery } from "@/lib/tasks/questions/schemas";
 import { claimTokenBody } from "@/lib/tasks/claim-tokens/ops";
 import { budget } from "@/lib/tasks/budgets/schemas";
 import {
   claimTokenResponse, effectObject, effectResponse, errorObject, questionObject, questionResponse, eventObject, fenceVerdictObject, healthBody, queueObject, queueResponse, readinessObject,
-  attentionObject, heldReservationObject, taskCountsObject, taskObject, taskResponse, scheduleObject, scheduleResponse, webhookDeliveryObject, webhookObject,
+  attentionObject, checkpointObject, checkpointResponse, heldReservationObject, taskCountsObject, taskObject, taskResponse, scheduleObject, scheduleResponse, webhookDeliveryObject, webhookObject,
 } from "./wire";
 import { fleetResponse } from "./fleet-wire";
 
@@ -245,6 +246,21 @@ export const endpoints = {
     body: resolveEffectBody,
     success: { status: 200, description: "The effect after the call and the task", schema: effectResponse },
     errors: OWNER_CALL_ERRORS,
+  },
+  // Checkpoints (docs/checkpoints.md): an owner write of the current attempt, and the task's steps.
+  recordCheckpoint: {
+    operationId: "recordCheckpoint", method: "POST", path: "/tasks/{id}/checkpoints",
+    summary: "Record how far the attempt got (owner of a started task, the current attempt only): a step (1..200) and its state; a successor's claim carries the latest",
+    roles: WORK, body: checkpointBody,
+    success: { status: 201, description: "The checkpoint and the task", schema: checkpointResponse },
+    errors: OWNER_CALL_ERRORS,
+  },
+  listCheckpoints: {
+    operationId: "listCheckpoints", method: "GET", path: "/tasks/{id}/checkpoints",
+    summary: "A task's checkpoints, by attempt then step",
+    roles: READ, session: true,
+    success: { status: 200, description: "Every checkpoint of the task", schema: z.object({ checkpoints: z.array(checkpointObject) }) },
+    errors: [400, 404],
   },
   askQuestion: {
     operationId: "askQuestion", method: "POST", path: "/tasks/{id}/questions",

@@ -175,6 +175,15 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     const task = await fencedForReader(db, result.value.task, principal?.actor.id);
     return withFenceHeader(respond({ ok: true, value: { effect: result.value.effect, task } }, (v) => v), task);
   }),
+  recordCheckpoint: handle(endpoints.recordCheckpoint, async ({ run, body, params, db, principal }) => {
+    const result = await run(engine.recordCheckpoint, { ...body, taskId: params.id });
+    if (!result.ok) return respond(await fencedRefusal(db, result, principal?.actor.id), () => null);
+    const task = await fenced(db, result.value.task);
+    return withFenceHeader(respond({ ok: true, value: { checkpoint: result.value.checkpoint, task } }, (v) => v, 201), task);
+  }),
+  listCheckpoints: handle(endpoints.listCheckpoints, async ({ run, params }) =>
+    respond(await run(engine.taskCheckpointsList, { taskId: params.id }), (checkpoints) => ({ checkpoints })),
+  ),
   // Asking a person (docs/questions.md). The ask is an owner call (its fence in the answer); the
   // read long-polls on the process's LISTEN hub; the answer is a person's (or a supervisor token's).
   askQuestion: handle(endpoints.askQuestion, async ({ run, body, params, db, principal }) => {

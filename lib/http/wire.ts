@@ -44,6 +44,16 @@ export const effectObject = z
   })
   .meta({ id: "Effect", description: "One act outside the board, in the effect ledger (intended → applied | failed; intended → unknown when its attempt ends open)" });
 
+export const checkpointObject = z
+  .object({
+    step: z.number().int().min(1).max(200),
+    state: z.unknown().meta({ description: "Any JSON the attempt recorded with the step (≤ 64 KiB), or null" }),
+    attempt: z.number().int().meta({ description: "The attempt that recorded it" }),
+    by: actorRef,
+    at: z.iso.datetime(),
+  })
+  .meta({ id: "Checkpoint", description: "How far an attempt got: a step (1..200) and its state. Only the current attempt records one; a successor resumes after the latest" });
+
 export const reservationObject = z
   .object({
     resource: z.string().meta({ description: "A relative /-separated path; a last segment ** covers the subtree" }),
@@ -92,6 +102,7 @@ export const taskObject = z
     submission: submissionObject.nullable().meta({ description: "The completion waiting for review (in_review), or the one approved; null otherwise" }),
     budget: z.object({ limit: z.number(), unit: z.string() }).nullable().meta({ description: "A limit on what holders may spend on it, in the team's unit; null without one. At the limit a heartbeat parks the task (awaiting_input) until a supervisor raises it" }),
     spent: z.number().meta({ description: "What holders reported spending on it (heartbeat and complete `spend`), over every attempt" }),
+    checkpoint: checkpointObject.nullable().meta({ description: "The latest checkpoint, of whichever attempt: where a successor resumes (after its step); null without one" }),
   })
   .meta({ id: "Task" });
 
@@ -279,6 +290,8 @@ export const fenceVerdictObject = z
 export type FenceVerdict = z.infer<typeof fenceVerdictObject>;
 export type Effect = Loose<z.infer<typeof effectObject>>;
 export const effectResponse = z.object({ effect: effectObject, task: taskObject });
+export type Checkpoint = Loose<z.infer<typeof checkpointObject>>;
+export const checkpointResponse = z.object({ checkpoint: checkpointObject, task: taskObject });
 
 /** Asking a person (docs/contract.md#asking-a-person, docs/questions.md). */
 export const questionObject = z

@@ -7,6 +7,7 @@ import { LIMITS, limitText } from "@/lib/limits";
 import { RENEW_CADENCE_TEXT } from "@/lib/cadence";
 import { RENEW } from "@/lib/acts";
 import { effectTools } from "./tools-effects";
+import { checkpointTools } from "./tools-checkpoints";
 import { reviewTools } from "./tools-review";
 import { questionTools } from "./tools-questions";
 
@@ -241,4 +242,5 @@ export const tools: Tool[] = [
   ...effectTools, // issue 22 (lib/mcp/tools-effects.ts)
   ...reviewTools, // issue 23 (lib/mcp/tools-review.ts)
   ...questionTools, // issue 23 (lib/mcp/tools-questions.ts)
+  ...checkpointTools, // lib/mcp/tools-checkpoints.ts
 ];

@@ -80,6 +80,8 @@ const SCENES: Record<string, Scene> = {
   },
   recordEffect: ownerCall("effects", "started", { name: "charge the card" }),
   listEffects: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/effects` }),
+  recordCheckpoint: ownerCall("checkpoints", "started", { step: 1, state: { cursor: "matrix" } }),
+  listCheckpoints: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/checkpoints` }),
   resolveEffect: async (s, c, q) => {
     const { task, effectId } = await s.effect(q, c.actor);
     return { path: `/tasks/${task.id}/effects/${effectId}`, body: { version: task.version, state: "applied", externalRef: "ch_1" } };
@@ -281,7 +283,7 @@ test("POST /api/mcp: every token role connects and is shown its tools; cookies, 
     }
     expect(res.status, `${caller.name}: ${res.text}`).toBe(200);
     const names = (res.body as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
-    expect(names.length, caller.name).toBe(caller.tokenRole === "observer" ? 7 : 22);
+    expect(names.length, caller.name).toBe(caller.tokenRole === "observer" ? 7 : 23);
     tally.allowed++;
   }
   const observer = callers.find((c) => c.tokenRole === "observer")!;

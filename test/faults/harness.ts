@@ -92,6 +92,7 @@ const folded = (t: FoldedTask | TaskRow) => ({
   leaseUntil: t.leaseUntil?.getTime() ?? null, leaseSeconds: t.leaseSeconds, version: t.version,
   failureCount: t.failureCount, needsCheck: t.needsCheck, sideEffectRecorded: t.sideEffectRecorded,
   createdAt: t.createdAt.getTime(), updatedAt: t.updatedAt.getTime(),
+  checkpointId: t.checkpointId?.toString() ?? null,
 });
 
 /**

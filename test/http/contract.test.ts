@@ -535,6 +535,23 @@ describe("success shapes", () => {
     expect((await events(task.id)).map((e) => e.type)).toEqual(["created", "claimed", "started", "heartbeat", "side_effect", "released"]);
   });
 
+  test("checkpoints: 201 {checkpoint, task} by the holder, the version kept; GET lists them; a stranger's is 409", async () => {
+    const queue = await newQueue("checkpoints");
+    const task = await startedBy(amal, queue);
+    const res = await f.api.post(`/tasks/${task.id}/checkpoints`, amal, { version: 3, step: 1, state: { cursor: "a" } });
+    expect(res.status, res.text).toBe(201);
+    const body = res.body as { checkpoint: Record<string, unknown>; task: unknown };
+    expect(Object.keys(body).sort()).toEqual(["checkpoint", "task"]);
+    expect(expectTask(body.task)).toMatchObject({ version: 3, checkpoint: body.checkpoint });
+    expect(body.checkpoint).toMatchObject({ step: 1, state: { cursor: "a" }, attempt: 1 });
+    const listed = await f.api.get(`/tasks/${task.id}/checkpoints`, watcher);
+    expect(listed.status).toBe(200);
+    expect(listed.body).toEqual({ checkpoints: [body.checkpoint] });
+    expectError(await f.api.post(`/tasks/${task.id}/checkpoints`, bilal, { version: 3, step: 2 }), 409, "not_owner");
+    expect(expectError(await f.api.post(`/tasks/${task.id}/checkpoints`, amal, { version: 3, step: 0 }), 400, "invalid_request").field).toBe("step");
+    expect((await events(task.id)).map((e) => e.type)).toEqual(["created", "claimed", "started", "checkpointed"]);
+  });
+
   test("fail: back to queued twice, escalated on the third strike", async () => {
     let task = await create(await newQueue("fail"));
     const seen: [string, number][] = [];

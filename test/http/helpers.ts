@@ -211,6 +211,8 @@ export interface WireTask {
   progress: { value: unknown; at: string } | null;
   /** Review before done: the completion waiting for review (in_review), or the one approved. */
   submission: { result: unknown; digest: string; by: WireActor; attempt: number; at: string } | null;
+  /** The latest checkpoint, of whichever attempt. */
+  checkpoint: { step: number; state: unknown; attempt: number; by: WireActor; at: string } | null;
 }
 
 export interface WireEvent {
@@ -243,6 +245,8 @@ const TASK_KEYS = [
   "submission",
   // contract v1.2, budgets
   "budget", "spent",
+  // contract v1.3, checkpoints
+  "checkpoint",
 ].sort();
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const STATUSES = ["queued", "claimed", "started", "done", "escalated", "cancelled", "in_review", "awaiting_input"];
@@ -304,6 +308,14 @@ export function expectTask(value: unknown): WireTask {
     expect(submission.digest).toMatch(/^[0-9a-f]{64}$/);
     expectActor(submission.by);
     expect(submission.at).toMatch(ISO);
+  }
+  if (task.checkpoint !== null) {
+    const checkpoint = task.checkpoint as Record<string, unknown>;
+    expect(Object.keys(checkpoint).sort()).toEqual(["at", "attempt", "by", "state", "step"]);
+    expect(Number.isInteger(checkpoint.step) && (checkpoint.step as number) >= 1 && (checkpoint.step as number) <= 200).toBe(true);
+    expect(Number.isInteger(checkpoint.attempt) && (checkpoint.attempt as number) >= 1).toBe(true);
+    expectActor(checkpoint.by);
+    expect(checkpoint.at).toMatch(ISO);
   }
   if (task.progress !== null) {
     const progress = task.progress as Record<string, unknown>;

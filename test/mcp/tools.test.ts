@@ -47,6 +47,8 @@ const AGENT_TOOLS = [
   "ask_human", "get_answer",
   // issue 27 (the open queues, lib/mcp/tools.ts)
   "list_queues",
+  // checkpoints (lib/mcp/tools-checkpoints.ts)
+  "checkpoint",
 ].sort();
 
 describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
@@ -173,6 +175,18 @@ describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {
       SELECT count(DISTINCT tx_id)::int AS n FROM task_events
       WHERE (task_id = ${first.id}::bigint AND type = 'completed') OR (task_id = ${second.id}::bigint AND type IN ('claimed', 'started'))`;
     expect(shared?.n).toBe(1);
+  });
+
+  test("checkpoint records a step of the started attempt, the version kept; a step beyond 200 names its field", async () => {
+    const task = await create("checkpointed");
+    const held = await taskOf(mcp, "claim_task", { id: task.id, version: 1 });
+    const started = await taskOf(mcp, "start_task", { id: task.id, version: held.version });
+    const answer = resultJson(await call(mcp, "checkpoint", { id: task.id, version: started.version, step: 2, state: { cursor: "b" } }));
+    expect(answer.checkpoint).toMatchObject({ step: 2, state: { cursor: "b" }, attempt: started.attempt, by: { name: agentName } });
+    expect(answer.task).toMatchObject({ id: task.id, version: started.version, checkpoint: { step: 2 } });
+    const error = await refusalOf(mcp, "checkpoint", { id: task.id, version: started.version, step: 201 }, "invalid_request");
+    expect(error.field).toBe("step");
+    await taskOf(mcp, "complete_task", { id: task.id, version: started.version, result: { steps: 2 } });
   });
 
   test("a stale version is version_conflict with the current task, and changes nothing", async () => {

@@ -67,6 +67,13 @@ export interface BudgetMovePayload extends Moved {
   leaseSeconds?: number;
 }
 export interface SideEffectPayload extends Moved { description: string }
+/** A checkpoint of the started attempt (docs/checkpoints.md): its step; the state is read with GET …/checkpoints. */
+export interface CheckpointedPayload extends Moved {
+  step: number;
+  attempt: number;
+  /** The checkpoint's row, which the task now names as its latest. */
+  checkpointId: string;
+}
 export interface ReleasedPayload extends Moved {
   needsCheck: boolean;
   handoff?: HandoffPayload;
@@ -265,6 +272,7 @@ export interface EventPayloads {
   budget_reached: BudgetMovePayload;
   budget_raised: BudgetMovePayload;
   lapsed: LapsedPayload;
+  checkpointed: CheckpointedPayload;
 }
 
 export type EventType = keyof EventPayloads;

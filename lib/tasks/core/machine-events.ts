@@ -78,6 +78,8 @@ export const EVENTS: Record<EventType, EventFacts> = {
   // clock beside no state change and without the row lock; the board's counts refetch for it
   // (the lapsed count). The takeover is still a claim's or the sweep's lease_expired.
   lapsed: { of: "task", version: "none", aside: true, label: "lease lapsed" },
+  // Checkpoints (docs/checkpoints.md): a fact of no version, under the row lock (the task names its latest).
+  checkpointed: { of: "task", version: "none", countsStay: true, label: "recorded a checkpoint" },
 };
 
 /** Whether `type` completes the transition of a `previous` event (machine-events' companionOf). */

@@ -114,6 +114,11 @@ export const MOVES = {
     verb: "record a side effect on", who: "owner", from: HELD, to: "same", lease: "keeps", requiresLease: true, version: false,
     events: ["side_effect"],
   },
+  // Checkpoints (docs/checkpoints.md): how far the started attempt got, under the owner's fence.
+  checkpoint: {
+    verb: "record a checkpoint on", who: "owner", from: ["started"], to: "same", lease: "keeps", requiresLease: true, version: false,
+    events: ["checkpointed"],
+  },
   release: { verb: "release", who: "owner", from: HELD, to: "queued", lease: "ends", version: true, events: ["released"] },
   complete: {
     verb: "complete", who: "owner", from: ["started"], to: "done", or: { to: "in_review", when: "the queue's review asks for it" },

@@ -121,7 +121,8 @@ describe("migration 0027 on a database with tasks in every state", () => {
   });
 
   test("every task reads through the view as it was, column for column", async () => {
-    const after = await database.client`SELECT to_jsonb(t) AS row FROM tasks t ORDER BY id`;
+    // Columns later migrations appended to the view (0038 checkpoint_id) are not 0027's to compare.
+    const after = await database.client`SELECT to_jsonb(t) - 'checkpoint_id' AS row FROM tasks t ORDER BY id`;
     expect(after).toHaveLength(200);
     expect(after).toEqual(before);
     const [row] = (await database.client`SELECT count(*)::int AS n FROM task_content`) as unknown as [{ n: number }];

@@ -3,6 +3,7 @@ import type { Executor } from "@/db/client";
 import { actors, type TaskRow } from "@/db/schema";
 import type { ActorRef, Handoff, Submission, Task } from "./types";
 import { listEffects } from "../effects/ledger";
+import { withCheckpoints } from "../checkpoints/rows";
 import { executePrepared } from "@/db/hot-path";
 
 /** PostgreSQL's text form of timestamptz ("2026-11-29 20:00:00.123456+00") as a Date. */
@@ -77,6 +78,7 @@ export function rawToTaskRow(raw: Record<string, unknown>): TaskRow {
     budgetLimit: raw.budget_limit === null || raw.budget_limit === undefined ? null : Number(raw.budget_limit),
     budgetUnit: (raw.budget_unit as string | null) ?? null,
     spent: Number(raw.spent ?? 0),
+    checkpointId: raw.checkpoint_id === null || raw.checkpoint_id === undefined ? null : BigInt(raw.checkpoint_id as string),
     createdAt: parseTimestamp(raw.created_at as string),
     updatedAt: parseTimestamp(raw.updated_at as string),
   };
@@ -105,6 +107,7 @@ export function toTask(row: TaskRow, owner: ActorRef | null): Task {
     updatedAt: row.updatedAt,
     handoff: row.handoff && row.handoffAt ? { ...(row.handoff as Omit<Handoff, "at">), at: row.handoffAt } : null,
     progress: row.progressAt ? { value: row.progress, at: row.progressAt } : null,
+    checkpoint: null,
     openEffects: [],
     reserves: row.reserves ?? [],
     submission: toSubmission(row.submission),
@@ -131,14 +134,22 @@ export async function toTasks(tx: Executor, rows: TaskRow[], caller: ActorRef): 
       .where(inArray(actors.id, others));
     for (const actor of found) known.set(actor.id, actor);
   }
-  return withOpenEffects(tx, rows, rows.map((row) => toTask(row, row.ownerId ? (known.get(row.ownerId) ?? null) : null)));
+  return withAttemptReads(tx, rows, rows.map((row) => toTask(row, row.ownerId ? (known.get(row.ownerId) ?? null) : null)));
+}
+
+/**
+ * `tasks` (made from `rows`, in order) with what attempts left beside the row: their open effects
+ * and latest checkpoints, each read only for the rows that say they have some.
+ */
+export async function withAttemptReads(tx: Executor, rows: TaskRow[], tasks: Task[]): Promise<Task[]> {
+  return withCheckpoints(tx, rows, await withOpenEffects(tx, rows, tasks));
 }
 
 /** A row that may have open effects: only these cost a read of the ledger (a task without effects, none). */
 const mayHaveOpenEffects = (row: TaskRow) => row.sideEffectRecorded || row.needsCheck || row.intendedEffects > 0 || row.unknownEffects > 0;
 
 /** `tasks` (made from `rows`, in order) with their open effects, read once for the rows that may have any. */
-export async function withOpenEffects(tx: Executor, rows: TaskRow[], tasks: Task[]): Promise<Task[]> {
+async function withOpenEffects(tx: Executor, rows: TaskRow[], tasks: Task[]): Promise<Task[]> {
   const ids = rows.filter(mayHaveOpenEffects).map((row) => row.id.toString());
   if (ids.length === 0) return tasks;
   const open = await listEffects(tx, ids, true);
@@ -159,5 +170,5 @@ export async function loadTask(tx: Executor, id: string | bigint): Promise<Task 
   if (!raw) return null;
   const row = rawToTaskRow(raw);
   const owner = raw.owner_actor_id ? { id: raw.owner_actor_id as string, name: raw.owner_name as string, kind: raw.owner_kind as ActorRef["kind"] } : null;
-  return (await withOpenEffects(tx, [row], [toTask(row, owner)]))[0]!;
+  return (await withAttemptReads(tx, [row], [toTask(row, owner)]))[0]!;
 }

@@ -27,6 +27,16 @@ export interface Submission {
   at: Date;
 }
 
+/** How far an attempt got (docs/checkpoints.md): the task carries its latest, of whichever attempt. */
+export interface Checkpoint {
+  step: number;
+  state: unknown;
+  /** The attempt that recorded it. */
+  attempt: number;
+  by: ActorRef;
+  at: Date;
+}
+
 /** The current attempt's last heartbeat progress. */
 export interface Progress {
   value: unknown;
@@ -60,6 +70,8 @@ export interface Task {
   updatedAt: Date;
   handoff: Handoff | null;
   progress: Progress | null;
+  /** The latest checkpoint, of any attempt: where a successor resumes; null without one. */
+  checkpoint: Checkpoint | null;
   /** The effect ledger's open effects (intended or unknown), oldest first: the successor's checklist. */
   openEffects: Effect[];
   /** What the task reserves while it is held (lib/tasks/reservations); [] when nothing. */

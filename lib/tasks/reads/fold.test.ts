@@ -38,6 +38,7 @@ const folded = (t: FoldedTask | TaskRow) => ({
   claimedAt: t.claimedAt?.getTime() ?? null, attemptLimited: t.attemptLimited,
   progress: t.progress, progressAt: t.progressAt?.getTime() ?? null,
   handoff: t.handoff, handoffAt: t.handoffAt?.getTime() ?? null,
+  checkpointId: t.checkpointId?.toString() ?? null,
 });
 
 const rowsOf = (queue: string) =>

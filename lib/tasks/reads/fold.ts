@@ -66,6 +66,7 @@ export function foldEvents(rows: FoldEvent[]): FoldedTask {
     budgetLimit: p.budget?.limit ?? null,
     budgetUnit: p.budget?.unit ?? null,
     spent: 0,
+    checkpointId: null,
     createdAt: first.createdAt,
     updatedAt: first.createdAt,
   };
@@ -81,7 +82,7 @@ const DATES = ["leaseUntil", "notBefore", "claimedAt", "progressAt", "handoffAt"
 /** The row as the archive's fact keeps it (JSON: dates as ISO strings, ids as strings). */
 export function taskCheckpoint(row: TaskRow): Record<string, unknown> {
   const { id: _id, blockedBy: _blockedBy, ...state } = row;
-  return { ...state, dependsOn: state.dependsOn.map(String) };
+  return { ...state, dependsOn: state.dependsOn.map(String), checkpointId: state.checkpointId?.toString() ?? null };
 }
 
 function fromCheckpoint(value: unknown): FoldedTask {
@@ -93,6 +94,7 @@ function fromCheckpoint(value: unknown): FoldedTask {
   state.budgetLimit ??= null; // …or before budgets
   state.budgetUnit ??= null;
   state.spent ??= 0;
+  state.checkpointId = state.checkpointId == null ? null : BigInt(state.checkpointId as string); // …or before checkpoints
   return state as unknown as FoldedTask;
 }
 
@@ -188,6 +190,10 @@ function replay(
         break;
       case "side_effect":
         task.sideEffectRecorded = true;
+        break;
+      // The task names its latest checkpoint, of whichever attempt: a claim or an ended attempt keeps it.
+      case "checkpointed":
+        task.checkpointId = BigInt(event.payload.checkpointId);
         break;
       case "effect_intended":
         task.sideEffectRecorded = true;

@@ -5,7 +5,7 @@ import type { Executor } from "@/db/client";
 import { actors, queues, taskEvents, taskState, taskStatus, tasks } from "@/db/schema";
 import { typedEvent, type TypedEvent } from "../core/event-payloads";
 import { searchCondition } from "./search";
-import { toTask, withOpenEffects } from "../core/task-row";
+import { toTask, withAttemptReads } from "../core/task-row";
 import type { ActorRef, Task } from "../core/types";
 
 import type { ListTasksQuery, TaskOrder, listEventsQuery } from "./query-schemas";
@@ -138,7 +138,7 @@ export async function listTasks(db: Executor, query: ListTasksQuery, caller: Act
     .orderBy(...keyset(ordering, undefined, tasks).orderBy);
   const page = rows.slice(0, size);
   // The effect ledger's open effects (the board marks unknown ones): one read, only for rows that may have any.
-  const items = await withOpenEffects(db, page.map((r) => r.task), page.map((r) => toTask(r.task, r.owner?.id ? r.owner : null)));
+  const items = await withAttemptReads(db, page.map((r) => r.task), page.map((r) => toTask(r.task, r.owner?.id ? r.owner : null)));
   const last = rows[size - 1];
   const nextCursor = rows.length > size ? (ordering === "updated" ? `${last!.task.id}.${last!.updatedMicros}` : items.at(-1)!.id) : null;
   return { items, nextCursor };
