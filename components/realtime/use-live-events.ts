@@ -2,6 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
+import { supervisorKeys } from "@/components/supervisor/keys";
 import { goToSignIn } from "@/components/task/api";
 import { noteServerTime, tickNow } from "./clock";
 import { invalidateFor, type LiveEvent } from "./invalidate";
@@ -77,6 +78,8 @@ export function useLiveEvents(after: string | null): LiveStatus {
         pending.push(event);
         flushTimer ??= setTimeout(flush, BATCH_MS);
       });
+      // A token began waiting (no event of the feed says so): the fleet on /agents reads again.
+      es.addEventListener("fleet", () => void client.invalidateQueries({ queryKey: supervisorKeys.fleet }));
       es.onerror = () => {
         if (es.readyState === EventSource.CONNECTING) {
           setStatus("reconnecting");

@@ -8,6 +8,9 @@ import { currentPosition, readFeed, type FeedEvent } from "./feed";
 import { Gate } from "./gate";
 import { Subscriber, type SubscriberOptions } from "./subscriber";
 
+/** NOTIFYed when a token begins waiting (lib/http/fleet-waits.ts): /agents reads the fleet again. */
+export const FLEET_CHANNEL = "claimboard_fleet";
+
 /** A lost notification is covered by this periodic re-read. */
 export const BACKSTOP_MS = 5_000;
 /** Replay reads (streams catching up from a cursor) running at once, on the shared pool. */
@@ -80,7 +83,8 @@ export class Hub {
       connect_timeout: 5,
       onnotice: () => {},
       // postgres.js supports onnotify at runtime (its own listen() uses it) but does not type it.
-      onnotify: (channel: string) => (channel === GRANTS_CHANNEL ? this.grantsChanged() : this.wake()),
+      onnotify: (channel: string) =>
+        channel === GRANTS_CHANNEL ? this.grantsChanged() : channel === FLEET_CHANNEL ? this.fleetChanged() : this.wake(),
       onclose: () => this.listenLost(),
       connection: { application_name: "claimboard-listen" },
     };
@@ -130,6 +134,21 @@ export class Hub {
 
   private grantsChanged(): void {
     for (const fn of this.grantWatchers) fn();
+  }
+
+  private readonly fleetWatchers = new Set<() => void>();
+
+  /**
+   * Calls `fn` whenever a token begins waiting on any instance (FLEET_CHANNEL): no event of the
+   * feed says so, and /agents shows it. Best effort, like any NOTIFY. Returns the unsubscribe.
+   */
+  onFleetChange(fn: () => void): () => void {
+    this.fleetWatchers.add(fn);
+    return () => this.fleetWatchers.delete(fn);
+  }
+
+  private fleetChanged(): void {
+    for (const fn of this.fleetWatchers) fn();
   }
 
   /** Sees every batch of committed events as the hub reads it (metrics count them, a long-poll waits on them). Returns the untap. */
@@ -209,6 +228,7 @@ export class Hub {
     try {
       await this.listener!.unsafe(`LISTEN "${NOTIFY_CHANNEL}"`);
       await this.listener!.unsafe(`LISTEN "${GRANTS_CHANNEL}"`);
+      await this.listener!.unsafe(`LISTEN "${FLEET_CHANNEL}"`);
       this.stats.listenConnects++;
       this.stats.lastListenAt = Date.now();
       this.reconnectDelay = RECONNECT_MIN_MS;

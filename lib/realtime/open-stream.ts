@@ -25,7 +25,9 @@ export async function openEventStream(hub: Hub, principal: TokenPrincipal, filte
       return errorResponse({ code: "unauthorized", message: "The token or session is no longer valid" });
     }
     const stillGranted = async () => (await currentGrant(hub.db, principal)) === granted;
-    return eventStream(hub, filter, after, request.signal, { onClose: release, recheck: { everyMs: STREAM_GRANT_CHECK_MS, stillGranted } });
+    // A person's stream (the browser's one per tab) hears when a token begins waiting; tokens' streams carry events only.
+    const fleet = principal.tokenId.startsWith("session:");
+    return eventStream(hub, filter, after, request.signal, { onClose: release, recheck: { everyMs: STREAM_GRANT_CHECK_MS, stillGranted }, fleet });
   } catch (error) {
     release();
     throw error;

@@ -37,6 +37,8 @@ export interface StreamOptions {
   onClose?: () => void;
   /** Every `everyMs`, asks whether the caller may still read; the stream ends on false. */
   recheck?: { everyMs: number; stillGranted: () => Promise<boolean> };
+  /** Sends `event: fleet` when a token begins waiting (a signed-in person's stream: /agents reads the fleet again). */
+  fleet?: boolean;
 }
 
 /**
@@ -82,6 +84,8 @@ export function eventStream(
       // started (events run asynchronously, so this goes out first).
       write(`retry: 1000\nid: ${formatCursor(subscriber.position)}\n\n: connected\n\n`);
       const keepalive = setInterval(() => write(": keepalive\n\n"), KEEPALIVE_MS);
+      // A token began waiting: no event of the feed, so a nudge of its own, with no id (the cursor stays).
+      const unfleet = options.fleet ? hub.onFleetChange(() => write("event: fleet\ndata: {}\n\n")) : () => {};
       const recheck = options.recheck ? setInterval(recheckGrant, options.recheck.everyMs) : undefined;
       // And at once when an audited change may have taken a grant away (a revoke, disable, demotion).
       const unwatch = options.recheck ? hub.onGrantChange(recheckGrant) : () => {};
@@ -107,12 +111,14 @@ export function eventStream(
         clearInterval(keepalive);
         clearInterval(recheck);
         unwatch();
+        unfleet();
         subscriber.close();
       };
       void subscriber.closed.then(() => {
         clearInterval(keepalive);
         clearInterval(recheck);
         unwatch();
+        unfleet();
         options.onClose?.();
         try {
           controller.close();

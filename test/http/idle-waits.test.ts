@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createActor, createTask, perform, type ActorRef } from "@/lib/tasks";
 import { parsePrometheus, seriesKey } from "@/test/prometheus";
+import { openEventStream } from "@/test/sse";
 import { httpFixture, type HttpFixture } from "./helpers";
 
 // An idle agent's waits (docs/claiming.md "Waiting for work", its cost): a wait opened when
@@ -78,4 +79,20 @@ test("a notBefore coming due between two waits: the next wait claims it, though 
   expect(claimed.status, claimed.text).toBe(200);
   expect((claimed.body as { task: { title: string } }).task.title).toBe("due soon");
   expect(Date.now() - began).toBeLessThan(2_000);
+}, 60_000);
+
+test("a token beginning to wait is news only to people's streams (event: fleet): a token's stream carries task events alone", async () => {
+  const queue = await f.queue("idle-fleet");
+  const agent = await f.token("idle-fleet-agent");
+  const stream = await openEventStream(`${f.server.url}/api/v1/events`, { token: scraper });
+  try {
+    expect((await f.api.post("/claims", agent, { queue, wait: 1 })).status).toBe(204);
+    const [row] = await f.database.client<{ n: number }[]>`SELECT count(*)::int AS n FROM claim_waits WHERE queue = ${queue}`;
+    expect(row!.n).toBe(1); // it was stamped, and so notified
+    await create(queue, "after the wait"); // a task event after it: the stream has read past the notification
+    await stream.until((messages) => messages.some((m) => m.event === "task" && (JSON.parse(m.data) as { queue: string }).queue === queue));
+    expect(stream.messages.filter((m) => m.event !== "task")).toEqual([]);
+  } finally {
+    stream.close();
+  }
 }, 60_000);
