@@ -7,7 +7,8 @@ import type postgres from "postgres";
  * - `set`: task_queued, task_held, task_lease, claim_waits. Their live rows are bounded (the
  *   backlog, the workers), so any growth is dead space: growth = end ÷ baseline bytes.
  * - `per-task`: task_state, task_content, task_search keep one row a task for ever, so they grow
- *   with the tasks made; growth = bytes a task at the end ÷ bytes a task at the baseline.
+ *   with the tasks made; growth = bytes a row at the end ÷ bytes a row at the baseline, a
+ *   partial index's rows being those its predicate takes (tasks_settled_owner: the done ones).
  * - `log`: task_events and its partitions, append-only by design (retired by `events archive`,
  *   docs/event-log.md): reported as bytes an event, never in the largest growth.
  */
@@ -30,7 +31,8 @@ export const LOOP_TABLES: Record<string, Kind> = {
  */
 export const SMALL_BYTES = 64 * 1024;
 
-export interface Relation { name: string; table: string; kind: Kind; index: boolean; bytes: number }
+/** `rows`: what a per-task relation holds (its table's rows, or a partial index's); 0 for the others. */
+export interface Relation { name: string; table: string; kind: Kind; index: boolean; bytes: number; rows: number }
 export interface Sample { relations: Relation[]; tasks: number; events: number }
 export interface Growth { name: string; table: string; kind: Kind; baseline: number; end: number; factor: number }
 
@@ -50,13 +52,35 @@ export async function sampleSizes(sql: postgres.Sql): Promise<Sample> {
     SELECT t.tbl, c.relname, true, pg_relation_size(i.indexrelid)::bigint
       FROM t JOIN pg_index i ON i.indrelid = t.oid JOIN pg_class c ON c.oid = i.indexrelid
     ORDER BY 1, 3, 2`, [tables]);
-  const [{ tasks, events }] = await sql.unsafe<[{ tasks: string; events: string }]>(
-    `SELECT (SELECT count(*) FROM task_state) AS tasks, (SELECT count(*) FROM task_events) AS events`);
+  const [{ events }] = await sql.unsafe<[{ events: string }]>(`SELECT count(*) AS events FROM task_events`);
+  const counts = await perTaskRows(sql);
   return {
-    relations: rows.map((r) => ({ name: r.name, table: r.tbl, kind: LOOP_TABLES[r.tbl] ?? "log", index: r.is_index, bytes: Number(r.bytes) })),
-    tasks: Number(tasks),
+    relations: rows.map((r) => {
+      const kind = LOOP_TABLES[r.tbl] ?? "log";
+      const held = kind === "per-task" ? (counts.get(r.name) ?? counts.get(r.tbl) ?? 0) : 0;
+      return { name: r.name, table: r.tbl, kind, index: r.is_index, bytes: Number(r.bytes), rows: held };
+    }),
+    tasks: counts.get("task_state") ?? 0,
     events: Number(events),
   };
+}
+
+/** Each per-task table's rows, and each of its partial indexes' (the rows its predicate takes), in one scan a table. */
+async function perTaskRows(sql: postgres.Sql): Promise<Map<string, number>> {
+  const tables = Object.keys(LOOP_TABLES).filter((t) => LOOP_TABLES[t] === "per-task");
+  const partial = await sql.unsafe<{ name: string; tbl: string; pred: string }[]>(`
+    SELECT c.relname AS name, t.relname AS tbl, pg_get_expr(i.indpred, i.indrelid) AS pred
+    FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
+    WHERE t.relname = ANY($1::text[]) AND t.relnamespace = 'public'::regnamespace AND i.indpred IS NOT NULL`, [tables]);
+  const counts = new Map<string, number>();
+  for (const table of tables) {
+    const mine = partial.filter((p) => p.tbl === table);
+    const filters = mine.map((p, i) => `, count(*) FILTER (WHERE ${p.pred}) AS p${i}`).join("");
+    const [row] = await sql.unsafe<Record<string, string>[]>(`SELECT count(*) AS n${filters} FROM ${table}`);
+    counts.set(table, Number(row!.n));
+    mine.forEach((p, i) => counts.set(p.name, Number(row![`p${i}`])));
+  }
+  return counts;
 }
 
 /** Each set's and per-task table's growth from `baseline` to `end`, largest first; the log is left out. */
@@ -68,7 +92,7 @@ export function growthFactors(baseline: Sample, end: Sample): Growth[] {
       const b = before.get(r.name)!;
       const factor = r.kind === "set"
         ? Math.max(r.bytes, SMALL_BYTES) / Math.max(b.bytes, SMALL_BYTES)
-        : (Math.max(r.bytes, SMALL_BYTES) / end.tasks) / (Math.max(b.bytes, SMALL_BYTES) / baseline.tasks);
+        : (Math.max(r.bytes, SMALL_BYTES) / Math.max(r.rows, 1)) / (Math.max(b.bytes, SMALL_BYTES) / Math.max(b.rows, 1));
       return { name: r.name, table: r.table, kind: r.kind, baseline: b.bytes, end: r.bytes, factor };
     })
     .sort((x, y) => y.factor - x.factor || x.name.localeCompare(y.name));

@@ -15,20 +15,22 @@ afterAll(async () => {
   await db?.close();
 });
 
-const rel = (name: string, table: string, kind: Relation["kind"], bytes: number): Relation => ({ name, table, kind, index: name !== table, bytes });
+const rel = (name: string, table: string, kind: Relation["kind"], bytes: number, rows = 0): Relation => ({ name, table, kind, index: name !== table, bytes, rows });
 const sample = (tasks: number, relations: Relation[]): Sample => ({ relations, tasks, events: 2 * tasks });
 
-test("a set's growth is its size's, a per-task table's is per task, small sizes count as 64 KiB, the log is left out", () => {
+test("a set's growth is its size's, a per-task relation's is per row it holds, small sizes count as 64 KiB, the log is left out", () => {
   const baseline = sample(1000, [
     rel("task_held", "task_held", "set", 256 * 1024),
     rel("task_held_order", "task_held", "set", 8 * 1024),
-    rel("task_state", "task_state", "per-task", 1_000_000),
+    rel("task_state", "task_state", "per-task", 1_000_000, 1000),
+    rel("tasks_settled_owner", "task_state", "per-task", 100_000, 500),
     rel("task_events_2026_12", "task_events", "log", 500_000),
   ]);
   const end = sample(4000, [
     rel("task_held", "task_held", "set", 640 * 1024),
     rel("task_held_order", "task_held", "set", 112 * 1024),
-    rel("task_state", "task_state", "per-task", 6_000_000),
+    rel("task_state", "task_state", "per-task", 6_000_000, 4000),
+    rel("tasks_settled_owner", "task_state", "per-task", 720_000, 3600), // a partial index: its rows are the done tasks
     rel("task_events_2026_12", "task_events", "log", 5_000_000),
     rel("task_lease", "task_lease", "set", 1_000_000), // not in the baseline: no factor
   ]);
@@ -36,7 +38,8 @@ test("a set's growth is its size's, a per-task table's is per task, small sizes 
   expect(growth.map((g) => [g.name, g.factor])).toEqual([
     ["task_held", 2.5],
     ["task_held_order", 1.75], // 112 KiB ÷ the 64 KiB floor, not ÷ 8 KiB
-    ["task_state", 1.5], // 1,500 B a task ÷ 1,000 B a task, though the table is 6× the size
+    ["task_state", 1.5], // 1,500 B a row ÷ 1,000 B a row, though the table is 6× the size
+    ["tasks_settled_owner", 1], // 200 B a done task at both ends, though the tasks grew 4× and its rows 7.2×
   ]);
   expect(SMALL_BYTES).toBe(64 * 1024);
 });
@@ -62,6 +65,8 @@ test("a tiny soak: every loop table and index sampled, the growth from the two s
   expect(r.end.tasks).toBe(tasks);
   const state = r.growth.find((g) => g.name === "task_state")!;
   expect(state.factor).toBeCloseTo((Math.max(state.end, SMALL_BYTES) / r.end.tasks) / (Math.max(state.baseline, SMALL_BYTES) / r.baseline.tasks), 10);
+  const [{ done }] = await db.client<[{ done: number }]>`SELECT count(*)::int AS done FROM task_state WHERE status = 'done'`;
+  expect(r.end.relations.find((x) => x.name === "tasks_settled_owner")?.rows).toBe(done);
   expect(r.growth[0]!.factor).toBe(Math.max(...r.growth.map((g) => g.factor)));
 
   // Each loop task updates task_state twice (the claim, the completion), and neither is HOT: the board's status indexes name status.
