@@ -37,6 +37,7 @@ for (const width of [1440, 390]) {
     await expect(one.getByTestId("checkpoint-step")).toHaveText(["step 1", "step 2", "step 3"]);
     await expect(two.getByTestId("checkpoint-step")).toHaveText(["step 4"]);
     await expect(two.getByRole("heading")).toContainText(second.name);
+    await expect(page.getByTestId("checkpoint")).toContainText(`Latest checkpoint: step 4 of attempt 2, by ${second.name}`);
     // Nothing runs off the side at a phone's width.
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow).toBeLessThanOrEqual(0);

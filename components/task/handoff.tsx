@@ -28,6 +28,18 @@ export function ProgressLine({ task, compact = false }: { task: TaskView; compac
   );
 }
 
+/** The latest checkpoint, of whichever attempt: where the holder goes on from (docs/checkpoints.md). */
+export function CheckpointLine({ task }: { task: TaskView }) {
+  const checkpoint = task.checkpoint;
+  if (!checkpoint) return null;
+  return (
+    <p data-testid="checkpoint" className="text-sm text-slate-700">
+      <span className="text-slate-500">Latest checkpoint:</span> step {checkpoint.step} of attempt {checkpoint.attempt}, by{" "}
+      <ActorName actor={checkpoint.by} /> · <LocalTime iso={checkpoint.at} withDate />
+    </p>
+  );
+}
+
 /** The latest hand-off note, at the top of the task page: who left it, when, what next, links. */
 export function HandoffCard({ task }: { task: TaskView }) {
   const note = task.handoff;

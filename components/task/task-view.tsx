@@ -16,7 +16,7 @@ import { LapsedBadge, LeaseCountdown } from "./lease";
 import { Markdown } from "./markdown-view";
 import { TaskActions } from "./task-actions";
 import { TaskKeys } from "./task-keys";
-import { HandoffCard, ProgressLine } from "./handoff";
+import { CheckpointLine, HandoffCard, ProgressLine } from "./handoff";
 import { OpenEffects } from "./effects";
 import { ReviewPanel } from "./review";
 import { BudgetBar } from "@/components/budgets/budget-bar";
@@ -88,6 +88,7 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
         <ReviewPanel task={task} history={history.data} />
         <TaskQuestions task={task} />
         {HELD.includes(task.status) ? <ProgressLine task={task} /> : null}
+        <CheckpointLine task={task} />
         <section aria-label="Actions" className="rounded-lg border border-slate-200 bg-white p-3">
           <TaskActions task={task} explain />
           {task.status === "done" || task.status === "cancelled" ? (

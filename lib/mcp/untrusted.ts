@@ -2,6 +2,7 @@
 // tool answer's JSON stays the API's (content[0] and structuredContent); beside it, in
 // `_meta["claimboard/untrusted"]`, every field another person or agent wrote — a task's title,
 // description and payload, a hand-off, an effect the ledger holds (a task's openEffects too), a
+// checkpoint's state (the task's latest too),
 // comment or another event's text, a question and its answer — by path, kind and author, and a
 // short notice for the model saying so. A refusal that carries the task is marked the same way.
 
@@ -31,6 +32,12 @@ function walk(value: unknown, path: string, marks: UntrustedMark[]): void {
     if (isObject(handoff)) marks.push({ path: at("handoff"), kind: "handoff", author: actorOf(handoff.by) ?? "the task's creator" });
     if (isObject(value.submission)) marks.push({ path: at("submission"), kind: "result", author: actorOf(value.submission.by) ?? "the task's creator" });
     if (Array.isArray(value.openEffects)) walk(value.openEffects, at("openEffects"), marks);
+    if (isObject(value.checkpoint)) walk(value.checkpoint, at("checkpoint"), marks);
+    return;
+  }
+  // A checkpoint: its state is the agent's that recorded it, an attempt the reader may not trust.
+  if (typeof value.step === "number" && "state" in value && actorOf(value.by)) {
+    if (value.state !== null) marks.push({ path: path || "checkpoint", kind: "checkpoint", author: actorOf(value.by)! });
     return;
   }
   // An effect: its name, target, detail and note are the agent's that recorded it.

@@ -549,6 +549,8 @@ describe("success shapes", () => {
     expect(listed.body).toEqual({ checkpoints: [body.checkpoint] });
     expectError(await f.api.post(`/tasks/${task.id}/checkpoints`, bilal, { version: 3, step: 2 }), 409, "not_owner");
     expect(expectError(await f.api.post(`/tasks/${task.id}/checkpoints`, amal, { version: 3, step: 0 }), 400, "invalid_request").field).toBe("step");
+    const big = { version: 3, step: 2, state: "x".repeat(70_000) };
+    expect(expectError(await f.api.post(`/tasks/${task.id}/checkpoints`, amal, big), 400, "invalid_request").field).toBe("state");
     expect((await events(task.id)).map((e) => e.type)).toEqual(["created", "claimed", "started", "checkpointed"]);
   });
 
