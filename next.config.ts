@@ -24,9 +24,10 @@ const nextConfig: NextConfig = {
       { source: "/:path*", headers: securityHeaders },
       // proxy.ts does not run for the agent API (see its matcher); its policy is fixed.
       { source: "/api/v1/:path*", headers: [{ key: "Content-Security-Policy", value: API_POLICY }] },
-      // Nor for the OAuth token and revoke endpoints: the proxy would read their whole body
-      // before the route's own size check (lib/http/body.ts readBodyBytes) could refuse it.
+      // Nor for the MCP endpoint and the OAuth token and revoke endpoints: the proxy would read
+      // their whole body before the route's own size check (lib/http/body.ts readBodyBytes).
       { source: "/api/oauth/:endpoint(token|revoke)", headers: [{ key: "Content-Security-Policy", value: API_POLICY }] },
+      { source: "/api/mcp", headers: [{ key: "Content-Security-Policy", value: API_POLICY }] },
     ];
   },
 };

@@ -87,10 +87,11 @@ export async function proxy(request: NextRequest) {
   return secure(NextResponse.next({ request: { headers: requestHeaders } }), policy, tls);
 }
 
-// Everything except the build's immutable static files, the icon, the agent API and the OAuth
-// token and revoke endpoints — whose route handlers set their own headers (lib/http/transport.ts,
-// next.config.ts), and whose bodies the proxy would otherwise read whole before their size
-// check — but for an API path with a percent sign, which may be malformed (answered above).
+// Everything except the build's immutable static files, the icon, the agent API, the MCP
+// endpoint and the OAuth token and revoke endpoints — whose route handlers set their own
+// headers (lib/http/transport.ts, next.config.ts), and whose bodies the proxy would otherwise
+// have Next read whole (up to 10 MB) before their own size check — but for an API path with a
+// percent sign, which may be malformed (answered above).
 export const config = {
-  matcher: ["/((?!_next/static|_next/image|favicon.ico|api/v1/|api/oauth/token|api/oauth/revoke).*)", "/api/v1/:path(.*%.*)"],
+  matcher: ["/((?!_next/static|_next/image|favicon.ico|api/v1/|api/mcp|api/oauth/token|api/oauth/revoke).*)", "/api/v1/:path(.*%.*)"],
 };

@@ -215,6 +215,15 @@ describe("queue set", () => {
     const [row] = await database.client`SELECT claimants, max_attempt_seconds FROM queues WHERE name = 'errands'`;
     expect(row).toEqual({ claimants: "people", max_attempt_seconds: null });
   });
+
+  test("a person's idle time and grace (docs/attention.md)", async () => {
+    expect(await cli("queue", "create", "--name", "desk", "--person-grace-seconds", "0")).toMatchObject({ code: 0 });
+    const run = await cli("queue", "set", "--name", "desk", "--person-idle-seconds", "600", "--person-grace-seconds", "120");
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    expect(run.stdout).toMatch(/person idle 600 s, person grace 120 s/);
+    const [row] = await database.client`SELECT person_idle_seconds, person_grace_seconds FROM queues WHERE name = 'desk'`;
+    expect(row).toEqual({ person_idle_seconds: 600, person_grace_seconds: 120 });
+  });
 });
 
 describe("bad input", () => {
@@ -248,6 +257,10 @@ describe("bad input", () => {
     [["queue", "set", "--lease-seconds", "20"], /missing --name/],
     [["queue", "set", "--name", "slow", "--lease-seconds", "2"], /--lease-seconds must be at least 5/],
     [["queue", "set", "--name", "slow", "--max-failures", "many"], /--max-failures must be a whole number/],
+    [["queue", "set", "--name", "slow", "--person-idle-seconds", "soon"], /^--person-idle-seconds must be a whole number/],
+    [["queue", "set", "--name", "slow", "--person-idle-seconds", "86401"], /^--person-idle-seconds must be at most 86400$/],
+    [["queue", "set", "--name", "slow", "--person-grace-seconds", "3601"], /^--person-grace-seconds must be at most 3600$/],
+    [["queue", "set", "--name", "slow", "--person-grace-seconds", "-1"], /--person-grace-seconds/],
     [["queue", "set", "--name", "Slow"], /--name must be 1 to 64 characters/],
     [["task", "edit", "--version", "1", "--title", "x"], /task edit takes one task id/],
     [["task", "edit", "7", "--title", "x"], /missing --version/],
@@ -272,10 +285,11 @@ describe("bad input", () => {
       [["task", "create", "--title", "x", "--titel", "y"], /unknown option '--titel'/],
       [["task", "create", "--title", "x", "--priority", "5000"], /must be at most 1000/],
       [["task", "create", "--title", "x", "--payload", "{bad"], /not valid JSON/],
+      [["queue", "set", "--name", "x", "--person-grace-seconds", "3601"], /must be at most 3600/],
     ];
     const runs = await Promise.all(spawned.map(([args]) => cli(...args)));
     runs.forEach((run, i) => expectOneErrorLine(run, spawned[i]![1]));
-    expect(runs.map((r) => r.code)).toEqual([2, 1, 1]);
+    expect(runs.map((r) => r.code)).toEqual([2, 1, 1, 1]);
     expect(await snapshot()).toBe(before);
   });
 

@@ -31,6 +31,8 @@ export const users = pgTable(
     disabled: boolean("disabled").notNull().default(false),
     /** Notification kinds the person turned off (lib/notify/kinds.ts; migration 0037): empty, all on. */
     notificationsOff: text("notifications_off").array().notNull().default(sql`'{}'::text[]`),
+    /** Bumped when the password changes or is reset and when the person is disabled: sessions of an older one end (lib/auth/session.ts; migration 0043). */
+    sessionGeneration: integer("session_generation").notNull().default(0),
     ...timestamps,
   },
   (t) => [uniqueIndex("users_email_unique").on(sql`lower(${t.email})`)],

@@ -57,9 +57,9 @@ function oidcProvider(): Provider[] {
 }
 
 /**
- * JWT sessions carrying the user's actor id only. The role is NOT trusted from the
- * token: a session outlives a role change, so every guard re-reads role and disabled
- * from the database (lib/auth/session.ts).
+ * JWT sessions carrying the user's actor id and session generation only. The role is NOT
+ * trusted from the token: a session outlives a role change, so every guard re-reads role,
+ * disabled and generation from the database (lib/auth/session.ts).
  */
 export const authOptions: NextAuthOptions = {
   session: { strategy: "jwt", maxAge: 12 * 60 * 60 },
@@ -110,12 +110,18 @@ export const authOptions: NextAuthOptions = {
       user.id = known.actorId;
       return true;
     },
+    // A session is issued in the person's current generation (lib/auth/session.ts checks it on
+    // use): one read at sign-in, whichever way they signed in.
     async jwt({ token, user }) {
-      if (user) token.actorId = user.id;
+      if (user) {
+        token.actorId = user.id;
+        const [row] = await getDatabase().db.select({ generation: users.sessionGeneration }).from(users).where(eq(users.actorId, user.id));
+        token.sessionGeneration = row?.generation ?? 0;
+      }
       return token;
     },
     async session({ session, token }) {
-      return { ...session, actorId: token.actorId as string | undefined };
+      return { ...session, actorId: token.actorId as string | undefined, sessionGeneration: token.sessionGeneration as number | undefined };
     },
   },
 };

@@ -9,6 +9,7 @@ import { recordAudit } from "./audit";
 import { HASHING_BUSY, hashPassword, SIGN_IN_LIMITS, verifyPassword } from "./passwords";
 import { admit, backoffPolicies, clearAccountFailures, forget, refund } from "./sign-in-backoff";
 import { resetDigest as digest } from "./reset-link";
+import { endSessions } from "./users";
 
 // Passwords a person changes themselves, and redeeming the one-time reset links a supervisor
 // issues (reset-link.ts) for someone who forgot theirs (no email: the supervisor hands the
@@ -30,7 +31,7 @@ export const changeOwnPassword = defineOperation({
   name: "changeOwnPassword",
   who: PEOPLE,
   input: changeOwnPasswordInput,
-  async run(tx, input, { actor }): Promise<Result<{ changed: true }>> {
+  async run(tx, input, { actor }): Promise<Result<{ changed: true; sessionGeneration: number }>> {
     const [row] = await tx.select({ hash: users.passwordHash, email: users.email }).from(users).where(eq(users.actorId, actor.id)).for("update");
     if (!row) return fail({ code: "forbidden", message: "Only a person who signs in with a password has one to change" });
     // Decided before the current password is checked, so the answer says nothing about a guess.
@@ -56,8 +57,10 @@ export const changeOwnPassword = defineOperation({
     }
     await forget(tx, "account", account);
     await tx.update(users).set({ passwordHash: await hashPassword(input.password), updatedAt: sql`now()` }).where(eq(users.actorId, actor.id));
+    // Every session ends, a thief's too; the action carries the person's own into the new generation.
+    const sessionGeneration = await endSessions(tx, actor.id);
     await recordAudit(tx, actor, { action: "password_changed", subject: { kind: "person", id: actor.id, name: actor.name } });
-    return ok({ changed: true });
+    return ok({ changed: true, sessionGeneration });
   },
 });
 
@@ -83,6 +86,7 @@ export async function redeemPasswordReset(db: Db, token: string, password: strin
       .where(eq(users.actorId, spent.actorId))
       .returning({ email: users.email });
     const [actor] = await tx.select({ id: actors.id, name: actors.name, kind: actors.kind }).from(actors).where(eq(actors.id, spent.actorId));
+    await endSessions(tx, spent.actorId); // whoever held a session of the account is out; the link's user signs in anew
     await clearAccountFailures(tx, person!.email);
     await recordAudit(tx, actor!, { action: "password_reset_used", subject: { kind: "person", id: actor!.id, name: actor!.name } });
     return ok({ email: person!.email, actorId: actor!.id });

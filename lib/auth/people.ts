@@ -9,6 +9,7 @@ import { fail, ok, type Result } from "@/lib/tasks/core/types";
 import { personChanged } from "@/lib/oauth/grants";
 import { recordAudit } from "./audit";
 import { backoffPolicies, clearAccountFailures } from "./sign-in-backoff";
+import { endSessions } from "./users";
 
 export { invitePerson } from "./invite";
 
@@ -124,6 +125,8 @@ export const setPersonDisabled = defineOperation({
     keepingASupervisor(tx, input.actorId, () => input.disabled, async (row) => {
       if (row.disabled === input.disabled) return;
       await tx.update(users).set({ disabled: input.disabled, updatedAt: sql`now()` }).where(eq(users.actorId, input.actorId));
+      // Their sessions end for good: enabled again, they sign in anew.
+      if (input.disabled) await endSessions(tx, input.actorId);
       await recordAudit(tx, actor, { action: input.disabled ? "person_disabled" : "person_enabled", subject: personSubject(input.actorId, row) });
       // Their MCP connections (OAuth) end with them, not at the next refresh.
       if (input.disabled) await personChanged(tx, input.actorId, { disabled: true });

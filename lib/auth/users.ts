@@ -18,6 +18,8 @@ export interface UserAccount {
   email: string;
   role: UserRole;
   disabled: boolean;
+  /** Sessions issued in an older generation are over (sessionGeneration in the JWT, lib/auth/session.ts). */
+  sessionGeneration: number;
 }
 
 /** A person who signs in; fails with a readable Error when the email is taken. */
@@ -46,15 +48,29 @@ export async function insertUser(
   if (taken) return null;
   const [actor] = await tx.insert(actors).values({ kind: "user", name: input.name }).returning();
   await tx.insert(users).values({ actorId: actor!.id, email: input.email, role: input.role, passwordHash: input.passwordHash });
-  return { actor: { id: actor!.id, name: actor!.name, kind: "user" }, email: input.email, role: input.role, disabled: false };
+  return { actor: { id: actor!.id, name: actor!.name, kind: "user" }, email: input.email, role: input.role, disabled: false, sessionGeneration: 0 };
 }
 
 /** The user's current role and status: sessions outlive role changes, so callers re-read this. */
 export async function findUserAccount(db: Executor, actorId: string): Promise<UserAccount | null> {
   const [row] = await db
-    .select({ email: users.email, role: users.role, disabled: users.disabled, actor: { id: actors.id, name: actors.name, kind: actors.kind } })
+    .select({ email: users.email, role: users.role, disabled: users.disabled, sessionGeneration: users.sessionGeneration, actor: { id: actors.id, name: actors.name, kind: actors.kind } })
     .from(users)
     .innerJoin(actors, eq(actors.id, users.actorId))
     .where(eq(users.actorId, actorId));
   return row ?? null;
+}
+
+/**
+ * Ends every session of the person (a password changed or reset, the person disabled): their
+ * generation moves on, and a session carrying an older one is refused on its next use. The
+ * new generation, for the one session that is to go on (lib/auth/session-cookie.ts).
+ */
+export async function endSessions(tx: Executor, actorId: string): Promise<number> {
+  const [row] = await tx
+    .update(users)
+    .set({ sessionGeneration: sql`${users.sessionGeneration} + 1`, updatedAt: sql`now()` })
+    .where(eq(users.actorId, actorId))
+    .returning({ generation: users.sessionGeneration });
+  return row?.generation ?? 0;
 }

@@ -66,6 +66,7 @@ const CASES: [name: string, path: string, who: "anonymous" | "staff" | "supervis
   ["event stream", "/api/v1/events", "token", "api"],
   ["event stream (cookie)", "/api/v1/events", "staff", "api"],
   ["next-auth", "/api/auth/csrf", "anonymous", "api"],
+  ["MCP endpoint (405 to a GET)", "/api/mcp", "token", "api"],
 ];
 
 test.each([false, true])("every kind of answer carries the policy (behind TLS: %s)", async (tls) => {

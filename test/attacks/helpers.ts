@@ -102,6 +102,8 @@ export interface ActionAnswer {
   text: string;
   /** The action's return value when the answer carries one. */
   result: { ok: boolean; value?: unknown; error?: { code: string; message: string } } | null;
+  /** Every cookie the answer set (`name=value`). */
+  cookies: string[];
 }
 
 /** Posts a server action as the browser does: the id in Next-Action, the arguments as JSON. */
@@ -125,7 +127,7 @@ export async function callAction(
     body: options.body ?? JSON.stringify(args),
   });
   const text = await response.text();
-  return { status: response.status, text, result: actionResult(text) };
+  return { status: response.status, text, result: actionResult(text), cookies: cookiePairs(response) };
 }
 
 /** The `{ok, …}` row of a React Server Components answer (lines of `<id>:<json>`). */

@@ -57,6 +57,7 @@ test("per account: the 6th failure in the window locks it, the right password to
   const right = await signIn(target.email, target.password, "198.51.100.99");
   expect(right.session).toBeNull();
   expect(errorOf(right.url)).toBe("TooManyAttempts");
+  expect(right.status).toBe(429); // not the 401 of a wrong password: refused before any check
   // The same addresses may still sign in to other accounts.
   expect((await signIn(bystander.email, bystander.password, "198.51.100.1")).session).not.toBeNull();
   // An unknown email locks the same way, so the lock does not tell which emails exist.

@@ -8,7 +8,8 @@ let amal: ActorRef;
 let supervisor: ActorRef;
 beforeAll(async () => {
   f = await engineFixture();
-  amal = await f.actor("Amal");
+  // An agent: a person's lapsed lease waits out the queue's person grace before a sweep (person-grace.test.ts).
+  amal = await f.actor("Amal", "agent");
   supervisor = await f.actor("Sara");
 });
 afterAll(async () => {

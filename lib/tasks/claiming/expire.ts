@@ -10,6 +10,7 @@ import { lapseEvent, lapsedOf, lapseReturning, lapseSet } from "../core/lapse";
 import { strikeCappedLapses } from "./ceiling";
 import { SUPERVISORS } from "../core/standing";
 import { lapseCutoff } from "./lock-delay";
+import { personGraceHolds } from "./person-grace";
 import { recheck, statusIn } from "../core/transition";
 import { HELD } from "../core/machine";
 import { effectsLeftUnknown } from "../effects/ledger";
@@ -59,6 +60,7 @@ export const sweepExpiredLeases = defineOperation({
           FROM task_lease lease JOIN task_held held ON held.id = lease.id JOIN task_state s ON s.id = lease.id
           WHERE lease.queue = ${name} AND lease.lease_until <= ${cutoff}
             AND ${recheck(sql`${statusIn(HELD, "s")} AND s.lease_until <= ${cutoff}`)}
+            AND NOT ${personGraceHolds(clock, "s")}
           ORDER BY held.priority DESC, held.created_at, held.id
           LIMIT ${limit}
           FOR UPDATE OF s SKIP LOCKED

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { claim, claimNext, heldLeases, taskReadiness, type ActorRef, type Task } from "@/lib/tasks";
+import { claim, claimNext, heldLeases, sweepExpiredLeases, taskReadiness, type ActorRef, type Task } from "@/lib/tasks";
 import { engineFixture, type EngineFixture } from "@/test/engine";
 
 // A person's lapsed task (docs/contract.md, docs/attention.md "A person's lease"): people may claim
@@ -47,6 +47,21 @@ describe("person grace", () => {
     f.clock.advance(61);
     const other = await f.actor("Bot two", "agent");
     expect((await f.must(claimNext, { queue }, other))?.id).toBe(bots.id);
+  });
+
+  test("the sweep leaves a person's lapsed lease alone inside the grace, so no agent takes it from the queue, and sweeps it after", async () => {
+    const queue = await f.queue("grace-sweep", { leaseSeconds: 60, personGraceSeconds: 300 });
+    const danas = await f.must(claim, at(await f.task("swept hers", { queue })), dana);
+    const bots = await f.must(claim, at(await f.task("swept its", { queue })), bot);
+    f.clock.advance(61);
+    const supervisor = await f.actor("Sweeper");
+    expect((await f.must(sweepExpiredLeases, { queue }, supervisor)).expired).toBe(1); // the agent's only
+    expect((await f.must(claimNext, { queue }, bot))?.id).toBe(bots.id);
+    expect(await f.must(claimNext, { queue }, bot)).toBeNull();
+    expect((await f.must(taskReadiness, { taskId: danas.id }, bot)).reasons.map((r) => r.code)).toEqual(["person_grace"]);
+    f.clock.advance(300);
+    expect((await f.must(sweepExpiredLeases, { queue }, supervisor)).expired).toBe(2); // hers, and the agent's second lapse
+    expect((await f.must(claimNext, { queue }, bot))?.id).toBe(danas.id);
   });
 
   test("a grace of 0 follows the lease alone", async () => {

@@ -69,7 +69,7 @@ describe("side effects and needs_check", () => {
 
   test("a swept needs_check task stays needs_check through a later claim-next with start: true", async () => {
     const task = await startedWithSideEffect("swept-check");
-    f.clock.advance(121);
+    f.clock.advance(121 + 300); // and past the person grace, which the sweep honours
     await f.must(sweepExpiredLeases, { queue: "swept-check" }, bilal);
     expect(await taskRow(f.db, task.id)).toMatchObject({ status: "queued", needsCheck: true, ownerId: null });
 
