@@ -50,9 +50,7 @@ export interface Endpoint {
   errors: number[];
 }
 
-// The roles of the reads that run no operation, in the operations' words (standing.ts): an
-// endpoint that runs one takes its roles from it (lib/http/access.ts).
-/** Reads of the board: any token. */
+/** Reads that run no operation, in the operations' words; one that runs one takes its roles from it (access.ts). */
 const READ = tokenRoles(EVERYONE);
 /** Monitoring: a supervisor's token, or an observer token (an operator's, for a scraper). */
 const OPERATE: TokenRole[] = ["observer", "supervisor"];
