@@ -7,7 +7,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { ClaimboardApiError, ClaimboardClient } from "../lib/client";
 import { LeaseKeeper } from "../lib/mcp/leases";
 import { ClaimClients, parseClaimOps } from "../lib/mcp/claim-clients";
-import { probeRole } from "../lib/mcp/role";
+import { probeRole, publishedRoles } from "../lib/mcp/role";
 import { createMcpServer } from "../lib/mcp/server";
 import { enableTaskSubscriptions } from "../lib/mcp/subscriptions";
 
@@ -47,9 +47,15 @@ async function main(): Promise<number | null> {
 
   // A renewal refused for the token itself (revoked, expired, its maker disabled): the session is over.
   const keeper = new LeaseKeeper(client, log, () => leave("the server no longer accepts this token"));
+  // Which tools the role is shown: the endpoints' roles as the API publishes them.
+  const rolesOf = role === null ? undefined : await publishedRoles(url).catch((error: unknown) => {
+    log(`[mcp] could not read ${url}'s OpenAPI document (${error instanceof Error ? error.message : String(error)}); listing every tool`);
+    return undefined;
+  });
   const server = createMcpServer({
     client,
     role,
+    rolesOf,
     log,
     onTask: (task, claimed) => {
       claims?.observe(task, claimed);

@@ -1,5 +1,7 @@
 import type { TaskChanges } from "@/lib/client";
 import { LIMITS } from "@/lib/limits";
+import { EDITABLE } from "@/lib/tasks/core/machine";
+import { editsAnyTask, personStanding } from "@/lib/tasks/core/standing";
 import type { EventView, TaskView, Viewer } from "./wire";
 
 // The task page's edit form, in plain functions: who is offered it, what a filled-in form
@@ -10,8 +12,8 @@ const TITLE_MAX = LIMITS.title;
 const DESCRIPTION_MAX = LIMITS.description;
 const PRIORITY_LIMIT = LIMITS.priority.max;
 
-/** Only a task nobody holds and nobody finished can be edited (docs/engine.md). */
-export const isEditable = (task: TaskView) => task.status === "queued" || task.status === "escalated";
+/** Only a task nobody holds and nobody finished can be edited (the machine's EDITABLE, docs/engine.md). */
+export const isEditable = (task: TaskView) => EDITABLE.includes(task.status);
 
 /**
  * Whether to offer the viewer the edit form: a supervisor, the task's creator or its last
@@ -20,7 +22,7 @@ export const isEditable = (task: TaskView) => task.status === "queued" || task.s
  */
 export function mayEdit(task: TaskView, viewer: Viewer, history: EventView[]): boolean {
   if (!isEditable(task)) return false;
-  if (viewer.role === "supervisor") return true;
+  if (editsAnyTask(personStanding(viewer.role))) return true;
   const creator = history.find((e) => e.type === "created")?.actor.id;
   const lastHolder = history.findLast((e) => e.type === "claimed")?.actor.id;
   return viewer.actorId === creator || viewer.actorId === lastHolder;
@@ -31,7 +33,7 @@ export function mayEdit(task: TaskView, viewer: Viewer, history: EventView[]): b
  * budget), given that they may edit it: a supervisor always; anyone else only before its
  * first claim — the engine's rule (TERMS in lib/tasks/authoring/edit.ts).
  */
-export const mayChangeTerms = (task: TaskView, viewer: Viewer) => viewer.role === "supervisor" || task.attempt === 0;
+export const mayChangeTerms = (task: TaskView, viewer: Viewer) => editsAnyTask(personStanding(viewer.role)) || task.attempt === 0;
 
 export interface EditDraft {
   title: string;

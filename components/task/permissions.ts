@@ -2,6 +2,7 @@ import { FINISHED, HELD, MOVES, waiting, type MoveName, type MoveRow } from "@/l
 import type { QueueRules } from "@/lib/tasks/reads/queries";
 import type { TaskView, Viewer } from "./wire";
 import { RENEW } from "@/lib/acts";
+import { mayMake, personRoles } from "@/lib/tasks/core/standing";
 
 /** The moves the page offers as buttons, in the order it shows them. */
 export const TASK_ACTIONS = [
@@ -21,7 +22,7 @@ export function leaseLapsed(task: TaskView, now: number): boolean {
  */
 export function availableActions(task: TaskView, viewer: Viewer, now: number, rules?: QueueRules): TaskAction[] {
   if (task.pending) return [];
-  const actions = TASK_ACTIONS.filter((action) => offered(MOVES[action], task, viewer, now));
+  const actions = TASK_ACTIONS.filter((action) => personRoles(mayMake(action)).includes(viewer.role) && offered(MOVES[action], task, viewer, now));
   // An agents-only queue takes no claim from a person (the server refuses it too).
   return rules?.claimants === "agents" ? actions.filter((a) => a !== "claim") : actions;
 }
@@ -35,8 +36,9 @@ function offered(row: MoveRow, task: TaskView, viewer: Viewer, now: number): boo
     case "owner":
       return mine;
     case "supervisor":
-      // A supervisor who holds the task works on it as its owner does (release, not force-release).
-      return viewer.role === "supervisor" && !(HELD.includes(task.status) && mine);
+      // Only people the move admits reach here (availableActions). A supervisor who holds the task
+      // works on it as its owner does (release, not force-release).
+      return !(HELD.includes(task.status) && mine);
     case "claimant":
       return true;
     default:

@@ -3,6 +3,7 @@ import type { TokenRole } from "@/db/schema";
 import { countTasksQuery, listEventsQuery, listTasksQuery } from "@/lib/tasks/reads/query-schemas";
 import { eventStreamQuery } from "@/lib/realtime/query";
 import * as input from "@/lib/tasks/core/schemas";
+import { EVERYONE, SUPERVISORS, tokenRoles } from "@/lib/tasks/core/standing";
 import { createWebhookInput, listDeliveriesQuery } from "@/lib/webhooks/schemas";
 import { createScheduleInput, updateScheduleBody } from "@/lib/schedules/schemas";
 import { verifyFenceInput } from "@/lib/tasks/fences/verify-input";
@@ -50,11 +51,12 @@ export interface Endpoint {
   errors: number[];
 }
 
-const READ: TokenRole[] = ["observer", "agent", "supervisor"];
+/** Reads that run no operation, in the operations' words; one that runs one takes its roles from it (access.ts). */
+const READ = tokenRoles(EVERYONE);
 /** Monitoring: a supervisor's token, or an observer token (an operator's, for a scraper). */
 const OPERATE: TokenRole[] = ["observer", "supervisor"];
 /** The supervisors' API: a supervisor token only. */
-const SUPERVISE: TokenRole[] = ["supervisor"];
+const SUPERVISE = tokenRoles(SUPERVISORS);
 const OWNER_CALL_ERRORS = [400, 404, 409, 413];
 
 // Generic in the body, and `satisfies` rather than a return type, so each entry keeps its

@@ -2,8 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { ClaimboardApiError, type ClaimboardClient, type Task } from "@/lib/client";
 import type { TokenRole } from "@/db/schema";
-import { rolesOf } from "@/lib/http/access";
-import { endpoints } from "@/lib/http/endpoints";
+import { endpoints, type EndpointId } from "@/lib/http/endpoints";
 import { safeParse, validationError } from "@/lib/tasks/core/engine";
 import { registerPrompts, registerResources, INSTRUCTIONS } from "./guide";
 import { fromThrown, invalid, success } from "./results";
@@ -15,6 +14,11 @@ export interface McpOptions {
   client: ClaimboardClient;
   /** The token's role, which decides the tools listed (observers: the read tools); null when unknown: all. */
   role: TokenRole | null;
+  /**
+   * The token roles the API admits on an endpoint: lib/http/access.ts's rolesOf in process, the
+   * OpenAPI document's x-roles over stdio (lib/mcp/role.ts). Without it every tool is listed.
+   */
+  rolesOf?: (endpoint: EndpointId) => readonly TokenRole[] | "public";
   /** Sees every task a call answers with, refusals' included (the stdio lease keeper); `claimed`: the caller just claimed it. */
   onTask?: (task: Task, claimed: boolean) => void;
   /**
@@ -34,9 +38,9 @@ export interface McpOptions {
 export const SERVER_INFO = { name: "claimboard", version: "1.2.0" };
 
 /** Who may call a tool is the API's rule: its endpoint's roles. */
-const listedFor = (tool: Tool, role: TokenRole | null) => {
-  const roles = rolesOf(endpoints[tool.endpoint]);
-  return role === null || roles === "public" || roles.includes(role);
+const listedFor = (tool: Tool, { role, rolesOf }: McpOptions) => {
+  const roles = role === null || !rolesOf ? "public" : rolesOf(tool.endpoint);
+  return roles === "public" || roles.includes(role!);
 };
 
 /** MCP's behaviour hints: reads are read-only; a write says whether it is destructive and idempotent. The board is a closed world. */
@@ -58,7 +62,7 @@ export function createMcpServer(options: McpOptions): McpServer {
   // refused in the API's error shape (the SDK's own check answers in its own words).
   server.server.registerCapabilities({ tools: {} });
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.filter((tool) => listedFor(tool, options.role)).map((tool) => ({
+    tools: tools.filter((tool) => listedFor(tool, options)).map((tool) => ({
       name: tool.name,
       title: tool.title,
       description: tool.description,

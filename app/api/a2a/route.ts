@@ -8,6 +8,7 @@ import type { Endpoint } from "@/lib/http/endpoints";
 import { handle } from "@/lib/http/handler";
 import { otherMethods } from "@/lib/http/routes";
 import { issuer } from "@/lib/oauth/config";
+import { tokenRoles, WORKERS } from "@/lib/tasks/core/standing";
 
 // POST /api/a2a: A2A 1.0 over JSON-RPC (docs/a2a.md). The API's guard first — the same
 // bearer tokens, failed-auth throttle, per-token rate limit; agent and supervisor tokens
@@ -17,7 +18,7 @@ import { issuer } from "@/lib/oauth/config";
 
 const a2a: Endpoint = {
   operationId: "a2a", method: "POST", path: "/api/a2a", summary: "Agent2Agent protocol 1.0 (JSON-RPC)",
-  roles: ["agent", "supervisor"], success: { status: 200, description: "JSON-RPC answers, or an SSE stream of them" }, errors: [413],
+  roles: tokenRoles(WORKERS), success: { status: 200, description: "JSON-RPC answers, or an SSE stream of them" }, errors: [413],
 };
 
 type JsonRpcError = { code: number; message: string };

@@ -1,7 +1,8 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ClaimboardClient } from "@/lib/client";
 import { readJsonBody } from "@/lib/http/body";
-import { INSTANCE_HEADER, type Endpoint } from "@/lib/http/endpoints";
+import { rolesOf } from "@/lib/http/access";
+import { endpoints, INSTANCE_HEADER, type Endpoint } from "@/lib/http/endpoints";
 import { errorResponse } from "@/lib/http/errors";
 import { handle } from "@/lib/http/handler";
 import { otherMethods } from "@/lib/http/routes";
@@ -10,6 +11,7 @@ import { limits, take, tokenKey } from "@/lib/http/rate-limit";
 import { hostProblem } from "@/lib/mcp/allowed-hosts";
 import { issuer, resourceMetadataUrl } from "@/lib/oauth/config";
 import { createMcpServer } from "@/lib/mcp/server";
+import { EVERYONE, tokenRoles } from "@/lib/tasks/core/standing";
 import { inProcessFetch } from "./in-process";
 
 // POST /api/mcp: the MCP server over Streamable HTTP, stateless (a server per request, JSON
@@ -19,7 +21,7 @@ import { inProcessFetch } from "./in-process";
 
 const mcp: Endpoint = {
   operationId: "mcp", method: "POST", path: "/api/mcp", summary: "Model Context Protocol (Streamable HTTP)",
-  roles: ["observer", "agent", "supervisor"], success: { status: 200, description: "JSON-RPC answers" }, errors: [400, 413],
+  roles: tokenRoles(EVERYONE), success: { status: 200, description: "JSON-RPC answers" }, errors: [400, 413],
 };
 
 type RouteHandler = ((request: Request, context: never) => Promise<Response>) & { methodNotAllowed?: true };
@@ -60,6 +62,7 @@ export const POST = ownHostOnly(handle(mcp, async ({ request, principal, db }) =
       instance: request.headers.get(INSTANCE_HEADER) ?? "",
     }),
     role: principal!.role,
+    rolesOf: (id) => rolesOf(endpoints[id]),
     renewFor: principal!.actor.id,
   });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

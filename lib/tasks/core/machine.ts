@@ -42,7 +42,8 @@ const BOARD_RANK: Record<TaskStatus, number> = { queued: 0, claimed: 1, started:
 export const BOARD_ORDER: readonly TaskStatus[] = [...STATUSES].sort((a, b) => BOARD_RANK[a] - BOARD_RANK[b]);
 
 /**
- * Who makes the move: the task's `owner`; a `supervisor` (the surface checks the role);
+ * Who makes the move — the one source of who may: the operation that makes it takes its standings
+ * from this (standing.ts mayMake), its endpoint and action theirs. The task's `owner`; a `supervisor`;
  * a `claimant` (whoever the queue admits); an `editor` (its creator, its last holder, or a
  * supervisor); `anyone` signed in; a `reviewer` (any worker who neither submitted the task nor
  * held an attempt of it: lib/tasks/review/review.ts decides it); a `person` (staff or supervisor,
