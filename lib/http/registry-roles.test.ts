@@ -3,6 +3,7 @@ import {
   addComment, addDependencies, cancel, claim, claimBatch, claimNext, completeAndClaimNext, completeMany, createQueue, createTaskOnce, removeDependency,
   editTask, failTask, forceRelease, recordSideEffect, release, renew, requeue, resolve, start, taskReadiness, updateQueue, verifyFence,
   recordEffect, resolveEffect, taskEffectsList, listReservations, review, askQuestion, getQuestion, answerQuestion, createClaimToken, raiseBudget,
+  recordCheckpoint, taskCheckpointsList,
 } from "@/lib/tasks";
 import type { Standing } from "@/lib/tasks/core/standing";
 import type { TokenRole } from "@/db/schema";
@@ -33,6 +34,8 @@ const OPERATION_OF: Partial<Record<EndpointName, Rule>> = {
   recordEffect,
   resolveEffect,
   listEffects: taskEffectsList,
+  recordCheckpoint,
+  listCheckpoints: taskCheckpointsList,
   listReservations,
   askQuestion,
   getQuestion,
