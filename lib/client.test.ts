@@ -160,6 +160,11 @@ describe("ClaimboardClient against a real server", () => {
     const resolved = await client.resolveEffect(first.task, first.effect.id, { state: "applied", externalRef: "ch_9" });
     expect(resolved.effect).toMatchObject({ state: "applied", externalRef: "ch_9" });
     expect(resolved.task.openEffects).toEqual([]);
+    // A checkpoint of the same attempt: the task carries it; the list has it.
+    const checkpointed = await client.checkpoint(resolved.task, 1, { charged: "ch_9" });
+    expect(checkpointed.checkpoint).toMatchObject({ step: 1, state: { charged: "ch_9" }, attempt: held.attempt });
+    expect(checkpointed.task).toMatchObject({ version: resolved.task.version, checkpoint: { step: 1 } });
+    expect((await client.listCheckpoints(held.id)).map((c) => c.step)).toEqual([1]);
   });
 
   test("reservations: a created task's reserves, held while it is, in listReservations", async () => {
