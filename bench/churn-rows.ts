@@ -5,7 +5,7 @@ import type { Row } from "./lib/report";
 /**
  * The churn rows of `npm run bench` (docs/performance.md): the soak of bench/churn.ts at three
  * sizes. `churn-bloat-1m` is the soak the goal names, a million tasks and 30 minutes of steady
- * load, about an hour and a half on 2 cores: it runs only when named (`--only churn-bloat-1m`;
+ * load, 1–2 hours on 2 cores: it runs only when named (`--only churn-bloat-1m`;
  * `npm run soak` is the same soak on its own). The full run has `churn-bloat-100k` and the quick
  * run `churn-bloat-50k`: the same soak scaled down, its autovacuum naptime scaled with it (60 s
  * for a million tasks; bench/churn.ts says why), the baseline after the first 10 % as in the

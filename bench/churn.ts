@@ -156,7 +156,7 @@ export function churnRow(name: string, opts: ChurnOptions, r: ChurnResult): Row 
   const top = r.growth[0]!;
   return {
     name,
-    metric: `largest growth of a loop table or index (bytes a task for per-task tables), ${r.done.toLocaleString("en")} tasks at ${opts.workers} workers then ${opts.steadyMinutes} min steady ÷ after the first ${Math.round((opts.baselineShare ?? 0.1) * 100)} %`,
+    metric: `largest growth of a loop table or index (bytes a row for per-task tables), ${r.done.toLocaleString("en")} tasks at ${opts.workers} workers then ${opts.steadyMinutes} min steady ÷ after the first ${Math.round((opts.baselineShare ?? 0.1) * 100)} %`,
     value: top.end,
     baseline: top.baseline,
     ratio: top.factor,

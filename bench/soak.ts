@@ -3,8 +3,8 @@
  *   npm run soak -- [--tasks 1000000] [--workers 16] [--steady-minutes 30] [--backlog 10000] [--steady-rate N] [--naptime S]
  * `--tasks` tasks through the agent loop, then the steady minutes; prints every loop table's and
  * index's size after the first 10 % and at the end, its growth, task_state's HOT ratio and each
- * table's autovacuum runs, and exits non-zero when a growth passes 2×. The full soak takes about
- * an hour on 2 cores: run it on a machine of its own, not beside the test suite.
+ * table's autovacuum runs, and exits non-zero when a growth passes 2×. The full soak takes 1–2
+ * hours on 2 cores (the loop runs ~650 tasks a second unloaded): run it on a machine of its own.
  * Starts the bench's own embedded PostgreSQL (bench/lib/pg.ts), or uses BENCH_DATABASE_URL's server.
  */
 import { churnRow, churnSoak, type ChurnOptions } from "./churn";
