@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { TokenRole } from "@/db/schema";
 import {
   addComment, addDependencies, answerQuestion, askQuestion, cancel, claim, claimBatch, claimNext, completeAndClaimNext, completeMany,
-  createClaimToken, createQueue, createTaskOnce, editTask, failTask, forceRelease, getQuestion, listReservations, raiseBudget,
+  createClaimToken, createQueue, createTaskOnce, editTask, failTask, forceRelease, getQuestion, listReservations, raiseBudget, recordCheckpoint, taskCheckpointsList,
   recordEffect, recordSideEffect, release, removeDependency, renew, requeue, resolve, resolveEffect, review, start, taskEffectsList,
   taskReadiness, updateQueue, verifyFence,
 } from "@/lib/tasks";
@@ -29,7 +29,7 @@ const OPERATION_OF: Partial<Record<EndpointId, Operation<z.ZodType, unknown>>> =
   claimNext, claimBatch, claimTask: claim, startTask: start, heartbeat: renew, recordSideEffect, releaseTask: release,
   completeTask: completeAndClaimNext, completions: completeMany, failTask, reviewTask: review, raiseBudget,
   setTokenBudget: setMonthlyBudget, requeueTask: requeue, resolveTask: resolve, cancelTask: cancel, forceReleaseTask: forceRelease,
-  recordEffect, listEffects: taskEffectsList, resolveEffect, askQuestion, getQuestion, answerQuestion, verifyFence, createClaimToken,
+  recordEffect, listEffects: taskEffectsList, recordCheckpoint, listCheckpoints: taskCheckpointsList, resolveEffect, askQuestion, getQuestion, answerQuestion, verifyFence, createClaimToken,
   listReservations, createQueue, updateQueue, attention,
   createSchedule, updateSchedule, deleteSchedule, adoptSchedule, createWebhook, deleteWebhook, adoptWebhook,
 };

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { explainMiss, notFound } from "../core/conflicts";
 import { defineOperation } from "../core/engine";
 import { appendEvents } from "../core/events";
-import { EVERYONE, WORKERS } from "../core/standing";
+import { EVERYONE } from "../core/standing";
 import { loadTask, toTasks } from "../core/task-row";
 import { ownerTransition, transition } from "../core/transition";
 import { fail, ok, type Checkpoint, type Result, type Task } from "../core/types";
@@ -22,7 +22,7 @@ const move = ownerTransition("checkpoint");
  */
 export const recordCheckpoint = defineOperation({
   name: "checkpoint",
-  who: WORKERS,
+  makes: ["checkpoint"],
   input: checkpointInput,
   async run(tx, input, { actor, clock, instance }): Promise<Result<{ checkpoint: Checkpoint; task: Task }>> {
     const now = clock.now();
