@@ -2,7 +2,7 @@ import { inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { actors, type TaskRow } from "@/db/schema";
 import type { ActorRef, Handoff, Submission, Task } from "./types";
-import { listEffects } from "../effects/ledger";
+import { listEffects } from "./effect";
 import { executePrepared } from "@/db/hot-path";
 
 /** PostgreSQL's text form of timestamptz ("2026-11-29 20:00:00.123456+00") as a Date. */
