@@ -83,7 +83,7 @@ describe("lib/tasks/core", () => {
 
   test("imports no feature folder and no entry: features build on core, never the reverse", () => {
     const outward = core.flatMap((file) =>
-      runtimeImports(file).concat(typeImports(file)).flatMap((spec) => {
+      [...new Set(runtimeImports(file).concat(typeImports(file)))].flatMap((spec) => {
         const target = resolve(file, spec);
         return target?.startsWith("lib/tasks/") && !target.startsWith("lib/tasks/core/") ? [`${file} → ${spec}`] : [];
       }),
@@ -113,6 +113,13 @@ describe("the entries", () => {
       .filter((f) => !/\.test\.tsx?$/.test(f) && /^\s*["']use client["']/.test(readFileSync(path.join(ROOT, f), "utf8")));
     expect(clients.length).toBeGreaterThan(10);
     expect(clients.flatMap((f) => reach(f, serverPackage))).toEqual([]);
+  });
+
+  test("the index and every script load outside Next.js: nothing they reach imports server-only", () => {
+    // `server-only` throws outside a Next.js server; the CLI and the stdio MCP server import the index.
+    const scripts = filesUnder("scripts").filter((f) => /^scripts\/[^/]+\.ts$/.test(f) && !f.endsWith(".test.ts"));
+    const marked = ["lib/tasks/index.ts", ...scripts].flatMap((f) => reach(f, (pkg) => pkg === "server-only"));
+    expect(marked.filter((trail) => trail.endsWith("server-only"))).toEqual([]);
   });
 
   test("the check sees server code", () => {

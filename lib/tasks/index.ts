@@ -1,5 +1,8 @@
 // The claim engine: every transition of docs/design.md#the-state-machine as an operation run by `perform`.
-export { perform, type PerformContext, type Operation, defineOperation, type OperationContext, classifyDatabaseError, safeParse, validationError } from "./core/engine";
+// The server's entry (docs/architecture.md#the-engines-folders): operations and reads. Client
+// components import lib/tasks/model.ts, which holds no server code.
+export { perform, type PerformContext, type Operation, defineOperation, type OperationContext, classifyDatabaseError } from "./core/engine";
+export { safeParse, validationError } from "./core/parse";
 export { databaseClock, ManualClock, type Clock } from "./core/clock";
 export { createTask, createTaskOnce, type Created } from "./authoring/create";
 export { addDependencies, removeDependency } from "./authoring/dependencies";

@@ -1,7 +1,8 @@
-// The engine's model: what a task is and may become, with no database behind it — types, the
-// state machine, standings, input schemas, event names. Client components import from here
-// (never from "@/lib/tasks", which pulls the server in); server code may too. Its runtime imports
-// reach no db/ module and no package but zod (lib/tasks/entries.test.ts checks it).
+// The engine's model (docs/architecture.md#the-engines-folders): what a task is and may become,
+// with no database behind it — types, the state machine, standings, input schemas, event
+// names. Client components import from here (never from "@/lib/tasks", which pulls the server
+// in); server code may too. Its runtime imports reach no db/ module and no package but zod
+// (lib/tasks/entries.test.ts checks it).
 export { readinessCodes } from "./claiming/readiness-codes";
 export { SETTLES_QUESTION, waitUntilSettled } from "./questions/wait";
 export { answerQuestionBody, askQuestionBody, readQuestionQuery, questionId, answerQuestionInput } from "./questions/schemas";
@@ -18,3 +19,4 @@ export { personStanding, EVERYONE, type Standing, SUPERVISORS, article, tokenSta
 export { formatAmount } from "./budgets/amount";
 export { queueName, taskId, completeInput, lineText, text, superviseBody, createTaskInput, dependenciesBody, removeDependencyBody, editTaskBody, commentBody, claimNextInput, claimBatchInput, claimBody, startBody, heartbeatBody, sideEffectBody, releaseBody, completeBody, completionsInput, failBody, reviewBody, raiseBudgetBody, createQueueInput, updateQueueBody, instanceHeader, queuePath, taskPath, requireAnEdit, editTaskFields, queueInput, queueSettingsInput, editTaskInput, commentInput, reviewInput, raiseBudgetInput } from "./core/schemas";
 export { ok, type Task, type EngineError, type Result, type ActorRef, fail, type EngineErrorCode, conflictCodes } from "./core/types";
+export { safeParse, validationError } from "./core/parse";
