@@ -56,7 +56,6 @@ export { fenceKey, makeFence } from "./fences/fence";
 export { statusNotIn } from "./core/transition";
 export { setMonthlyBudgetRow } from "./budgets/agent-budget";
 export { partyOf, heldBy } from "./review/party";
-export { startQuestionDeadlines } from "./questions/loop";
 export { countTasks, COUNT_CAP } from "./queues/counts";
 export { readInbox, type Inbox, type InboxTask, type TrippedQueue } from "./supervise/inbox";
 export { reservationWaits, listHeldReservations, type HeldReservation, type HeldConflict } from "./reservations/held";
