@@ -4,7 +4,7 @@
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const [{ startWebhookSender }, { startScheduleTicks }, { startQuestionDeadlines }, { startLapseClock }] = await Promise.all([
-    import("./lib/webhooks/loop"), import("./lib/schedules/loop"), import("./lib/tasks/questions/loop"), import("./lib/realtime/lapse-start"),
+    import("./lib/webhooks/loop"), import("./lib/schedules/loop"), import("./lib/question-deadlines"), import("./lib/realtime/lapse-start"),
   ]);
   startWebhookSender();
   startScheduleTicks();

@@ -4,9 +4,8 @@ import Link from "next/link";
 import { getDatabase } from "@/db";
 import { Board } from "@/components/board/board";
 import { boardColumns, boardSearch, countsQuery, listFilterOf, listQuery, parseBoardFilters, viewCookie, type BoardView } from "@/components/task/filters";
-import { countTasks } from "@/lib/tasks/queues/counts";
+import { countTasks, listQueueNames, listTasks } from "@/lib/tasks";
 import { toWire, type PageView, type TaskStatus, type TaskView } from "@/components/task/wire";
-import { listQueueNames, listTasks } from "@/lib/tasks/reads/queries";
 import { requireUser, streamPosition, SUPERVISOR_PAGES } from "./_lib/session";
 
 export const metadata: Metadata = { title: "Board · Claimboard" };

@@ -2,9 +2,8 @@ import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { ensurePartitions } from "@/lib/events/partitions";
 import { forgetRollups } from "@/lib/insights/rollup";
-import { claimNext, complete, createActor, createQueue, createTask, failTask, ManualClock, perform, renew, setQueueSettings } from "@/lib/tasks";
-import { getQueue } from "@/lib/tasks/queues/queues";
-import type { ActorRef, Result, Task } from "@/lib/tasks/core/types";
+import { claimNext, complete, createActor, createQueue, createTask, failTask, ManualClock, perform, renew, setQueueSettings, getQueue } from "@/lib/tasks";
+import type { ActorRef, Result, Task } from "@/lib/tasks/model";
 
 function must<T>(result: Result<T>): T {
   if (!result.ok) throw new Error(`demo history: ${result.error.code}: ${result.error.message}`);

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import type { TaskStatus } from "@/db/schema";
 import { listAgentTokens, type AgentTokenRow } from "@/lib/auth/token-list";
-import type { ActorRef } from "@/lib/tasks/core/types";
+import type { ActorRef } from "@/lib/tasks/model";
 import { seenUntilOf, waitFacts, type OpenWait } from "./fleet-state";
 import { fleetStateAt, type FleetState } from "./fleet-now";
 

@@ -2,13 +2,9 @@
 
 import { z } from "zod";
 import { guardedAction } from "@/lib/auth/action";
-import { listPausedQueues, listQueueNames, listQueueRules } from "@/lib/tasks/reads/queries";
-import { ok } from "@/lib/tasks/core/types";
-import { readLapsed } from "@/lib/tasks/supervise/lapsed";
-import { reviewsWaitingFor } from "@/lib/tasks/review/waiting";
+import { listPausedQueues, listQueueNames, listQueueRules, readLapsed, reviewsWaitingFor, reservationWaits, databaseClock } from "@/lib/tasks";
+import { ok } from "@/lib/tasks/model";
 import { notificationFacts } from "@/lib/notify/facts";
-import { reservationWaits } from "@/lib/tasks/reservations/held";
-import { databaseClock } from "@/lib/tasks/core/clock";
 
 // Reads the board needs that the agent API does not offer, behind the same guard.
 export const listQueuesAction = guardedAction("staff", z.strictObject({}), async (_input, { db }) => ok(await listQueueNames(db)));

@@ -4,10 +4,8 @@ import { z } from "zod";
 import { guardedAction, operationAction } from "@/lib/auth/action";
 import { listAudit } from "@/lib/auth/audit";
 import { createToken, revokeToken, setMonthlyBudget } from "@/lib/auth/token-admin";
-import { cancel, forceRelease, raiseBudget, requeue, requeueTo, resetBreaker, resolve, setQueuePaused, setQueueSettings, superviseMany, sweepExpiredLeases, type SuperviseDecision } from "@/lib/tasks";
-import { superviseManyInput } from "@/lib/tasks/supervise/supervise-many";
-import { reviewMany, reviewManyInput } from "@/lib/tasks/review/review-many";
-import { ok } from "@/lib/tasks/core/types";
+import { cancel, forceRelease, raiseBudget, requeue, requeueTo, resetBreaker, resolve, setQueuePaused, setQueueSettings, superviseMany, sweepExpiredLeases, type SuperviseDecision, superviseManyInput, reviewMany, reviewManyInput } from "@/lib/tasks";
+import { ok } from "@/lib/tasks/model";
 
 // Supervisors only: the escalation inbox, force-release, queues, the breaker, agent tokens.
 export const requeueAction = operationAction("supervisor", requeue);

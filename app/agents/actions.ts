@@ -4,7 +4,7 @@ import { z } from "zod";
 import { guardedAction } from "@/lib/auth/action";
 import { listAgentTokens } from "@/lib/auth/token-list";
 import { readFleet } from "@/lib/fleet";
-import { ok } from "@/lib/tasks/core/types";
+import { ok } from "@/lib/tasks/model";
 
 export const agentTokensAction = guardedAction("supervisor", z.strictObject({}), async (_input, { db }) => ok(await listAgentTokens(db)));
 

@@ -2,11 +2,8 @@
 
 import { z } from "zod";
 import { guardedAction } from "@/lib/auth/action";
-import { queueName } from "@/lib/tasks/core/schemas";
-import { ok } from "@/lib/tasks/core/types";
-import { readInbox } from "@/lib/tasks/supervise/inbox";
-import { readLapsed } from "@/lib/tasks/supervise/lapsed";
-import { readInReview } from "@/lib/tasks/review/waiting";
+import { readInbox, readLapsed, readInReview } from "@/lib/tasks";
+import { queueName, ok } from "@/lib/tasks/model";
 
 // The inbox's read, behind the same guard as its writes, for the browser to refetch on events.
 export const inboxAction = guardedAction("supervisor", z.strictObject({ queue: queueName.nullable() }), async (input, { db, user }) =>

@@ -1,22 +1,17 @@
 import type { Metadata } from "next";
 import { getDatabase } from "@/db";
-import { listQueueNames } from "@/lib/tasks/reads/queries";
-import { queueName } from "@/lib/tasks/core/schemas";
+import { listOpenQuestions, listQueueNames, readInbox, readLapsed, perform, readInReview } from "@/lib/tasks";
+import { queueName } from "@/lib/tasks/model";
 import { Inbox } from "@/components/supervisor/inbox";
 import { inboxSort } from "@/components/supervisor/inbox-view";
 import { toWire } from "@/components/task/wire";
 import { requireSupervisor, streamPosition } from "../_lib/session";
-import { readInbox } from "@/lib/tasks/supervise/inbox";
 import { listDisabledWebhooks } from "@/lib/webhooks/ops";
 import { DisabledWebhooks } from "@/components/supervisor/disabled-webhooks";
 import { PausedSchedules } from "@/components/supervisor/paused-schedules";
 import { listPausedSchedules } from "@/lib/schedules/ops";
-import { readLapsed } from "@/lib/tasks/supervise/lapsed";
 import { LapsedHoldings } from "@/components/supervisor/lapsed";
 import { OpenQuestions } from "@/components/questions/open-questions";
-import { perform } from "@/lib/tasks/core/engine";
-import { listOpenQuestions } from "@/lib/tasks";
-import { readInReview } from "@/lib/tasks/review/waiting";
 import { InReviewTasks } from "@/components/supervisor/in-review";
 
 export const metadata: Metadata = { title: "Inbox · Claimboard" };

@@ -4,7 +4,7 @@ import { getDatabase } from "@/db";
 import { readInsights } from "@/lib/insights";
 import { EDGES_MS } from "@/lib/insights/distributions";
 import { DEFAULT_WINDOW, WINDOWS, windowName, type WindowName } from "@/lib/insights/window";
-import { queueName } from "@/lib/tasks/core/schemas";
+import { queueName, formatAmount } from "@/lib/tasks/model";
 import { ClaimantBars } from "@/components/insights/claimant-bars";
 import { HistogramChart } from "@/components/insights/histogram-chart";
 import { LeaseCard, VERDICT_TONE } from "@/components/insights/lease-card";
@@ -13,7 +13,6 @@ import { marksOf, SeriesChart } from "@/components/insights/series-chart";
 import { Badge } from "@/components/ui/badge";
 import { focusRing } from "@/components/ui/button";
 import { requireSupervisor, streamPosition } from "../_lib/session";
-import { formatAmount } from "@/lib/tasks/budgets/amount";
 
 export const metadata: Metadata = { title: "Insights · Claimboard" };
 

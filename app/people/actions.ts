@@ -4,7 +4,7 @@ import { z } from "zod";
 import { guardedAction, operationAction } from "@/lib/auth/action";
 import { invitePerson, listPeople, setPersonDisabled, setPersonRole, unlockSignIn } from "@/lib/auth/people";
 import { issuePasswordReset } from "@/lib/auth/password-reset";
-import { ok } from "@/lib/tasks/core/types";
+import { ok } from "@/lib/tasks/model";
 
 // People management (docs/fleet.md): each change is an engine operation, for supervisors
 // (`who`, decided by the engine from the caller's current role), with its audit record; the

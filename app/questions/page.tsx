@@ -2,9 +2,8 @@ import type { Metadata } from "next";
 import { getDatabase } from "@/db";
 import { OpenQuestions } from "@/components/questions/open-questions";
 import { toWire } from "@/components/task/wire";
-import { perform } from "@/lib/tasks/core/engine";
-import { personStanding } from "@/lib/tasks/core/standing";
-import { listOpenQuestions } from "@/lib/tasks";
+import { listOpenQuestions, perform } from "@/lib/tasks";
+import { personStanding } from "@/lib/tasks/model";
 import { requireUser, streamPosition } from "../_lib/session";
 
 export const metadata: Metadata = { title: "Questions · Claimboard" };

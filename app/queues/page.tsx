@@ -3,11 +3,9 @@ import { getDatabase } from "@/db";
 import { QueueSettings } from "@/components/supervisor/queue-settings";
 import { toWire } from "@/components/task/wire";
 import { requireSupervisor, streamPosition } from "../_lib/session";
-import { listQueues } from "@/lib/tasks/queues/queue-list";
+import { databaseClock, listQueues, listHeldReservations } from "@/lib/tasks";
 import { HeldReservations } from "@/components/supervisor/reservations";
 import { RefreshOnEvents } from "@/components/insights/refresh-on-events";
-import { listHeldReservations } from "@/lib/tasks/reservations/held";
-import { databaseClock } from "@/lib/tasks";
 
 export const metadata: Metadata = { title: "Queues · Claimboard" };
 

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { guardedAction, operationAction } from "@/lib/auth/action";
 import { adoptSchedule, createSchedule, deleteSchedule, listSchedules, updateSchedule } from "@/lib/schedules/ops";
-import { ok } from "@/lib/tasks/core/types";
+import { ok } from "@/lib/tasks/model";
 
 // The /schedules page's calls: the same operations and read as the API (lib/schedules/ops.ts).
 export const createScheduleAction = operationAction("supervisor", createSchedule);

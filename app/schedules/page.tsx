@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { getDatabase } from "@/db";
 import { listAudit } from "@/lib/auth/audit";
 import { listSchedules } from "@/lib/schedules/ops";
-import { listQueueNames } from "@/lib/tasks/reads/queries";
+import { listQueueNames } from "@/lib/tasks";
 import { AuditLog } from "@/components/supervisor/audit-log";
 import { Schedules } from "@/components/supervisor/schedules";
 import { toWire } from "@/components/task/wire";

@@ -1,7 +1,7 @@
 "use server";
 
 import { guardedAction, operationAction } from "@/lib/auth/action";
-import { ok } from "@/lib/tasks/core/types";
+import { ok } from "@/lib/tasks/model";
 import { adoptWebhook, createWebhook, deleteWebhook, listDeliveries, listWebhooks } from "@/lib/webhooks/ops";
 import { listDeliveriesInput } from "@/lib/webhooks/schemas";
 import { z } from "zod";

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { getDatabase } from "@/db";
 import { listAudit } from "@/lib/auth/audit";
-import { listQueueNames } from "@/lib/tasks/reads/queries";
+import { listQueueNames } from "@/lib/tasks";
 import { listWebhooks } from "@/lib/webhooks/ops";
 import { AuditLog } from "@/components/supervisor/audit-log";
 import { Webhooks } from "@/components/supervisor/webhooks";

@@ -12,8 +12,8 @@ import { peopleExcluded, useQueueRules } from "@/components/task/queue-rules";
 import type { PageView, TaskView, Viewer } from "@/components/task/wire";
 import { Button } from "@/components/ui/button";
 import { useToast } from "@/components/ui/toaster";
-import type { QueueRules } from "@/lib/tasks/reads/queries";
-import { CLAIMABLE, HELD } from "@/lib/tasks/core/machine";
+import type { QueueRules } from "@/lib/tasks";
+import { CLAIMABLE, HELD } from "@/lib/tasks/model";
 import { useReservedBy } from "@/components/task/reserved";
 
 /** Where a claim can come from, in the order the board shows them: the queue, then lapsed holdings. */

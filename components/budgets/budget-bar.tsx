@@ -1,5 +1,5 @@
 import type { TaskView } from "@/components/task/wire";
-import { formatAmount as amount } from "@/lib/tasks/budgets/amount";
+import { formatAmount as amount } from "@/lib/tasks/model";
 
 // A task's spend against its budget (docs/budgets.md): spent / limit as a bar, amber from the
 // 80 % warning, red at the limit. The numbers are the engine's (the task object's `budget` and

@@ -9,7 +9,7 @@ import { useViewer } from "@/components/realtime/viewer";
 import { fetchHistory, fetchTask } from "@/components/task/api";
 import { putTask } from "@/components/task/cache";
 import { toWire, type Wire } from "@/components/task/wire";
-import type { HeldLease } from "@/lib/tasks/claiming/held";
+import type { HeldLease } from "@/lib/tasks";
 import { idleOverrideMs, isActive, lastActiveAt, markActive, watchActivity } from "./activity";
 import { explainLoss, type Loss } from "./loss";
 import { LeaseNotices, StillOnIt } from "./notices";

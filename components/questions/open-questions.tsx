@@ -8,7 +8,7 @@ import { unwrap } from "@/components/task/mutations";
 import { toWire, type Wire } from "@/components/task/wire";
 import { focusRing } from "@/components/ui/button";
 import { LocalTime } from "@/components/ui/local-time";
-import type { OpenQuestion } from "@/lib/tasks/questions/open";
+import type { OpenQuestion } from "@/lib/tasks";
 import { AnswerForm } from "./answer-form";
 import { RaiseBudgetForm } from "@/components/budgets/raise-form";
 import { questionKeys } from "./keys";

@@ -4,7 +4,7 @@ import { supervisorKeys } from "@/components/supervisor/keys";
 import { queueKeys, taskKeys } from "@/components/task/api";
 import type { ListFilter } from "@/components/task/filters";
 import { STATUSES, type TaskStatus } from "@/components/task/wire";
-import { EVENT_TYPES, EVENTS, isEventType, touchedBy } from "@/lib/tasks/core/machine-events";
+import { EVENT_TYPES, EVENTS, isEventType, touchedBy } from "@/lib/tasks/model";
 
 /** One message of GET /api/v1/events (lib/realtime/sse.ts). */
 export interface LiveEvent {

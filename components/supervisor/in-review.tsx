@@ -13,7 +13,7 @@ import { Button, focusRing } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toaster";
 import { LIMITS } from "@/lib/limits";
-import type { InReview } from "@/lib/tasks/review/waiting";
+import type { InReview } from "@/lib/tasks";
 import { plural } from "./inbox-view";
 import { supervisorKeys } from "./keys";
 import { useSupervisorCall } from "./use-supervisor";

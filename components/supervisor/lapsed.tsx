@@ -8,7 +8,7 @@ import { ActorName } from "@/components/task/badges";
 import { unwrap } from "@/components/task/mutations";
 import { toWire, type Wire } from "@/components/task/wire";
 import { focusRing } from "@/components/ui/button";
-import type { Lapsed } from "@/lib/tasks/supervise/lapsed";
+import type { Lapsed } from "@/lib/tasks";
 import { Ago } from "./ago";
 import { supervisorKeys } from "./keys";
 import { useAgeClock } from "./use-age-clock";

@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { TextField } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toaster";
-import { formatAmount as amount } from "@/lib/tasks/budgets/amount";
+import { formatAmount as amount } from "@/lib/tasks/model";
 import type { AgentTokenView } from "./types";
 import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
 

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { LocalTime } from "@/components/ui/local-time";
-import type { HeldReservation } from "@/lib/tasks/reservations/held";
+import type { HeldReservation } from "@/lib/tasks";
 
 /**
  * /queues: what is reserved now and by whom (docs/reservations.md). Server-rendered; the

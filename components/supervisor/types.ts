@@ -1,5 +1,4 @@
-import type { Inbox, InboxTask, TrippedQueue } from "@/lib/tasks/supervise/inbox";
-import type { QueueSummary } from "@/lib/tasks/queues/queue-list";
+import type { Inbox, InboxTask, TrippedQueue, QueueSummary } from "@/lib/tasks";
 import type { AgentTokenRow } from "@/lib/auth/token-list";
 import type { Wire } from "@/components/task/wire";
 

@@ -1,5 +1,5 @@
 import { LocalTime } from "@/components/ui/local-time";
-import type { EventsArchivedPayload } from "@/lib/tasks/core/event-payloads";
+import type { EventsArchivedPayload } from "@/lib/tasks/model";
 import type { EventView } from "./wire";
 
 /**

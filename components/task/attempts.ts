@@ -1,4 +1,4 @@
-import { claimStarted, EVENTS, isEventType } from "@/lib/tasks/core/machine-events";
+import { claimStarted, EVENTS, isEventType } from "@/lib/tasks/model";
 import type { EventView } from "./wire";
 
 /** One line of the timeline: an event, or a run of heartbeats folded into one. */

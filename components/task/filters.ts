@@ -1,4 +1,4 @@
-import type { TaskOrder, TaskSort } from "@/lib/tasks/reads/queries";
+import type { TaskOrder, TaskSort } from "@/lib/tasks/model";
 import { LIMITS } from "@/lib/limits";
 import { STATUSES, type TaskStatus } from "./wire";
 

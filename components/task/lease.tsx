@@ -3,7 +3,7 @@
 import { useNow } from "@/components/realtime/clock";
 import { Badge } from "@/components/ui/badge";
 import { LocalTime } from "@/components/ui/local-time";
-import { HELD } from "@/lib/tasks/core/machine";
+import { HELD } from "@/lib/tasks/model";
 
 export function duration(ms: number): string {
   const total = Math.max(0, Math.round(ms / 1000));

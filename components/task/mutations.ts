@@ -3,8 +3,7 @@
 import type { z } from "zod";
 import { useMutation, useQueryClient, type QueryKey } from "@tanstack/react-query";
 import type { ActionResult } from "@/lib/auth/action";
-import type { Task } from "@/lib/tasks/core/types";
-import type { completeInput } from "@/lib/tasks/core/schemas";
+import { type Task, type completeInput, MOVES } from "@/lib/tasks/model";
 import type { HandoffNote } from "@/lib/client";
 import {
   claimAction,
@@ -21,7 +20,6 @@ import { useViewer } from "@/components/realtime/viewer";
 import { taskKeys } from "./api";
 import { putTask } from "./cache";
 import { describeError, type ErrorView } from "./describe-error";
-import { MOVES } from "@/lib/tasks/core/machine";
 import type { TaskAction } from "./permissions";
 import { predict } from "./predict";
 import { toWire, type TaskView, type Viewer } from "./wire";

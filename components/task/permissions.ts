@@ -1,5 +1,5 @@
-import { FINISHED, HELD, MOVES, waiting, type MoveName, type MoveRow } from "@/lib/tasks/core/machine";
-import type { QueueRules } from "@/lib/tasks/reads/queries";
+import type { QueueRules } from "@/lib/tasks";
+import { FINISHED, HELD, MOVES, waiting, type MoveName, type MoveRow } from "@/lib/tasks/model";
 import type { TaskView, Viewer } from "./wire";
 import { RENEW } from "@/lib/acts";
 import { mayMake, personRoles } from "@/lib/tasks/core/standing";

@@ -1,4 +1,4 @@
-import { MOVES, type MoveRow } from "@/lib/tasks/core/machine";
+import { MOVES, type MoveRow } from "@/lib/tasks/model";
 import type { TaskAction } from "./permissions";
 import type { TaskView, Viewer } from "./wire";
 

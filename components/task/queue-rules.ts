@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { queueRulesAction } from "@/app/actions/board";
-import type { QueueRules } from "@/lib/tasks/reads/queries";
+import type { QueueRules } from "@/lib/tasks";
 import { unwrap } from "./mutations";
 
 export const queueRulesKey = ["queue-rules"] as const;

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { reservationWaitsAction } from "@/app/actions/board";
 import { unwrap } from "@/components/task/mutations";
 import { focusRing } from "@/components/ui/button";
-import type { HeldConflict } from "@/lib/tasks/reservations/held";
+import type { HeldConflict } from "@/lib/tasks";
 
 export const reservationWaitsKey = ["reservation-waits"] as const;
 

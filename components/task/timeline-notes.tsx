@@ -1,7 +1,7 @@
 // What people wrote, under a history row: a comment's text, an edit's changes, a
 // supervisor's reason. The row's own sentence is timeline.tsx's `what`.
 
-import type { EditedPayload, FieldChange as Change } from "@/lib/tasks/core/event-payloads";
+import type { EditedPayload, FieldChange as Change } from "@/lib/tasks/model";
 import type { EventView } from "./wire";
 
 const FIELD_NAMES: Record<string, string> = { title: "title", description: "description", priority: "priority", payload: "payload" };

@@ -9,7 +9,7 @@ import type { ReactNode } from "react";
 import type { EventView } from "./wire";
 import { editedSummary, RowNote } from "./timeline-notes";
 import { ArchivedNote } from "./archived-note";
-import { EVENTS, isEventType } from "@/lib/tasks/core/machine-events";
+import { EVENTS, isEventType } from "@/lib/tasks/model";
 
 const progressText = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
 const text = (value: unknown) => (typeof value === "string" ? value : "");

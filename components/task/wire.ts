@@ -1,7 +1,7 @@
 import type { TaskStatus } from "@/db/schema";
 import type { ActorRef, Task } from "@/lib/http/wire";
-import type { TaskEvent } from "@/lib/tasks/reads/queries";
-import { BOARD_ORDER, HELD } from "@/lib/tasks/core/machine";
+import type { TaskEvent } from "@/lib/tasks";
+import { BOARD_ORDER, HELD } from "@/lib/tasks/model";
 
 /** A value as it crosses the wire as JSON: Dates become ISO 8601 strings. */
 export type Wire<T> = T extends Date

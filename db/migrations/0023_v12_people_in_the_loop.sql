@@ -55,7 +55,7 @@ CREATE INDEX "claim_tokens_task" ON "claim_tokens" USING btree ("task_id","attem
 CREATE INDEX "tasks_reserving" ON "tasks" USING btree ("status","queue") WHERE "tasks"."reserves" IS NOT NULL;--> statement-breakpoint
 ALTER TABLE "queues" ADD CONSTRAINT "queues_question_timeout_seconds_range" CHECK ("queues"."question_timeout_seconds" BETWEEN 60 AND 604800);--> statement-breakpoint
 -- docs/contract.md#reservations: `a` covers `b` when they are the same resource, or `a` ends in
--- `/**` and `b` is that path or under it. lib/tasks/reservations/schemas.ts `covers` is
+-- `/**` and `b` is that path or under it. lib/tasks/core/reservation.ts `covers` is
 -- the same test in TypeScript.
 CREATE FUNCTION reservation_covers(a text, b text) RETURNS boolean
   LANGUAGE sql IMMUTABLE PARALLEL SAFE

@@ -1,5 +1,5 @@
 import { A2AError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
-import type { EngineError } from "@/lib/tasks/core/types";
+import type { EngineError } from "@/lib/tasks/model";
 
 // An engine refusal as the SDK's A2A error: the engine's sentence as the message, its code in
 // the error's metadata (google.rpc.ErrorInfo: `metadata.code`), so an A2A client reads the

@@ -1,7 +1,7 @@
 import type { Message } from "@a2a-js/sdk";
 import { ContentTypeNotSupportedError } from "@a2a-js/sdk/errors";
 import { LIMITS } from "@/lib/limits";
-import { DEFAULT_QUEUE } from "@/lib/tasks/queues/queues";
+import { DEFAULT_QUEUE } from "@/lib/tasks";
 import { malformed } from "./errors";
 
 // An A2A message as the engine's input (docs/a2a.md#sending-a-task): its text parts are the

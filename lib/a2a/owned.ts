@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { loadTask } from "@/lib/tasks/core/task-row";
-import type { Task } from "@/lib/tasks/core/types";
+import { loadTask } from "@/lib/tasks";
+import type { Task } from "@/lib/tasks/model";
 import type { TaskStatus } from "@/db/schema";
 
 // Which board tasks are a caller's A2A tasks: the ones its SendMessage created. The create's

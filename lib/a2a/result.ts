@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import type { Task } from "@/lib/tasks/core/types";
+import type { Task } from "@/lib/tasks/model";
 
 // A done task's result, for its A2A artifact. Where the queue reviews, the approved
 // submission carries it (and its digest); otherwise the completion's event does, the log

@@ -1,6 +1,6 @@
 import { Role, TaskState, type Artifact, type Message, type Part, type Task as A2ATask } from "@a2a-js/sdk";
-import type { Task } from "@/lib/tasks/core/types";
-import type { Question } from "@/lib/tasks/questions/rows";
+import type { Question } from "@/lib/tasks";
+import type { Task } from "@/lib/tasks/model";
 import type { Outcome } from "./result";
 import { A2A_STATE } from "./states";
 

@@ -1,7 +1,7 @@
 import { desc, eq, sql } from "drizzle-orm";
 import type { Executor, Tx } from "@/db/client";
 import { actors, auditEvents } from "@/db/schema";
-import type { ActorRef } from "@/lib/tasks/core/types";
+import type { ActorRef } from "@/lib/tasks/model";
 import { pauseEndedAuthority } from "./authority";
 
 // The audit of people administration and tokens (db/schema/audit.ts): one row per change,

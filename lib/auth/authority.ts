@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/client";
-import { SYSTEM_ACTOR_ID } from "@/lib/tasks/core/events";
+import { SYSTEM_ACTOR_ID } from "@/lib/tasks";
 import { recordAudit } from "./audit";
 
 // What a person sets up acts with that person's authority (docs/security.md, "Authorities"). A

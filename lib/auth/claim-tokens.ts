@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Executor, Tx } from "@/db/client";
-import { HELD, PARKED } from "@/lib/tasks/core/machine";
+import { HELD, PARKED, CLAIM_TOKEN_PREFIX, type ClaimOp } from "@/lib/tasks/model";
+// eslint-disable-next-line no-restricted-imports -- the index imports this file back (an import cycle): deep path kept
 import { statusIn } from "@/lib/tasks/core/transition";
-import { CLAIM_TOKEN_PREFIX, type ClaimOp } from "@/lib/tasks/claim-tokens/ops";
 import type { Limit } from "@/lib/http/rate-limit";
 import { countedLookup, hashToken, newTokenSecret, principalOf, TOKEN_LIVE, type CountedRow, type TokenPrincipal } from "./tokens";
 

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { defineOperation } from "@/lib/tasks/core/engine";
-import { SUPERVISORS } from "@/lib/tasks/core/standing";
-import { fail, ok, type Result } from "@/lib/tasks/core/types";
+import { defineOperation } from "@/lib/tasks";
+import { SUPERVISORS, fail, ok, type Result } from "@/lib/tasks/model";
 import { recordAudit } from "./audit";
 import { hashPassword } from "./passwords";
 import { createUserInput, insertUser, type UserAccount } from "./users";

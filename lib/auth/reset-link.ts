@@ -2,9 +2,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { actors, passwordResets, users } from "@/db/schema";
-import { defineOperation } from "@/lib/tasks/core/engine";
-import { SUPERVISORS } from "@/lib/tasks/core/standing";
-import { fail, ok, type Result } from "@/lib/tasks/core/types";
+import { defineOperation } from "@/lib/tasks";
+import { SUPERVISORS, fail, ok, type Result } from "@/lib/tasks/model";
 import { recordAudit } from "./audit";
 
 // Issuing a one-time password reset link (docs/security.md): /people's "Reset link" and the

@@ -1,12 +1,9 @@
 import { z } from "zod";
 import { tokenRole } from "@/db/schema";
-import { defineOperation } from "@/lib/tasks/core/engine";
-import { SUPERVISORS } from "@/lib/tasks/core/standing";
-import { fail, ok } from "@/lib/tasks/core/types";
+import { defineOperation, setMonthlyBudgetRow } from "@/lib/tasks";
+import { SUPERVISORS, fail, ok, budget } from "@/lib/tasks/model";
 import { recordAudit } from "./audit";
 import { insertToken, liveNameTaken, revokeLiveToken, tokenExpiry, tokenName } from "./tokens";
-import { budget } from "@/lib/tasks/budgets/schemas";
-import { setMonthlyBudgetRow } from "@/lib/tasks/budgets/agent-budget";
 
 // Agent tokens made and revoked by supervisors (the agents page) and the CLI's operator, as
 // engine operations: each writes its audit record (lib/auth/audit.ts) in its transaction.

@@ -3,7 +3,7 @@ import { desc, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db/client";
 import { actors, agentTokens, oauthClients, oauthConnections, type TokenRole } from "@/db/schema";
-import { monthOf } from "@/lib/tasks/budgets/cap";
+import { monthOf } from "@/lib/tasks";
 
 export interface AgentTokenRow {
   id: string;

@@ -3,7 +3,7 @@ import { and, eq, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor, Tx } from "@/db/client";
 import { actors, agentTokens, type TokenRole } from "@/db/schema";
-import type { ActorRef } from "@/lib/tasks/core/types";
+import type { ActorRef } from "@/lib/tasks/model";
 import type { ClaimScope } from "./claim-tokens";
 import { executePrepared } from "@/db/hot-path";
 import { purgeNowAndThen, takeOnConflict, TOKEN_KEY_PREFIX, waitOf, type Limit } from "@/lib/http/rate-limit";

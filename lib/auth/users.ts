@@ -2,8 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor, Tx } from "@/db/client";
 import { actors, users, type UserRole } from "@/db/schema";
-import { lineText, text } from "@/lib/tasks/core/schemas";
-import type { ActorRef } from "@/lib/tasks/core/types";
+import { lineText, text, type ActorRef } from "@/lib/tasks/model";
 import { hashPassword } from "./passwords";
 
 export const createUserInput = z.strictObject({

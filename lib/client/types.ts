@@ -55,4 +55,4 @@ export type CompletionResult = Answer<"completions">["results"][number];
 
 /** POST /tasks/{id}/claim-tokens: `claimToken` (cbc_…, shown once), its ops, task and attempt. */
 export type ClaimToken = Answer<"createClaimToken">;
-export type { ClaimOp } from "@/lib/tasks/claim-tokens/ops";
+export type { ClaimOp } from "@/lib/tasks/model";

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { FINISHED } from "@/lib/tasks/core/machine";
-import { statusNotIn } from "@/lib/tasks/core/transition";
+import { statusNotIn } from "@/lib/tasks";
+import { FINISHED } from "@/lib/tasks/model";
 
 // What `events archive` refuses before it writes or drops anything; each refusal is one
 // sentence saying why and what would be accepted.

@@ -1,5 +1,5 @@
 import type { ClaimScope } from "@/lib/auth/claim-tokens";
-import type { ClaimOp } from "@/lib/tasks/claim-tokens/ops";
+import type { ClaimOp } from "@/lib/tasks/model";
 import { endpoints, type Endpoint, type EndpointId } from "./endpoints";
 import type { ApiError } from "./errors";
 

@@ -2,8 +2,8 @@ import "server-only";
 import { idle } from "@/lib/deadline";
 import { getClaimWaits } from "@/lib/realtime";
 import { HELD_RETRY_SECONDS, takeHeldPlace } from "@/lib/realtime/held-places";
-import { DEFAULT_QUEUE } from "@/lib/tasks/queues/queues";
-import type { Result } from "@/lib/tasks/core/types";
+import { DEFAULT_QUEUE } from "@/lib/tasks";
+import type { Result } from "@/lib/tasks/model";
 import { errorResponse } from "./errors";
 import { markWaiting } from "./fleet-waits";
 

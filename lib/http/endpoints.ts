@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { TokenRole } from "@/db/schema";
-import { countTasksQuery, listEventsQuery, listTasksQuery } from "@/lib/tasks/reads/query-schemas";
+import { countTasksQuery, listEventsQuery, listTasksQuery, verifyFenceInput, effectBody, resolveEffectBody, answerQuestionBody, askQuestionBody, readQuestionQuery, claimTokenBody, budget } from "@/lib/tasks/model";
 import { eventStreamQuery } from "@/lib/realtime/query";
 import * as input from "@/lib/tasks/core/schemas";
 import { EVERYONE, SUPERVISORS, tokenRoles } from "@/lib/tasks/core/standing";

@@ -1,4 +1,4 @@
-import type { EngineError, EngineErrorCode, Task } from "@/lib/tasks/core/types";
+import type { EngineError, EngineErrorCode, Task } from "@/lib/tasks/model";
 
 export type ApiErrorCode =
   | EngineErrorCode | "unauthorized" | "forbidden" | "method_not_allowed" | "payload_too_large" | "rate_limited"

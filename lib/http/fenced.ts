@@ -1,9 +1,7 @@
 import "server-only";
 import type { Db } from "@/db/client";
-import { fenceKey, makeFence } from "@/lib/tasks/fences/fence";
-import { FENCE_HEADER } from "@/lib/tasks/fences/verify-input";
-import { HELD } from "@/lib/tasks/core/machine";
-import type { EngineError, Task } from "@/lib/tasks/core/types";
+import { fenceKey, makeFence } from "@/lib/tasks";
+import { FENCE_HEADER, HELD, type EngineError, type Task } from "@/lib/tasks/model";
 
 // The holder's fence on the way out (docs/fences.md): every owner call's answer carries, in
 // the task and in the Claimboard-Fence header, the fence of the attempt the caller acted as —

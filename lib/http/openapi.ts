@@ -1,9 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
-import { effectId } from "@/lib/tasks/effects/schemas";
-import { questionId } from "@/lib/tasks/questions/schemas";
+import { effectId, questionId, queueName, taskId } from "@/lib/tasks/model";
 import { z } from "zod";
 import type { TokenRole } from "@/db/schema";
-import { queueName, taskId } from "@/lib/tasks/core/schemas";
 import { MAX_BODY_BYTES } from "./body";
 import { rolesOf } from "./access";
 import { endpoints, errorObject, INSTANCE_HEADER, type Endpoint } from "./endpoints";

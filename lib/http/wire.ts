@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { effectState, taskStatus } from "@/db/schema";
-import { readinessCodes } from "@/lib/tasks/claiming/readiness-codes";
-import { CLAIM_OPS } from "@/lib/tasks/claim-tokens/ops";
+import { readinessCodes, CLAIM_OPS } from "@/lib/tasks/model";
 import { ATTENTION_KINDS, type AttentionKind } from "@/lib/attention/kinds";
 
 // What the API answers with, once: the zod schemas the OpenAPI document and the MCP tools'

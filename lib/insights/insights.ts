@@ -2,11 +2,8 @@ import { asc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Executor } from "@/db/client";
 import { queues, type Queue } from "@/db/schema";
-import { databaseClock, type Clock } from "@/lib/tasks/core/clock";
-import { defineOperation } from "@/lib/tasks/core/engine";
-import { changeQueueSettings } from "@/lib/tasks/queues/queues";
-import { queueName } from "@/lib/tasks/core/schemas";
-import { fail, ok } from "@/lib/tasks/core/types";
+import { databaseClock, type Clock, defineOperation, changeQueueSettings } from "@/lib/tasks";
+import { queueName, fail, ok, SUPERVISORS } from "@/lib/tasks/model";
 import { POPULATIONS, type DistributionSet, type Population, type QueueDistributions } from "./distributions";
 import { readPlannedDistributions } from "./rolled";
 import { mostInNeed } from "./attention";
@@ -16,7 +13,6 @@ import { recommendLease, type Evidence, type Recommendation } from "./recommend"
 import { readClaimants, readQueueFacts, readSeries, type Bucket, type Claimant, type QueueFact } from "./series";
 import { readQueueSpend, type QueueSpend } from "./spend";
 import { at, DEFAULT_WINDOW, spanOf, windowName, type Span, type WindowName } from "./window";
-import { SUPERVISORS } from "@/lib/tasks/core/standing";
 
 /** One claimant kind's use of a queue: its own distributions, evidence and lease advice. */
 export interface PopulationInsights {

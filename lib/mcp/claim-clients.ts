@@ -1,5 +1,5 @@
 import { ClaimboardApiError, ClaimboardClient, type ClaimOp, type Task } from "@/lib/client";
-import { CLAIM_OPS } from "@/lib/tasks/claim-tokens/ops";
+import { CLAIM_OPS } from "@/lib/tasks/model";
 
 // The stdio server's claim tokens (docs/mcp.md "Claim tokens"), when CLAIMBOARD_CLAIM_TOKENS
 // asks for them: for every task its caller claims, the server mints a claim token (cbc_) bound

@@ -1,7 +1,7 @@
 import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { ClaimboardApiError, type ClaimboardClient } from "@/lib/client";
-import { queueName } from "@/lib/tasks/core/schemas";
+import { queueName } from "@/lib/tasks/model";
 
 // What helps a model beyond the tools: the server's instructions, the task as a resource,
 // and the "work the queue" prompt that walks it through the loop.

@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ClaimboardApiError, type Task } from "@/lib/client";
-import type { EngineError } from "@/lib/tasks/core/types";
+import type { EngineError } from "@/lib/tasks/model";
 import { untrustedMarks, untrustedNotice } from "./untrusted";
 
 // A tool's answer is the API's JSON, as structured content and as text. A refusal is an

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { eventObject, readinessObject, taskObject } from "@/lib/http/endpoints";
-import { listEventsQuery, listTasksQuery } from "@/lib/tasks/reads/queries";
-import * as api from "@/lib/tasks/core/schemas";
+import { listEventsQuery, listTasksQuery } from "@/lib/tasks/model";
+import * as api from "@/lib/tasks/model";
 import { LIMITS, limitText } from "@/lib/limits";
 
 // The tools' inputs are the API's own schemas (lib/tasks/core/schemas.ts, the query schemas),

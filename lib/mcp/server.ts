@@ -3,7 +3,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { ClaimboardApiError, type ClaimboardClient, type Task } from "@/lib/client";
 import type { TokenRole } from "@/db/schema";
 import { endpoints, type EndpointId } from "@/lib/http/endpoints";
-import { safeParse, validationError } from "@/lib/tasks/core/engine";
+import { safeParse, validationError } from "@/lib/tasks/model";
 import { registerPrompts, registerResources, INSTRUCTIONS } from "./guide";
 import { fromThrown, invalid, success } from "./results";
 import { jsonSchema } from "./schemas";

@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { effectObject, fenceVerdictObject, taskObject } from "@/lib/http/wire";
-import { effectBody, resolveEffectBody, effectId } from "@/lib/tasks/effects/schemas";
-import { verifyFenceInput } from "@/lib/tasks/fences/verify-input";
-import { taskId } from "@/lib/tasks/core/schemas";
+import { effectBody, resolveEffectBody, effectId, verifyFenceInput, taskId } from "@/lib/tasks/model";
 import { describeTool } from "./refusals";
 import type { Tool } from "./tools";
 

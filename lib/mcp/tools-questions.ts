@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { questionObject, taskObject } from "@/lib/http/wire";
 import { LIMITS } from "@/lib/limits";
-import { askQuestionBody, questionId } from "@/lib/tasks/questions/schemas";
-import { taskId } from "@/lib/tasks/core/schemas";
+import { askQuestionBody, questionId, taskId } from "@/lib/tasks/model";
 import { describeTool } from "./refusals";
 import type { Tool } from "./tools";
 

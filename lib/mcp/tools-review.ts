@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { taskObject } from "@/lib/http/wire";
-import { reviewBody, taskId } from "@/lib/tasks/core/schemas";
+import { reviewBody, taskId } from "@/lib/tasks/model";
 import { describeTool } from "./refusals";
 import type { Tool } from "./tools";
 

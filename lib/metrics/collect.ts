@@ -1,7 +1,7 @@
 import "server-only";
 import type { Executor } from "@/db/client";
 import type { HubStats } from "@/lib/realtime/hub";
-import { conflictCodes } from "@/lib/tasks/core/types";
+import { conflictCodes } from "@/lib/tasks/model";
 import { readGauges } from "./gauges";
 import { histogramSamples, renderPrometheus, type Family } from "./prometheus";
 import { LATENCY_BUCKETS, registry } from "./registry";

@@ -1,11 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import type { UserRole } from "@/db/schema";
-import { heldBy, partyOf } from "@/lib/tasks/review/party";
-import { raiseBudget } from "@/lib/tasks/budgets/raise";
-import { answerableQueues } from "@/lib/tasks/questions/open";
-import { ANSWERERS } from "@/lib/tasks/questions/rules";
-import { personStanding } from "@/lib/tasks/core/standing";
+import { heldBy, partyOf, raiseBudget, answerableQueues } from "@/lib/tasks";
+import { ANSWERERS, personStanding } from "@/lib/tasks/model";
 import { NOTIFIED_TYPES, type NotificationFact, type NotifiedType } from "./kinds";
 
 // Which events of the log are a fact for a person, decided on the server from the log itself

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { parseTimestamp } from "@/lib/tasks/core/task-row";
-import type { ActorRef } from "@/lib/tasks/core/types";
+import { parseTimestamp } from "@/lib/tasks";
+import type { ActorRef } from "@/lib/tasks/model";
 import { compareCursors, type Cursor } from "./cursor";
 
 /** One event as the stream sends it (docs/contract.md#the-event-stream). */

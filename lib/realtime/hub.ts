@@ -2,7 +2,7 @@ import postgres from "postgres";
 import type { Db } from "@/db/client";
 import { withinDeadline } from "@/lib/deadline";
 import { GRANTS_CHANNEL } from "@/lib/auth/audit";
-import { NOTIFY_CHANNEL } from "@/lib/tasks/core/events";
+import { NOTIFY_CHANNEL } from "@/lib/tasks";
 import { compareCursors, type Cursor } from "./cursor";
 import { currentPosition, readFeed, type FeedEvent } from "./feed";
 import { Gate } from "./gate";

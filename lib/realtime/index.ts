@@ -1,7 +1,7 @@
 import "server-only";
 import { getDatabase } from "@/db";
 import { observeEvents } from "@/lib/metrics/registry";
-import { nextDueIn } from "@/lib/tasks/claiming/next-due";
+import { nextDueIn } from "@/lib/tasks";
 import { ClaimWaits } from "./claim-waits";
 import { Hub } from "./hub";
 

@@ -1,7 +1,6 @@
 import type { Db } from "@/db/client";
-import { announceLapses, ANNOUNCE_BATCH, nextLeaseEnd, type LeaseMark } from "@/lib/tasks/claiming/announce";
-import { databaseClock, type Clock } from "@/lib/tasks/core/clock";
-import { MOVES } from "@/lib/tasks/core/machine";
+import { announceLapses, ANNOUNCE_BATCH, nextLeaseEnd, type LeaseMark, databaseClock, type Clock } from "@/lib/tasks";
+import { MOVES } from "@/lib/tasks/model";
 
 // The lapse clock (docs/realtime.md "Lapses, announced"): one timer per server process, armed
 // to the earliest lease end, that announces each lapse (`lapsed`, lib/tasks/claiming/announce.ts)

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { queueName, taskId } from "@/lib/tasks/core/schemas";
+import { queueName, taskId } from "@/lib/tasks/model";
 import { parseCursor } from "./cursor";
 
 export const streamCursor = z.string().refine((value) => parseCursor(value) !== null, "must be a cursor the stream sent (the id: line of one of its events)");

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "@/lib/limits";
-import { createTaskInput, queueName, text } from "@/lib/tasks/core/schemas";
+import { createTaskInput, queueName, text } from "@/lib/tasks/model";
 import { cronRefusal, timezoneRefusal } from "./cron";
 
 // The schedules' inputs, pure (zod and cron-parser) so the registry and the typed client import them.

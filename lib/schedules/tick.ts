@@ -2,11 +2,8 @@ import { sql } from "drizzle-orm";
 import type { Db, Tx } from "@/db/client";
 import type { ScheduleRow } from "@/db/schema";
 import { actsFor, authorityEnded, pauseEndedAuthority } from "@/lib/auth/authority";
-import { createTaskOnce } from "@/lib/tasks/authoring/create";
-import { databaseClock, type Clock } from "@/lib/tasks/core/clock";
-import { appendEvents, SYSTEM_ACTOR_ID } from "@/lib/tasks/core/events";
-import { FINISHED } from "@/lib/tasks/core/machine";
-import type { ActorRef } from "@/lib/tasks/core/types";
+import { createTaskOnce, databaseClock, type Clock, appendEvents, SYSTEM_ACTOR_ID } from "@/lib/tasks";
+import { FINISHED, type ActorRef } from "@/lib/tasks/model";
 import { nextOccurrence, occurrencesBetween } from "./cron";
 import { clockNow, type ScheduledTask } from "./ops";
 

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, EVENTS, isEventType } from "@/lib/tasks/core/machine-events";
+import { EVENT_TYPES, EVENTS, isEventType } from "@/lib/tasks/model";
 
 // The /webhooks picker offers every event type of the engine's one list (EVENT_TYPES, which
 // machine.test.ts holds equal to the database enum), grouped as a team thinks of them. A type

@@ -1,4 +1,4 @@
-import { ALSO_ANSWERS } from "@/lib/tasks/core/machine-events";
+import { ALSO_ANSWERS } from "@/lib/tasks/model";
 
 // Which webhook subscription an event matched, for the delivery log. A subscription names
 // event types, or "*"; some types also answer for other events (machine-events' ALSO_ANSWERS:

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { eventType } from "@/db/schema/enums";
 import { LIMITS } from "@/lib/limits";
-import { queueName, text } from "@/lib/tasks/core/schemas";
+import { queueName, text } from "@/lib/tasks/model";
 
 // The webhooks' inputs, pure (zod only) so the registry and the typed client import them.
 

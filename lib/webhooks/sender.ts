@@ -2,9 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { recordAudit } from "@/lib/auth/audit";
 import { actsFor, authorityEnded } from "@/lib/auth/authority";
-import { databaseClock, type Clock } from "@/lib/tasks/core/clock";
-import { SYSTEM_ACTOR_ID } from "@/lib/tasks/core/events";
-import { loadTask, parseTimestamp } from "@/lib/tasks/core/task-row";
+import { databaseClock, type Clock, SYSTEM_ACTOR_ID, loadTask, parseTimestamp } from "@/lib/tasks";
 import { postDelivery, type Outcome } from "./deliver";
 import { signDelivery, unsealSecret } from "./secret";
 

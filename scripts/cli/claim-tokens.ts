@@ -13,8 +13,8 @@ export const claimTokenCommands: Record<string, Command> = {
     options: { version: { type: "string" }, ops: { type: "string" } },
     positionals: true,
     async prepare(values, positionals) {
-      const { claimTokenBody } = await import("@/lib/tasks/claim-tokens/ops");
-      const { taskId } = await import("@/lib/tasks/core/schemas");
+      const { claimTokenBody } = await import("@/lib/tasks/model");
+      const { taskId } = await import("@/lib/tasks/model");
       if (positionals.length !== 1) throw usageError("claim-token create takes one task id");
       if (values.version === undefined) throw usageError("missing --version (the task's version you last saw)");
       const id = parse(taskId, positionals[0], {});

@@ -12,7 +12,7 @@ export const claimCommands: Record<string, Command> = {
     usage: "task claim [--queue Q] [--wait S] [--start] [--lease-seconds N]   (CLAIMBOARD_URL, CLAIMBOARD_TOKEN)",
     options: { queue: str, wait: str, start: flag, "lease-seconds": str },
     async prepare(values) {
-      const { claimNextInput } = await import("@/lib/tasks/core/schemas");
+      const { claimNextInput } = await import("@/lib/tasks/model");
       const body = parse(claimNextInput, {
         queue: optional(values, "queue"),
         wait: integer(values, "wait"),

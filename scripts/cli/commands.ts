@@ -114,7 +114,7 @@ const commands: Record<string, Command> = {
     options: { name: str, limit: str, unit: str, lift: { type: "boolean" } },
     async prepare(values) {
       const { tokenName } = await import("@/lib/auth/tokens");
-      const { budget } = await import("@/lib/tasks/budgets/schemas");
+      const { budget } = await import("@/lib/tasks/model");
       const { decimal } = await import("./flags");
       const lift = values.lift === true;
       if (lift && (values.limit !== undefined || values.unit !== undefined)) throw usageError("--lift takes no --limit or --unit");
@@ -136,7 +136,7 @@ const commands: Record<string, Command> = {
     usage: "task create --title T [--queue Q] [--priority P] [--payload JSON] [--depends-on 4,7] [--not-before ISO-TIME] [--key K]",
     options: { title: str, queue: str, priority: str, payload: str, "depends-on": str, "not-before": str, key: str },
     async prepare(values) {
-      const { createTaskInput } = await import("@/lib/tasks/core/schemas");
+      const { createTaskInput } = await import("@/lib/tasks/model");
       const input = parse(createTaskInput, {
         title: required(values, "title"),
         queue: optional(values, "queue"),
@@ -164,7 +164,7 @@ const commands: Record<string, Command> = {
     options: {},
     positionals: true,
     async prepare(_values, positionals) {
-      const { taskId } = await import("@/lib/tasks/core/schemas");
+      const { taskId } = await import("@/lib/tasks/model");
       if (positionals.length !== 1) throw usageError("task readiness takes one task id");
       const id = parse(taskId, positionals[0], {});
       return async (db) => {

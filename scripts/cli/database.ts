@@ -5,8 +5,7 @@ import { settlePrepare } from "@/db/pooler";
 import { openProjectDatabase } from "@/db/project-database";
 import { actors, users } from "@/db/schema";
 import type { z } from "zod";
-import { classifyDatabaseError, perform, type Operation } from "@/lib/tasks/core/engine";
-import { createActor, type ActorRef } from "@/lib/tasks";
+import { createActor, type ActorRef, classifyDatabaseError, perform, type Operation } from "@/lib/tasks";
 import { CliError, describe, oneLine } from "./errors";
 
 /**

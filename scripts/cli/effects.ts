@@ -17,7 +17,7 @@ export const effectCommands: Record<string, Command> = {
     options: {},
     positionals: true,
     async prepare(_values, positionals) {
-      const { listEffectsInput } = await import("@/lib/tasks/effects/schemas");
+      const { listEffectsInput } = await import("@/lib/tasks/model");
       const input = parse(listEffectsInput, { taskId: one(positionals, "effect list") }, { taskId: "ID" });
       return async (db) => {
         const { taskEffectsList } = await import("@/lib/tasks");
@@ -34,7 +34,7 @@ export const effectCommands: Record<string, Command> = {
     options: { effect: str, version: str, state: str, ref: str, note: str },
     positionals: true,
     async prepare(values, positionals) {
-      const { resolveEffectInput } = await import("@/lib/tasks/effects/schemas");
+      const { resolveEffectInput } = await import("@/lib/tasks/model");
       if (values.version === undefined) throw usageError("missing --version (the task's version you last saw)");
       const input = parse(resolveEffectInput, {
         taskId: one(positionals, "effect resolve"),
@@ -58,7 +58,7 @@ export const effectCommands: Record<string, Command> = {
     options: {},
     positionals: true,
     async prepare(_values, positionals) {
-      const { verifyFenceInput } = await import("@/lib/tasks/fences/verify-input");
+      const { verifyFenceInput } = await import("@/lib/tasks/model");
       const input = parse(verifyFenceInput, { fence: one(positionals, "fence verify", "fence") }, { fence: "FENCE" });
       return async (db) => {
         const { verifyFence } = await import("@/lib/tasks");

@@ -28,7 +28,7 @@ export const questionCommands: Record<string, Command> = {
     options: { question: str, text: str, choice: str },
     positionals: true,
     async prepare(values, positionals) {
-      const { answerQuestionInput } = await import("@/lib/tasks/questions/schemas");
+      const { answerQuestionInput } = await import("@/lib/tasks/model");
       if (positionals.length !== 1) throw usageError("question answer takes one task id");
       const input = parse(answerQuestionInput, {
         taskId: positionals[0]!,

@@ -61,7 +61,7 @@ function archiving(archive: boolean): Command {
     usage: `queue ${verb} --name Q`,
     options: { name: str },
     async prepare(values) {
-      const { queueInput } = await import("@/lib/tasks/core/schemas");
+      const { queueInput } = await import("@/lib/tasks/model");
       const input = parse(queueInput, { queue: required(values, "name") }, { queue: "--name" });
       return async (db) => {
         const { archiveQueue, unarchiveQueue } = await import("@/lib/tasks");
@@ -78,7 +78,7 @@ export const queueCommands: Record<string, Command> = {
     usage: `queue create --name Q ${SETTINGS_USAGE} [--paused]`,
     options: { name: str, ...settingsOptions, paused: flag },
     async prepare(values) {
-      const { createQueueInput } = await import("@/lib/tasks/core/schemas");
+      const { createQueueInput } = await import("@/lib/tasks/model");
       const input = parse(createQueueInput, { name: required(values, "name"), ...settings(values), paused: values.paused ? true : undefined }, FLAGS);
       return async (db) => {
         const { createQueue } = await import("@/lib/tasks");
@@ -93,7 +93,7 @@ export const queueCommands: Record<string, Command> = {
     options: { name: str, ...settingsOptions, paused: flag, resume: flag },
     async prepare(values) {
       const paused = pausedFlag(values);
-      const { queueSettingsInput } = await import("@/lib/tasks/core/schemas");
+      const { queueSettingsInput } = await import("@/lib/tasks/model");
       const input = parse(queueSettingsInput, { queue: required(values, "name"), ...settings(values) }, { queue: "--name", ...FLAGS });
       return async (db) => {
         const { perform, setQueueSettings, setQueuePaused } = await import("@/lib/tasks");

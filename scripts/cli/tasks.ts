@@ -17,7 +17,7 @@ export const taskCommands: Record<string, Command> = {
     usage: "task list [--q TEXT] [--status S] [--queue Q] [--sort priority|created|updated] [--limit N]",
     options: { q: str, status: str, queue: str, sort: str, limit: str },
     async prepare(values) {
-      const { listTasksQuery } = await import("@/lib/tasks/reads/queries");
+      const { listTasksQuery } = await import("@/lib/tasks/model");
       const limit = integer(values, "limit");
       const query = parse(listTasksQuery, {
         q: optional(values, "q"),
@@ -27,7 +27,7 @@ export const taskCommands: Record<string, Command> = {
         limit: limit === undefined ? undefined : String(limit),
       });
       return async (db) => {
-        const { listTasks } = await import("@/lib/tasks/reads/queries");
+        const { listTasks } = await import("@/lib/tasks");
         const { cliActor } = await import("./database");
         const page = await listTasks(db, query, await cliActor(db));
         const lines = page.items.map((t) => row([t.id, t.status, t.queue, String(t.priority), t.title]));
@@ -42,7 +42,7 @@ export const taskCommands: Record<string, Command> = {
     options: { version: str, title: str, description: str, priority: str, payload: str },
     positionals: true,
     async prepare(values, positionals) {
-      const { editTaskInput } = await import("@/lib/tasks/core/schemas");
+      const { editTaskInput } = await import("@/lib/tasks/model");
       const taskId = one(positionals, "task edit");
       if (values.version === undefined) throw usageError("missing --version (the version you last saw: task list, or the board)");
       const input = parse(editTaskInput, {
@@ -67,7 +67,7 @@ export const taskCommands: Record<string, Command> = {
     options: { body: str },
     positionals: true,
     async prepare(values, positionals) {
-      const { commentInput } = await import("@/lib/tasks/core/schemas");
+      const { commentInput } = await import("@/lib/tasks/model");
       const input = parse(commentInput, { taskId: one(positionals, "task comment"), body: required(values, "body") }, { taskId: "ID" });
       return async (db) => {
         const { addComment } = await import("@/lib/tasks");
@@ -83,7 +83,7 @@ export const taskCommands: Record<string, Command> = {
     options: { version: str, decision: str, digest: str, note: str },
     positionals: true,
     async prepare(values, positionals) {
-      const { reviewInput } = await import("@/lib/tasks/core/schemas");
+      const { reviewInput } = await import("@/lib/tasks/model");
       if (values.version === undefined) throw usageError("missing --version (the version you last saw: task list, or the board)");
       const input = parse(reviewInput, {
         taskId: one(positionals, "task review"),
@@ -107,7 +107,7 @@ export const taskCommands: Record<string, Command> = {
     options: { version: str, add: str },
     positionals: true,
     async prepare(values, positionals) {
-      const { raiseBudgetInput } = await import("@/lib/tasks/core/schemas");
+      const { raiseBudgetInput } = await import("@/lib/tasks/model");
       if (values.version === undefined) throw usageError("missing --version (the version you last saw: task list, or the board)");
       const input = parse(raiseBudgetInput, { taskId: one(positionals, "task raise-budget"), version: integer(values, "version"), add: decimal(values, "add") }, { taskId: "ID" });
       return async (db) => {

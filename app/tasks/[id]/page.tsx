@@ -4,9 +4,8 @@ import { getDatabase } from "@/db";
 import { TaskView } from "@/components/task/task-view";
 import { toWire } from "@/components/task/wire";
 import { HISTORY_LIMIT } from "@/components/task/api";
-import { listTaskEvents, type TaskEvent } from "@/lib/tasks/reads/queries";
-import { taskId } from "@/lib/tasks/core/schemas";
-import { loadTask } from "@/lib/tasks/core/task-row";
+import { listTaskEvents, type TaskEvent, loadTask } from "@/lib/tasks";
+import { taskId } from "@/lib/tasks/model";
 import { requireUser, streamPosition } from "../../_lib/session";
 
 export const metadata: Metadata = { title: "Task · Claimboard" };

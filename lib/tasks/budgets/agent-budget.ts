@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { agentTokens } from "@/db/schema";
-import type { Budget } from "./schemas";
+import type { Budget } from "../core/budget";
 
 /** Sets the live token's monthly cap (null lifts it); the row changed, or null when no live token has the name. */
 export async function setMonthlyBudgetRow(tx: Executor, name: string, monthly: Budget | null): Promise<{ id: string } | null> {

@@ -7,7 +7,7 @@ import { loadTask, toTasks } from "../core/task-row";
 import { ownerTransition, transition } from "../core/transition";
 import { fail, ok, type Checkpoint, type Result, type Task } from "../core/types";
 import { instanceOf } from "../core/attempt";
-import { listCheckpoints } from "./rows";
+import { listCheckpoints } from "../core/checkpoint";
 import { checkpointInput, listCheckpointsInput } from "./schemas";
 
 const move = ownerTransition("checkpoint");

@@ -1,4 +1,4 @@
-import { ZodError, type z } from "zod";
+import type { z } from "zod";
 import type { Db, Tx } from "@/db/client";
 import { observeOperation } from "@/lib/metrics/registry";
 import { databaseClock, type Clock } from "./clock";
@@ -6,6 +6,7 @@ import type { MoveName } from "./machine";
 import { mayMake, refusalMessage, type Standing } from "./standing";
 import { loadTask } from "./task-row";
 import { fail, type ActorRef, type EngineError, type Result } from "./types";
+import { safeParse, validationError } from "./parse";
 
 export interface OperationContext {
   actor: ActorRef;
@@ -109,30 +110,6 @@ async function run<S extends z.ZodType, O>(op: Operation<S, O>, input: z.infer<S
     }
     throw error;
   }
-}
-
-/** Like schema.safeParse, but input nested deep enough to exhaust the stack is refused, not thrown. */
-export function safeParse<S extends z.ZodType>(
-  schema: S,
-  input: unknown,
-): { success: true; data: z.infer<S> } | { success: false; error: z.ZodError } {
-  try {
-    return schema.safeParse(input);
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    return { success: false, error: new ZodError([{ code: "custom", path: [], message: "nests too deeply", input }]) };
-  }
-}
-
-export function validationError(error: z.ZodError): EngineError {
-  const issue = error.issues[0];
-  const field = issue?.path.map(String).join(".") ?? "";
-  const message = issue
-    ? issue.code === "unrecognized_keys"
-      ? `Unknown field${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}`
-      : `${field || "input"} ${issue.message.replace(/^Invalid input: /, "")}`
-    : "Invalid input";
-  return { code: "invalid_request", message, ...(field ? { field } : {}) };
 }
 
 const CONNECTION_CODES = new Set([

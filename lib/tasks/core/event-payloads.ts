@@ -7,7 +7,7 @@
 
 import type { EffectState, OpenEffectState } from "@/db/schema";
 import type { TaskStatus } from "./machine";
-import type { Reservation } from "../reservations/schemas";
+import type { Reservation } from "./reservation";
 
 /** Who wrote a note or did a thing, as events record them. */
 export interface EventActor {

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { reserves } from "../reservations/schemas";
-import { budget, raiseBudgetBody, spend } from "../budgets/schemas";
+import { reserves } from "./reservation";
+import { budget, raiseBudgetBody, spend } from "./budget";
 export { raiseBudgetBody };
 import { LIMITS } from "@/lib/limits";
 

@@ -2,8 +2,8 @@ import { inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { actors, type TaskRow } from "@/db/schema";
 import type { ActorRef, Handoff, Submission, Task } from "./types";
-import { listEffects } from "../effects/ledger";
-import { withCheckpoints } from "../checkpoints/rows";
+import { listEffects } from "./effect";
+import { withCheckpoints } from "./checkpoint";
 import { executePrepared } from "@/db/hot-path";
 
 /** PostgreSQL's text form of timestamptz ("2026-11-29 20:00:00.123456+00") as a Date. */

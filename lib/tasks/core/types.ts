@@ -1,5 +1,5 @@
-import type { Effect } from "../effects/ledger";
-import type { Reservation } from "../reservations/schemas";
+import type { Effect } from "./effect";
+import type { Reservation } from "./reservation";
 import type { ActorKind, TaskStatus } from "@/db/schema";
 
 export interface ActorRef {

@@ -10,7 +10,8 @@ import { loadTask, toTasks } from "../core/task-row";
 import { ownerTransition, statusIn, statusNotIn, transition } from "../core/transition";
 import { FINISHED, HELD } from "../core/machine";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
-import { EFFECT_COLUMNS, EFFECT_JOINS, effectEvent, idempotencyKeyOf, listEffects, toEffect, type Effect } from "./ledger";
+import { EFFECT_COLUMNS, EFFECT_JOINS, listEffects, toEffect, type Effect } from "../core/effect";
+import { effectEvent, idempotencyKeyOf } from "./ledger";
 import { listEffectsInput, recordEffectInput, resolveEffectInput, type RecordEffectInput, type ResolveEffectInput } from "./schemas";
 
 // The effect ledger's operations (docs/contract.md#the-effect-ledger, docs/effects.md): record an intent before an

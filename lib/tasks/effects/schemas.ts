@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RESOLVED_EFFECT_STATES } from "@/db/schema";
+import type { ResolvedEffectState } from "@/db/schema";
 import { LIMITS } from "@/lib/limits";
 import { jsonValue, rowId, taskId, text, version } from "../core/schemas";
 
@@ -19,9 +19,13 @@ export const recordEffectInput = effectBody.extend({ taskId });
 
 export const effectId = rowId("an effect id");
 
+// db/schema/effects.ts's RESOLVED_EFFECT_STATES as an object the type holds equal to it (no state
+// missing, none extra): this module is part of the model, which loads no schema module.
+const RESOLVED = { applied: "applied", failed: "failed" } as const satisfies { [S in ResolvedEffectState]: S };
+
 export const resolveEffectBody = z.strictObject({
   version,
-  state: z.enum(RESOLVED_EFFECT_STATES, `must be ${RESOLVED_EFFECT_STATES.join(" or ")}`),
+  state: z.enum(RESOLVED, "must be applied or failed"),
   externalRef: text(LIMITS.externalRef).optional(),
   note: text(LIMITS.reason).optional(),
 });

@@ -9,7 +9,7 @@ import { effectsLeftUnknown } from "../effects/ledger";
 // goes to the supervisors' inbox (escalated, the reason naming the question), the owner's
 // attempt ends, the question is kept as it was asked. Made lazily where questions are read
 // (GET …/questions/{qid}, an answer, the inbox) and by every server's background pass
-// (lib/tasks/questions/loop.ts), like a lapsed lease.
+// (lib/question-deadlines.ts), like a lapsed lease.
 
 /** The escalation's reason: names the question, so the inbox says why. */
 export const expiryReason = (id: string, question: string, deadline: Date | string) =>

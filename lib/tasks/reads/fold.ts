@@ -2,7 +2,7 @@ import { asc, eq } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { taskEvents, type TaskEventRow, type TaskRow } from "@/db/schema";
 import { typedEvent, type EventType, type Typed } from "../core/event-payloads";
-import type { Reservation } from "../reservations/schemas";
+import type { Reservation } from "../core/reservation";
 import { companionOf, EVENTS } from "../core/machine-events";
 
 /**

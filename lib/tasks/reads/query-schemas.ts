@@ -1,11 +1,18 @@
 import { z } from "zod";
-import { taskStatus } from "@/db/schema";
+import { LIMITS } from "@/lib/limits";
+import { STATUSES } from "../core/machine";
 import { queueName, taskId } from "../core/schemas";
-import { searchText } from "./search";
 
 // The query strings of the task reads (GET /tasks, /tasks/counts, /tasks/{id}/events): pure
 // zod, so the API's contract (lib/http/endpoints.ts) and the typed client can hold them
 // without the queries that run them.
+
+/** The board's search text (`?q=`); lib/tasks/reads/search.ts turns it into a tsquery. */
+const searchText = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(LIMITS.search, `must be at most ${LIMITS.search} characters`);
 
 const limit = z.coerce.number().int("must be a whole number").min(1).max(100);
 
@@ -48,7 +55,7 @@ export const taskFilterShape = {
 
 export const listTasksQuery = z
   .strictObject({
-    status: z.enum(taskStatus.enumValues).optional(),
+    status: z.enum(STATUSES).optional(),
     ...taskFilterShape,
     order: z.enum(taskOrders, "must be 'id', 'newest' or 'priority'").optional(),
     sort: z.enum(taskSorts, "must be 'priority', 'created' or 'updated'").optional(),

@@ -1,6 +1,4 @@
 import { sql, type SQL } from "drizzle-orm";
-import { z } from "zod";
-import { LIMITS } from "@/lib/limits";
 import { taskSearch, taskSearchDocument, taskState } from "@/db/schema";
 
 /**
@@ -23,14 +21,6 @@ import { taskSearch, taskSearchDocument, taskState } from "@/db/schema";
  * - The 'simple' configuration: no stemming and no stop words, so ids, codes and names in
  *   a payload are found as typed, in any language.
  */
-export const MAX_QUERY_CHARS = LIMITS.search;
-
-export const searchText = z
-  .string()
-  .trim()
-  .min(1, "must not be empty")
-  .max(MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters`);
-
 /** More terms than this add nothing a person would type; a bound on the query's size. */
 const MAX_TERMS = 32;
 

@@ -5,7 +5,7 @@ import { HELD, PARKED } from "../core/machine";
 import { statusIn } from "../core/transition";
 import { contentOf, parseTimestamp } from "../core/task-row";
 import type { ActorRef } from "../core/types";
-import type { Reservation } from "./schemas";
+import type { Reservation } from "../core/reservation";
 
 // Reservations (docs/contract.md#reservations) are not rows of their own: a task's `reserves` are
 // held exactly while the task is held — claimed or started with a live lease — so they end

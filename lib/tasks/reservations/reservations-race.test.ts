@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { claimNext, complete, createTask, perform, type ActorRef } from "@/lib/tasks";
 import { independentClients } from "@/test/clients";
 import { engineFixture, type EngineFixture } from "@/test/engine";
-import { conflict, type Reservation } from "./schemas";
+import { conflict, type Reservation } from "../core/reservation";
 
 let f: EngineFixture;
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { answerQuestion, askQuestion, claim, claimNext, complete, createTask, editTask, listReservations, readTaskReadiness, release, type ActorRef } from "@/lib/tasks";
 import { engineFixture, withStanding, type EngineFixture } from "@/test/engine";
 import { failure, rowCounts, taskRow } from "@/test/inspect";
-import { conflict, covers } from "./schemas";
+import { conflict, covers } from "../core/reservation";
 
 let f: EngineFixture;
 let amal: ActorRef;

@@ -1,4 +1,3 @@
-import "server-only";
 import { and, asc, eq, inArray, isNotNull, lt, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { actors, queues, taskEvents, taskLease, tasks } from "@/db/schema";

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import type { TaskRow } from "@/db/schema";
-import { parseTimestamp } from "../core/task-row";
-import type { ActorRef, Checkpoint, Task } from "../core/types";
+import { parseTimestamp } from "./task-row";
+import type { ActorRef, Checkpoint, Task } from "./types";
 
 // Checkpoints as every caller reads them (docs/checkpoints.md): the task's latest, named by the
 // row (task_state.checkpoint_id), and an attempt's steps for GET …/checkpoints and the history.

@@ -1,7 +1,9 @@
 import { z } from "zod";
 
-// Budgets' inputs (docs/contract.md#budgets, docs/budgets.md). Amounts are plain numbers in a
-// unit the team chooses ("usd_cents", "tokens"); the database keeps them as numeric, exact.
+// Budgets' inputs (docs/contract.md#budgets, docs/budgets.md), in core because a budget is a
+// field of the task its schemas take (lib/tasks/budgets/ holds the acts over it). Amounts are
+// plain numbers in a unit the team chooses ("usd_cents", "tokens"); the database keeps them as
+// numeric, exact.
 
 /** The largest amount accepted: far above any real budget, far below where a double loses cents. */
 export const AMOUNT_MAX = 1e12;

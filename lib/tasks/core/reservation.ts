@@ -1,5 +1,8 @@
 import { z } from "zod";
 
+// A reservation is a field of the task (its `reserves`), so its shape lives in core: the task
+// row, its schemas and its events use it; lib/tasks/reservations/ holds the acts over it.
+
 /** docs/contract.md#reservations: at most this many a task, each resource at most this long. */
 export const MAX_RESERVATIONS = 20;
 export const MAX_RESOURCE = 500;
