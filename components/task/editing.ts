@@ -1,7 +1,6 @@
 import type { TaskChanges } from "@/lib/client";
 import { LIMITS } from "@/lib/limits";
-import { EDITABLE } from "@/lib/tasks/core/machine";
-import { editsAnyTask, personStanding } from "@/lib/tasks/core/standing";
+import { EDITABLE, editsAnyTask, personStanding } from "@/lib/tasks/model";
 import type { EventView, TaskView, Viewer } from "./wire";
 
 // The task page's edit form, in plain functions: who is offered it, what a filled-in form

@@ -1,8 +1,7 @@
 import type { QueueRules } from "@/lib/tasks";
-import { FINISHED, HELD, MOVES, waiting, type MoveName, type MoveRow } from "@/lib/tasks/model";
+import { FINISHED, HELD, MOVES, waiting, type MoveName, type MoveRow, mayMake, personRoles } from "@/lib/tasks/model";
 import type { TaskView, Viewer } from "./wire";
 import { RENEW } from "@/lib/acts";
-import { mayMake, personRoles } from "@/lib/tasks/core/standing";
 
 /** The moves the page offers as buttons, in the order it shows them. */
 export const TASK_ACTIONS = [

@@ -2,19 +2,8 @@ import { sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Tx } from "@/db/client";
 import { LAPSING_WARNING_SECONDS } from "@/lib/cadence";
-import { defineOperation, type OperationContext } from "@/lib/tasks/core/engine";
-import { EVERYONE } from "@/lib/tasks/core/standing";
-import { ok } from "@/lib/tasks/core/types";
-import { mayResolveUnknown, resolveEffect } from "@/lib/tasks/effects/effects";
-import { raiseBudget } from "@/lib/tasks/budgets/raise";
-import { renew } from "@/lib/tasks/holding/renew";
-import { forceRelease } from "@/lib/tasks/holding/release";
-import { listOpenQuestions } from "@/lib/tasks/questions/open";
-import { asksItself } from "@/lib/tasks/questions/rules";
-import { partyOf } from "@/lib/tasks/review/party";
-import { review } from "@/lib/tasks/review/review";
-import { reviewableByParty } from "@/lib/tasks/review/waiting";
-import { requeue } from "@/lib/tasks/supervise/supervise";
+import { defineOperation, type OperationContext, mayResolveUnknown, resolveEffect, raiseBudget, renew, forceRelease, listOpenQuestions, partyOf, review, reviewableByParty, requeue } from "@/lib/tasks";
+import { EVERYONE, ok, asksItself } from "@/lib/tasks/model";
 import { ATTENTION_KINDS, type Attention, type AttentionItem, type AttentionKind } from "./kinds";
 
 // What waits for the caller (docs/contract.md "Attention: what waits for me", docs/attention.md):

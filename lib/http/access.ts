@@ -1,14 +1,8 @@
 import "server-only";
 import type { z } from "zod";
 import type { TokenRole } from "@/db/schema";
-import {
-  addComment, addDependencies, answerQuestion, askQuestion, cancel, claim, claimBatch, claimNext, completeAndClaimNext, completeMany,
-  createClaimToken, createQueue, createTaskOnce, editTask, failTask, forceRelease, getQuestion, listReservations, raiseBudget, recordCheckpoint, taskCheckpointsList,
-  recordEffect, recordSideEffect, release, removeDependency, renew, requeue, resolve, resolveEffect, review, start, taskEffectsList,
-  taskReadiness, updateQueue, verifyFence,
-} from "@/lib/tasks";
-import type { Operation } from "@/lib/tasks/core/engine";
-import { tokenRoles, type Standing } from "@/lib/tasks/core/standing";
+import { addComment, addDependencies, answerQuestion, askQuestion, cancel, claim, claimBatch, claimNext, completeAndClaimNext, completeMany, createClaimToken, createQueue, createTaskOnce, editTask, failTask, forceRelease, getQuestion, listReservations, raiseBudget, recordCheckpoint, taskCheckpointsList, recordEffect, recordSideEffect, release, removeDependency, renew, requeue, resolve, resolveEffect, review, start, taskEffectsList, taskReadiness, updateQueue, verifyFence, type Operation } from "@/lib/tasks";
+import { tokenRoles, type Standing } from "@/lib/tasks/model";
 import { attention } from "@/lib/attention/attention";
 import { setMonthlyBudget } from "@/lib/auth/token-admin";
 import { adoptSchedule, createSchedule, deleteSchedule, updateSchedule } from "@/lib/schedules/ops";

@@ -1,17 +1,10 @@
 import { z } from "zod";
 import type { TokenRole } from "@/db/schema";
-import { countTasksQuery, listEventsQuery, listTasksQuery, verifyFenceInput, effectBody, resolveEffectBody, answerQuestionBody, askQuestionBody, readQuestionQuery, claimTokenBody, budget } from "@/lib/tasks/model";
+import { countTasksQuery, listEventsQuery, listTasksQuery, verifyFenceInput, effectBody, resolveEffectBody, answerQuestionBody, askQuestionBody, readQuestionQuery, claimTokenBody, budget, EVERYONE, SUPERVISORS, tokenRoles, checkpointBody } from "@/lib/tasks/model";
 import { eventStreamQuery } from "@/lib/realtime/query";
-import * as input from "@/lib/tasks/core/schemas";
-import { EVERYONE, SUPERVISORS, tokenRoles } from "@/lib/tasks/core/standing";
+import * as input from "@/lib/tasks/model";
 import { createWebhookInput, listDeliveriesQuery } from "@/lib/webhooks/schemas";
 import { createScheduleInput, updateScheduleBody } from "@/lib/schedules/schemas";
-import { verifyFenceInput } from "@/lib/tasks/fences/verify-input";
-import { effectBody, resolveEffectBody } from "@/lib/tasks/effects/schemas";
-import { checkpointBody } from "@/lib/tasks/checkpoints/schemas";
-import { answerQuestionBody, askQuestionBody, readQuestionQuery } from "@/lib/tasks/questions/schemas";
-import { claimTokenBody } from "@/lib/tasks/claim-tokens/ops";
-import { budget } from "@/lib/tasks/budgets/schemas";
 import {
   claimTokenResponse, effectObject, effectResponse, errorObject, questionObject, questionResponse, eventObject, fenceVerdictObject, healthBody, queueObject, queueResponse, readinessObject,
   attentionObject, checkpointObject, checkpointResponse, heldReservationObject, taskCountsObject, taskObject, taskResponse, scheduleObject, scheduleResponse, webhookDeliveryObject, webhookObject,

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { checkpointObject, taskObject } from "@/lib/http/wire";
-import { checkpointBody } from "@/lib/tasks/checkpoints/schemas";
-import { taskId } from "@/lib/tasks/core/schemas";
+import { checkpointBody, taskId } from "@/lib/tasks/model";
 import { describeTool } from "./refusals";
 import type { Tool } from "./tools";
 

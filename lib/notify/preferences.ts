@@ -2,9 +2,8 @@ import "server-only";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { users } from "@/db/schema";
-import { defineOperation } from "@/lib/tasks/core/engine";
-import { PEOPLE } from "@/lib/tasks/core/standing";
-import { fail, ok, type Result } from "@/lib/tasks/core/types";
+import { defineOperation } from "@/lib/tasks";
+import { PEOPLE, fail, ok, type Result } from "@/lib/tasks/model";
 import { NOTIFICATION_KINDS, type NotificationKind } from "./kinds";
 
 // A person's notification kinds (on /account; docs/attention.md, "Notifications"): kept on the

@@ -8,7 +8,7 @@ import type { Endpoint } from "@/lib/http/endpoints";
 import { handle } from "@/lib/http/handler";
 import { otherMethods } from "@/lib/http/routes";
 import { issuer } from "@/lib/oauth/config";
-import { tokenRoles, WORKERS } from "@/lib/tasks/core/standing";
+import { tokenRoles, WORKERS } from "@/lib/tasks/model";
 
 // POST /api/a2a: A2A 1.0 over JSON-RPC (docs/a2a.md). The API's guard first — the same
 // bearer tokens, failed-auth throttle, per-token rate limit; agent and supervisor tokens

@@ -11,7 +11,7 @@ import { limits, take, tokenKey } from "@/lib/http/rate-limit";
 import { hostProblem } from "@/lib/mcp/allowed-hosts";
 import { issuer, resourceMetadataUrl } from "@/lib/oauth/config";
 import { createMcpServer } from "@/lib/mcp/server";
-import { EVERYONE, tokenRoles } from "@/lib/tasks/core/standing";
+import { EVERYONE, tokenRoles } from "@/lib/tasks/model";
 import { inProcessFetch } from "./in-process";
 
 // POST /api/mcp: the MCP server over Streamable HTTP, stateless (a server per request, JSON

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import type { EffectState, OpenEffectState } from "@/db/schema";
+import type { OpenEffectState } from "@/db/schema";
 import type { Clock } from "../core/clock";
 import { SYSTEM_ACTOR_ID, type NewEvent } from "../core/events";
 import type { Effect } from "../core/effect";
