@@ -53,6 +53,11 @@ export const LIMITS = {
   personIdleSeconds: { min: 0, max: 86_400 },
   /** After a person's lease lapses, how long agents may not claim the task (queue setting personGraceSeconds). */
   personGraceSeconds: { min: 0, max: 3600 },
+  /**
+   * The longest a task parked on a question keeps what it reserves (docs/reservations.md): its
+   * question may wait days; the files it reserved are released after this, for other work.
+   */
+  parkedReservationHoldSeconds: 3600,
 } as const;
 
 /** "4,000": how a limit is written in a sentence. */

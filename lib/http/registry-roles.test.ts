@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import {
   addComment, addDependencies, cancel, claim, claimBatch, claimNext, completeAndClaimNext, completeMany, createQueue, createTaskOnce, removeDependency,
-  editTask, failTask, forceRelease, recordSideEffect, release, renew, requeue, resolve, start, taskReadiness, updateQueue, verifyFence,
+  editTask, failTask, forceRelease, recordSideEffect, release, releaseReservations, renew, requeue, resolve, start, taskReadiness, updateQueue, verifyFence,
   recordEffect, resolveEffect, taskEffectsList, listReservations, review, askQuestion, getQuestion, answerQuestion, createClaimToken, raiseBudget,
 } from "@/lib/tasks";
 import type { Standing } from "@/lib/tasks/core/standing";
@@ -57,6 +57,7 @@ const OPERATION_OF: Partial<Record<EndpointName, Rule>> = {
   resolveTask: resolve,
   cancelTask: cancel,
   forceReleaseTask: forceRelease,
+  releaseReservations,
   createQueue,
   updateQueue,
   createWebhook,

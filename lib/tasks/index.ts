@@ -39,6 +39,7 @@ export { verifyFence, FENCE_REASONS, type FenceVerdict, type FenceReason } from 
 export { recordEffect, resolveEffect, taskEffectsList, type Recorded } from "./effects/effects";
 export type { Effect, EffectState } from "./effects/ledger";
 export { listReservations } from "./reservations/list";
+export { releaseReservations } from "./reservations/release";
 export { answerQuestion, askQuestion, getQuestion, listTaskQuestions, type Asked } from "./questions/questions";
 export { expireDueQuestions, expireQuestions } from "./questions/expire";
 export { listOpenQuestions, type OpenQuestion } from "./questions/open";

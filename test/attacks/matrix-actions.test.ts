@@ -44,6 +44,10 @@ const SCENES: Record<string, Scene> = {
   resolveAction: async (s, _c, q) => ref(await s.escalated(q)),
   cancelAction: async (s, _c, q) => ref(await s.queued(q)),
   forceReleaseAction: async (s, _c, q) => ref(await s.claimed(q, await createActor(fixture.database.db, "agent", "holder"))),
+  releaseReservationsAction: async (s, _c, q) => {
+    const { taskId, version } = await aQuestion(fixture.database.db, await s.queue(q), undefined, [{ resource: `${q}/**`, mode: "exclusive" }]);
+    return { taskId, version };
+  },
   resetBreakerAction: async (s, _c, q) => (await s.tripped(q), { queue: q }),
   sweepAction: async (_s, _c, q) => ({ queue: q }),
   setQueueSettingsAction: async (_s, _c, q) => ({ queue: q, leaseSeconds: 120 }),

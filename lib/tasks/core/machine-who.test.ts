@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import {
   addComment, addDependencies, cancel, claim, complete, createTask, editTask, failTask, forceRelease, recordSideEffect, removeDependency,
-  raiseBudget, release, renew, requeue, resolve, review, start, type Operation,
+  raiseBudget, release, releaseReservations, renew, requeue, resolve, review, start, type Operation,
 } from "@/lib/tasks";
 import type { z } from "zod";
 import { MOVES, type Who } from "./machine";
@@ -18,7 +18,7 @@ const OPERATION_OF: Partial<Record<keyof typeof MOVES, Operation<z.ZodType, unkn
   forceRelease, requeue, resolve, cancel, edit: editTask, addDependencies, removeDependency, comment: addComment,
   approve: review, reject: review,
   ask: askQuestion, answer: answerQuestion,
-  raiseBudget,
+  raiseBudget, releaseReservations,
 };
 
 const STANDINGS_OF: Record<Exclude<Who, "system">, readonly Standing[]> = {

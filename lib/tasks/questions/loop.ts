@@ -1,5 +1,6 @@
 import { repeatInBackground } from "@/lib/background";
 import { databaseClock } from "../core/clock";
+import { releaseOverdueReservationsPass } from "../reservations/release";
 import { expireDueQuestions } from "./expire";
 
 // Every server process expires the questions past their deadline (instrumentation.ts starts
@@ -7,5 +8,9 @@ import { expireDueQuestions } from "./expire";
 // The reads of a question, an answer and the inbox expire lazily too, so a stopped loop only
 // delays the escalation, never loses it.
 export function startQuestionDeadlines(): void {
-  repeatInBackground({ name: "questions", intervalMs: Number(process.env.QUESTIONS_POLL_MS ?? 5000), poolSize: 1, pass: (db) => expireDueQuestions(db, databaseClock) });
+  // A parked task's reservations end at the hold (lib/tasks/reservations/release.ts), in the same pass.
+  repeatInBackground({
+    name: "questions", intervalMs: Number(process.env.QUESTIONS_POLL_MS ?? 5000), poolSize: 1,
+    pass: async (db) => (await expireDueQuestions(db, databaseClock)) + (await releaseOverdueReservationsPass(db, databaseClock)),
+  });
 }
