@@ -4,7 +4,7 @@ import { createUser } from "../lib/auth/users";
 
 // Issue 25: a supervisor hands a forgetful person a one-time reset link; the person sets a new
 // password with it and is signed in; the link does nothing a second time. Then they change
-// their password themselves on /account.
+// their password themselves on /account, which ends their session in another browser.
 
 test("a reset link sets a new password once; the person then changes it on /account", async ({ page, browser, db, queue }) => {
   const name = `Forgetful ${queue}`;
@@ -31,6 +31,12 @@ test("a reset link sets a new password once; the person then changes it on /acco
   await again.getByRole("button", { name: "Set password and sign in" }).click();
   await expect(again.getByRole("alert").filter({ hasText: "does not work any more" })).toBeVisible();
 
+  // Signed in elsewhere too (a second browser): that session ends with the change on /account.
+  const elsewhereContext = await browser.newContext({ baseURL: new URL(link).origin });
+  const elsewhere = await elsewhereContext.newPage();
+  await signIn(elsewhere, { email, name, role: "staff", password: "brand-new-password-1" } as unknown as Parameters<typeof signIn>[1], "/");
+  await expect(elsewhere.getByTestId("signed-in-as")).toContainText(name);
+
   // On /account, with the password the link set.
   await theirs.goto("/account");
   await theirs.getByLabel("Current password").fill("brand-new-password-1");
@@ -38,5 +44,11 @@ test("a reset link sets a new password once; the person then changes it on /acco
   await theirs.getByLabel("New password again").fill("changed-password-22");
   await theirs.getByRole("button", { name: "Change password" }).click();
   await expect(theirs.getByRole("status").filter({ hasText: "Your password is changed" })).toBeVisible();
+  // This session goes on; the other one is over at its next request.
+  await theirs.goto("/");
+  await expect(theirs.getByTestId("signed-in-as")).toContainText(name);
+  await elsewhere.goto("/");
+  await expect(elsewhere).toHaveURL(/\/login/);
+  await elsewhereContext.close();
   await context.close();
 });

@@ -61,7 +61,7 @@ describe("ClaimboardClient against a real server", () => {
     const agent = await createAgentToken(database.db, { name: "client-test" });
     const watcher = await createAgentToken(database.db, { name: "watcher", role: "observer" });
     // The queues the tests work in, made as a supervisor would (queues exist only on purpose).
-    for (const queue of ["client", "client-one", "client-loop", "client-elsewhere", "client-edit", "graph", "errors", "nothing-here", "client-budget"]) await makeQueue(database.db, queue);
+    for (const queue of ["client", "client-one", "client-loop", "client-elsewhere", "client-edit", "graph", "errors", "nothing-here", "client-budget", "client-reserve"]) await makeQueue(database.db, queue);
     server = await startServer(database.url);
     const recording: typeof fetch = (input, init) => {
       requests.push(`${init?.method ?? "GET"} ${new URL(input instanceof Request ? input.url : input).pathname}`);
@@ -209,6 +209,14 @@ describe("ClaimboardClient against a real server", () => {
     expect((await waiting).answer).toMatchObject({ text: "blue", choice: "blue" });
     const again = await supervisor.answerQuestion(held.id, asked.question.id, { text: "red" }).catch((e: unknown) => e);
     expect(again).toMatchObject({ status: 409, code: "invalid_transition" });
+  });
+
+  test("a supervisor's releaseReservations frees what a task parked on a question reserves", async () => {
+    await client.createTask({ title: "reserves and asks", queue: "client-reserve", reserves: [{ resource: "client-reserve/**", mode: "exclusive" }] });
+    const held = (await client.claimNext({ queue: "client-reserve", start: true }))!;
+    const asked = await client.askQuestion(held, { question: "Go on?" });
+    const released = await supervisor.releaseReservations(asked.task, "blocking others");
+    expect(released).toMatchObject({ status: "awaiting_input", reserves: [], version: asked.task.version + 1 });
   });
 
   test("budgets: a heartbeat's spend parks the task at its budget, raiseBudget resumes it; setTokenBudget caps the agent", async () => {

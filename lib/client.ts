@@ -215,6 +215,11 @@ export class ClaimboardClient {
     return this.ownerCall("forceRelease", task, { reason });
   }
 
+  /** Supervisor: what a task parked on a question reserves, released (it stays parked). */
+  async releaseReservations(task: TaskRef, reason?: string): Promise<Task> {
+    return this.ownerCall("releaseReservations", task, { reason });
+  }
+
   /** Every queue, archived ones too, with live counts and throughput. */
   async listQueues(): Promise<{ queues: Queue[]; cap: number }> {
     return this.call("listQueues", {});

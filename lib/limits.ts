@@ -55,6 +55,11 @@ export const LIMITS = {
   personGraceSeconds: { min: 0, max: 3600 },
   /** The steps of one attempt's checkpoints (docs/checkpoints.md); the state is JSON of at most 64 KiB. */
   checkpointStep: { min: 1, max: 200 },
+  /**
+   * The longest a task parked on a question keeps what it reserves (docs/reservations.md): its
+   * question may wait days; the files it reserved are released after this, for other work.
+   */
+  parkedReservationHoldSeconds: 3600,
 } as const;
 
 /** "4,000": how a limit is written in a sentence. */

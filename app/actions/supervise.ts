@@ -4,7 +4,7 @@ import { z } from "zod";
 import { guardedAction, operationAction } from "@/lib/auth/action";
 import { listAudit } from "@/lib/auth/audit";
 import { createToken, revokeToken, setMonthlyBudget } from "@/lib/auth/token-admin";
-import { cancel, forceRelease, raiseBudget, requeue, requeueTo, resetBreaker, resolve, setQueuePaused, setQueueSettings, superviseMany, sweepExpiredLeases, type SuperviseDecision, superviseManyInput, reviewMany, reviewManyInput } from "@/lib/tasks";
+import { cancel, forceRelease, raiseBudget, releaseReservations, requeue, requeueTo, resetBreaker, resolve, setQueuePaused, setQueueSettings, superviseMany, sweepExpiredLeases, type SuperviseDecision, superviseManyInput, reviewMany, reviewManyInput } from "@/lib/tasks";
 import { ok } from "@/lib/tasks/model";
 
 // Supervisors only: the escalation inbox, force-release, queues, the breaker, agent tokens.
@@ -12,6 +12,8 @@ export const requeueAction = operationAction("supervisor", requeue);
 export const resolveAction = operationAction("supervisor", resolve);
 export const cancelAction = operationAction("supervisor", cancel);
 export const forceReleaseAction = operationAction("supervisor", forceRelease);
+/** A task parked on a question: what it reserves, released (docs/reservations.md). */
+export const releaseReservationsAction = operationAction("supervisor", releaseReservations);
 export const resetBreakerAction = operationAction("supervisor", resetBreaker);
 export const sweepAction = operationAction("supervisor", sweepExpiredLeases);
 export const setQueueSettingsAction = operationAction("supervisor", setQueueSettings);

@@ -14,7 +14,7 @@ import {
   renewAction,
   startAction,
 } from "@/app/actions/tasks";
-import { cancelAction, forceReleaseAction, requeueAction, resolveAction } from "@/app/actions/supervise";
+import { cancelAction, forceReleaseAction, releaseReservationsAction, requeueAction, resolveAction } from "@/app/actions/supervise";
 import { useToast } from "@/components/ui/toaster";
 import { useViewer } from "@/components/realtime/viewer";
 import { taskKeys } from "./api";
@@ -77,6 +77,7 @@ const specs: Record<TaskAction, Spec> = {
     pending: "Failing…",
   },
   forceRelease: { verb: "force-release", call: (task) => forceReleaseAction(ref(task)), pending: "Releasing…" },
+  releaseReservations: { call: (task) => releaseReservationsAction(ref(task)), pending: "Releasing…" },
   requeue: {
     call: (task, vars) => requeueAction({ ...ref(task), ...(vars.reason ? { reason: vars.reason } : {}) }),
     pending: "Requeueing…",
@@ -103,6 +104,7 @@ function confirmation(action: TaskAction, task: TaskView, handoff: boolean): str
   }
   if (action === "release") return `Released “${task.title}”: it is back in the queue${note}.`;
   if (action === "forceRelease") return `Force-released “${task.title}” back to the queue.`;
+  if (action === "releaseReservations") return `Released what “${task.title}” reserves: other tasks may take it now.`;
   return null;
 }
 

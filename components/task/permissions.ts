@@ -5,7 +5,7 @@ import { RENEW } from "@/lib/acts";
 
 /** The moves the page offers as buttons, in the order it shows them. */
 export const TASK_ACTIONS = [
-  "claim", "start", "complete", "renew", "sideEffect", "release", "fail", "forceRelease", "requeue", "resolve", "cancel",
+  "claim", "start", "complete", "renew", "sideEffect", "release", "fail", "forceRelease", "releaseReservations", "requeue", "resolve", "cancel",
 ] as const satisfies readonly MoveName[];
 export type TaskAction = (typeof TASK_ACTIONS)[number];
 
@@ -21,7 +21,9 @@ export function leaseLapsed(task: TaskView, now: number): boolean {
  */
 export function availableActions(task: TaskView, viewer: Viewer, now: number, rules?: QueueRules): TaskAction[] {
   if (task.pending) return [];
-  const actions = TASK_ACTIONS.filter((action) => personRoles(mayMake(action)).includes(viewer.role) && offered(MOVES[action], task, viewer, now));
+  const actions = TASK_ACTIONS.filter((action) => personRoles(mayMake(action)).includes(viewer.role) && offered(MOVES[action], task, viewer, now))
+    // A parked task's reservations are released only where there are some (the engine's rule too).
+    .filter((action) => action !== "releaseReservations" || task.reserves.length > 0);
   // An agents-only queue takes no claim from a person (the server refuses it too).
   return rules?.claimants === "agents" ? actions.filter((a) => a !== "claim") : actions;
 }
@@ -54,6 +56,7 @@ export const actionLabels: Record<TaskAction, string> = {
   complete: "Complete",
   fail: "Fail…",
   forceRelease: "Force release",
+  releaseReservations: "Release reservations",
   requeue: "Requeue",
   resolve: "Resolve",
   cancel: "Cancel task",

@@ -6,7 +6,7 @@ import { freshDatabase, type TestDatabase } from "@/test/db";
 import { listAgentTokens } from "./token-list";
 import { createToken } from "./token-admin";
 import { authenticateAndCount, authenticateToken } from "./tokens";
-import { createUser } from "./users";
+import { createUser, endSessions } from "./users";
 
 // A token's authority ends: at its expiry (90 days for a new one unless its maker says
 // otherwise, or never when they say so), and as soon as the person who made it is disabled
@@ -88,4 +88,14 @@ test("an expiry out of range is refused naming the field", async () => {
     const result = await perform(createToken, { name: `bad-${String(expiresInDays).replace(/\W/g, "_")}`, expiresInDays } as never, { db: database.db, actor: maker, standing: "supervisor" });
     expect(result).toMatchObject({ ok: false, error: { code: "invalid_request", field: "expiresInDays" } });
   }
+});
+
+test("a person's open stream ends with their sessions: a password change, reset or disable moves the grant", async () => {
+  const principal = { tokenId: `session:${other.id}`, role: "observer" as const, actor: other };
+  const before = await currentGrant(database.db, principal);
+  expect(before).not.toBeNull();
+  await endSessions(database.db, other.id);
+  const after = await currentGrant(database.db, principal);
+  expect(after).not.toBeNull(); // still enabled: the stream reconnects with the session that goes on
+  expect(after).not.toBe(before);
 });

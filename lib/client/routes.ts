@@ -32,6 +32,7 @@ const ROUTE_ENDPOINTS = {
   resolve: "resolveTask",
   cancel: "cancelTask",
   forceRelease: "forceReleaseTask",
+  releaseReservations: "releaseReservations",
   listQueues: "listQueues",
   createQueue: "createQueue",
   updateQueue: "updateQueue",

@@ -220,6 +220,7 @@ export const endpoints = {
   resolveTask: supervisorCall("resolveTask", "resolve", "Supervisor: settle an escalated task as done by hand"),
   cancelTask: supervisorCall("cancelTask", "cancel", "Supervisor: drop a queued or escalated task for good (what depends on it is escalated)"),
   forceReleaseTask: supervisorCall("forceReleaseTask", "force-release", "Supervisor: take a claimed or started task from its holder, back to queued (reason: the next claimant's hand-off note)"),
+  releaseReservations: supervisorCall("releaseReservations", "release-reservations", "Supervisor: release what a task parked on a question reserves; it stays parked with its owner (docs/reservations.md)"),
   recordEffect: {
     operationId: "recordEffect", method: "POST", path: "/tasks/{id}/effects",
     summary: "Record an intent before acting outside the board (owner of a started task); the same key again answers the existing effect",

@@ -233,6 +233,7 @@ export const handlers: Record<EndpointId, RouteHandler> = {
     const handoff = reason?.trim() ? { summary: reason.trim() } : undefined;
     return respond(await run(engine.forceRelease, { taskId: params.id, version, ...(handoff ? { handoff } : {}) }), (task) => ({ task }));
   }),
+  releaseReservations: taskCall(endpoints.releaseReservations, engine.releaseReservations),
   // Supervisor tokens only: queues are made on purpose, here or on /queues.
   listQueues: handle(endpoints.listQueues, async ({ db }) =>
     Response.json({ queues: await engine.listQueues(db), cap: COUNT_CAP }, { headers: { "Cache-Control": "no-store" } }),

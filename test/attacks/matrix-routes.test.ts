@@ -78,6 +78,10 @@ const SCENES: Record<string, Scene> = {
     const task = await s.started(q, c.actor);
     return { path: `/tasks/${task.id}/force-release`, body: { version: task.version, reason: "matrix: stuck" } };
   },
+  releaseReservations: async (s, _c, q) => {
+    const { taskId, version } = await aQuestion(f.database.db, await s.queue(q), undefined, [{ resource: `${q}/**`, mode: "exclusive" }]);
+    return { path: `/tasks/${taskId}/release-reservations`, body: { version, reason: "matrix" } };
+  },
   recordEffect: ownerCall("effects", "started", { name: "charge the card" }),
   listEffects: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/effects` }),
   recordCheckpoint: ownerCall("checkpoints", "started", { step: 1, state: { cursor: "matrix" } }),

@@ -52,10 +52,12 @@ export const approval = (task: Task) => ({ version: task.version, decision: "app
  * A started task of `asker` parked on a question (docs/questions.md), made through the engine:
  * the answer cells answer it as someone else (an asker may not answer: self_review).
  */
-export async function aQuestion(db: Db, queue: string, asker?: ActorRef): Promise<{ taskId: string; questionId: string; version: number }> {
+export async function aQuestion(
+  db: Db, queue: string, asker?: ActorRef, reserves?: { resource: string; mode: "exclusive" | "shared" }[],
+): Promise<{ taskId: string; questionId: string; version: number }> {
   await makeQueue(db, queue);
   const by = asker ?? (await createActor(db, "agent", `asker ${queue}`));
-  const created = await perform(createTask, { title: `question ${queue}`, queue }, { db, actor: by });
+  const created = await perform(createTask, { title: `question ${queue}`, queue, ...(reserves ? { reserves } : {}) }, { db, actor: by });
   if (!created.ok) throw new Error(created.error.message);
   const claimed = await perform(claim, { taskId: created.value.id, version: created.value.version }, { db, actor: by });
   if (!claimed.ok) throw new Error(claimed.error.message);

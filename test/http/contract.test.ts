@@ -624,6 +624,23 @@ describe("success shapes", () => {
     }
   });
 
+  test("POST /tasks/{id}/release-reservations: 200 {task} still parked, reserving nothing; not parked: 409; an agent: 403", async () => {
+    const queue = await newQueue("release-reservations");
+    const boss = await f.token(`boss-${queue}`, "supervisor");
+    const made = await create(queue, "Reserves and asks", { reserves: [{ resource: `${queue}/**`, mode: "exclusive" }] });
+    expectTaskResponse(await f.api.post(`/tasks/${made.id}/claim`, amal, { version: 1 }));
+    const started = expectTaskResponse(await f.api.post(`/tasks/${made.id}/start`, amal, { version: 2 }));
+    const notParked = await f.api.post(`/tasks/${made.id}/release-reservations`, boss, { version: started.version });
+    expectError(notParked, 409, "invalid_transition");
+    const asked = await f.api.post(`/tasks/${made.id}/questions`, amal, { version: started.version, question: "Go on?" });
+    expect(asked.status, asked.text).toBe(201);
+    const parked = await current(made.id);
+    expectError(await f.api.post(`/tasks/${made.id}/release-reservations`, amal, { version: parked.version }), 403, "forbidden");
+    const released = expectTaskResponse(await f.api.post(`/tasks/${made.id}/release-reservations`, boss, { version: parked.version, reason: "blocking the team" }));
+    expect(released).toMatchObject({ id: made.id, status: "awaiting_input", reserves: [], version: parked.version + 1 });
+    expect((await events(made.id)).at(-1)).toMatchObject({ type: "edited", payload: { changes: { reserves: { to: [] } }, reason: "blocking the team" } });
+  });
+
   test("GET /health: 200 {ok:true, db:\"up\"} without a token", async () => {
     const res = await f.api.get("/health");
     expect(res.status).toBe(200);

@@ -129,7 +129,11 @@ export interface DependencyRemovedPayload extends Moved { removed: string; depen
 export interface UnblockedPayload extends Moved { dependencies: string[] }
 /** One field's change; `from` of a large payload is left out. */
 export interface FieldChange { from?: unknown; to: unknown; fromOmitted?: true }
-export interface EditedPayload extends Moved { changes: Partial<Record<"title" | "description" | "priority" | "payload" | "queue" | "notBefore" | "reserves" | "budget", FieldChange>> }
+export interface EditedPayload extends Moved {
+  changes: Partial<Record<"title" | "description" | "priority" | "payload" | "queue" | "notBefore" | "reserves" | "budget", FieldChange>>;
+  /** A parked task's reservations released (lib/tasks/reservations/release.ts): by whom and why. */
+  reason?: string;
+}
 /** No version: a comment changes nothing of the task. `pending` marks the page's own placeholder. */
 export interface CommentedPayload { body: string; pending?: true }
 export interface EventsArchivedPayload {

@@ -5,7 +5,7 @@ import { availableActions, type TaskAction } from "@/components/task/permissions
 import { predict } from "@/components/task/predict";
 import { toWire, type TaskView, type Viewer } from "@/components/task/wire";
 import {
-  askQuestion, cancel, claim, complete, failTask, foldEvents, forceRelease, recordSideEffect, release, renew, requeue, resolve, start,
+  askQuestion, cancel, claim, complete, failTask, foldEvents, forceRelease, recordSideEffect, release, releaseReservations, renew, requeue, resolve, start,
   taskHistory, type ActorRef, type Operation, type Task,
 } from "@/lib/tasks";
 import type { Result } from "@/lib/tasks/core/types";
@@ -70,6 +70,7 @@ const ENGINE: Record<TaskAction, Call> = {
   complete: call(complete, at),
   fail: call(failTask, (t) => ({ ...at(t), reason: "broke" })),
   forceRelease: call(forceRelease, at),
+  releaseReservations: call(releaseReservations, at),
   requeue: call(requeue, at),
   resolve: call(resolve, at),
   cancel: call(cancel, at),
@@ -90,6 +91,12 @@ const SITUATIONS: Record<string, () => Promise<Task>> = {
     const asked = await f.must(askQuestion, { ...at(task), question: "Which one?" }, owner);
     f.clock.advance(LEASE * 3);
     return asked.task;
+  },
+  // …but a supervisor may release what it reserves (docs/reservations.md).
+  "awaiting input, reserving": async () => {
+    const task = await f.task("reserving", { queue: "machine", reserves: [{ resource: `machine/${Math.random().toString(36).slice(2)}`, mode: "exclusive" }] });
+    const begun = await f.must(start, at(await f.must(claim, at(task), owner)), owner);
+    return (await f.must(askQuestion, { ...at(begun), question: "Which one?" }, owner)).task;
   },
   escalated: async () => {
     const task = await claimed("machine-last");

@@ -173,6 +173,11 @@ export const MOVES = {
   raiseBudget: {
     verb: "raise the budget of", who: "supervisor", from: ["awaiting_input"], to: "started", lease: "resumes", version: true, events: ["budget_raised"],
   },
+  // A parked task's reservations, released by a supervisor or at the hold (docs/reservations.md):
+  // the task stays parked with its owner; the release is an `edited` event of `reserves`.
+  releaseReservations: {
+    verb: "release the reservations of", who: "supervisor", from: PARKED, to: "same", lease: "none", version: true, events: ["edited"],
+  },
   comment: { verb: "comment on", who: "anyone", from: STATUSES, to: "same", lease: "none", version: false, events: ["commented"] },
 } as const satisfies Record<string, MoveRow>;
 

@@ -17,7 +17,7 @@ import { ok, type ActorRef } from "../core/types";
 type Consequence = (tx: Tx, clock: Clock, actor: ActorRef, taskId: bigint) => Promise<void>;
 
 /** A supervisor's decision: the guard, the expectation and the event come from its row of the machine. */
-function supervisorTransition(name: Exclude<SupervisorMove, "forceRelease" | "raiseBudget" | "cancel">, also: SQL | null, then?: Consequence) {
+function supervisorTransition(name: Exclude<SupervisorMove, "forceRelease" | "raiseBudget" | "cancel" | "releaseReservations">, also: SQL | null, then?: Consequence) {
   const move = supervisorGuard(name);
   const type = MOVES[name].events[0];
   const set = sql`${sql.raw(`status = '${MOVES[name].to}'`)}${also ? sql`, ${also}` : sql``}`;
