@@ -42,7 +42,7 @@ export { verifyFence, FENCE_REASONS, type FenceVerdict, type FenceReason } from 
 export { recordEffect, resolveEffect, taskEffectsList, type Recorded, mayResolveUnknown } from "./effects/effects";
 export type { Effect, EffectState } from "./core/effect";
 export { listReservations } from "./reservations/list";
-export { releaseReservations } from "./reservations/release";
+export { releaseReservations, releaseOverdueReservationsPass } from "./reservations/release";
 export { answerQuestion, askQuestion, getQuestion, listTaskQuestions, type Asked } from "./questions/questions";
 export { expireDueQuestions, expireQuestions } from "./questions/expire";
 export { listOpenQuestions, type OpenQuestion, answerableQueues } from "./questions/open";

@@ -7,11 +7,10 @@ import { explainMiss } from "../core/conflicts";
 import { defineOperation } from "../core/engine";
 import { appendEvents, SYSTEM_ACTOR_ID } from "../core/events";
 import { superviseInput } from "../core/schemas";
-import { SUPERVISORS } from "../core/standing";
 import { toTasks } from "../core/task-row";
 import { supervisorGuard, transition } from "../core/transition";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
-import type { Reservation } from "./schemas";
+import type { Reservation } from "../core/reservation";
 
 // A parked task keeps what it reserves (held.ts): its owner waits on a person and comes back to
 // the same files. An agent that reserved broad prefixes and asked would block every task that
@@ -35,7 +34,7 @@ function released(row: TaskRow, from: Reservation[], actorId: string, reason: st
 /** POST /tasks/{id}/release-reservations: a supervisor frees what a parked task reserves (version named). */
 export const releaseReservations = defineOperation({
   name: "releaseReservations",
-  who: SUPERVISORS,
+  makes: ["releaseReservations"],
   input: superviseInput,
   async run(tx, input, { actor, clock }): Promise<Result<Task>> {
     const [before] = await tx.execute<{ reserves: Reservation[] | null }>(sql`SELECT reserves FROM task_state WHERE id = ${input.taskId}::bigint FOR UPDATE`);
