@@ -53,6 +53,8 @@ export const LIMITS = {
   personIdleSeconds: { min: 0, max: 86_400 },
   /** After a person's lease lapses, how long agents may not claim the task (queue setting personGraceSeconds). */
   personGraceSeconds: { min: 0, max: 3600 },
+  /** Renewals in a row without progress an attempt may make before the next is refused (queue setting maxRenewalsWithoutProgress; 0: off). */
+  maxRenewalsWithoutProgress: { min: 0, max: 10_000 },
 } as const;
 
 /** "4,000": how a limit is written in a sentence. */

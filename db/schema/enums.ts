@@ -79,6 +79,8 @@ export const eventType = pgEnum("event_type", [
   // Contract v1.3 (docs/claiming.md "Lazy expiry, announced"): a held task's lease ran out; a fact
   // of no version, once per attempt. The takeover stays with claims and the sweep (lease_expired).
   "lapsed",
+  // Contract v1.3 (docs/leases.md): the holder acknowledged others' comments up to an event id.
+  "acknowledged",
 ]);
 
 /** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */

@@ -14,6 +14,7 @@ export { release, forceRelease } from "./holding/release";
 export { complete, completeAndClaimNext } from "./holding/complete";
 export { completeMany, type CompletionResult } from "./holding/completions";
 export { failTask } from "./holding/fail";
+export { acknowledge } from "./holding/ack";
 export { review } from "./review/review";
 export { reviewMany, REVIEW_MANY_LIMIT, type ReviewManyResult } from "./review/review-many";
 export { requeue, resolve, cancel } from "./supervise/supervise";

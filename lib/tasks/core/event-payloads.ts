@@ -93,6 +93,8 @@ export interface LapsedPayload extends Moved {
   /** Who held it. */
   owner: EventActor;
 }
+/** The holder read others' comments up to `eventId` (docs/leases.md); no version of its own. */
+export interface AcknowledgedPayload extends Moved { eventId: string }
 export interface FailedPayload extends Moved {
   reason: string;
   failureCount: number;
@@ -100,6 +102,8 @@ export interface FailedPayload extends Moved {
   notBefore?: string | null;
   handoff?: HandoffPayload;
   attemptLimit?: true;
+  /** A renewal refused at the queue's maxRenewalsWithoutProgress ended the attempt (reason no_progress). */
+  renewalsWithoutProgress?: number;
 }
 export interface EscalatedPayload extends Moved {
   reason?: string;
@@ -265,6 +269,7 @@ export interface EventPayloads {
   budget_reached: BudgetMovePayload;
   budget_raised: BudgetMovePayload;
   lapsed: LapsedPayload;
+  acknowledged: AcknowledgedPayload;
 }
 
 export type EventType = keyof EventPayloads;

@@ -78,6 +78,8 @@ export const EVENTS: Record<EventType, EventFacts> = {
   // clock beside no state change and without the row lock; the board's counts refetch for it
   // (the lapsed count). The takeover is still a claim's or the sweep's lease_expired.
   lapsed: { of: "task", version: "none", aside: true, label: "lease lapsed" },
+  // Input read before done (docs/leases.md): the holder acknowledged others' comments.
+  acknowledged: { of: "task", version: "none", countsStay: true, label: "acknowledged the comments" },
 };
 
 /** Whether `type` completes the transition of a `previous` event (machine-events' companionOf). */

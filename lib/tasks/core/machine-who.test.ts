@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import {
-  addComment, addDependencies, cancel, claim, complete, createTask, editTask, failTask, forceRelease, recordSideEffect, removeDependency,
+  acknowledge, addComment, addDependencies, cancel, claim, complete, createTask, editTask, failTask, forceRelease, recordSideEffect, removeDependency,
   raiseBudget, release, renew, requeue, resolve, review, start, type Operation,
 } from "@/lib/tasks";
 import type { z } from "zod";
@@ -18,7 +18,7 @@ const OPERATION_OF: Partial<Record<keyof typeof MOVES, Operation<z.ZodType, unkn
   forceRelease, requeue, resolve, cancel, edit: editTask, addDependencies, removeDependency, comment: addComment,
   approve: review, reject: review,
   ask: askQuestion, answer: answerQuestion,
-  raiseBudget,
+  raiseBudget, ack: acknowledge,
 };
 
 const STANDINGS_OF: Record<Exclude<Who, "system">, readonly Standing[]> = {
