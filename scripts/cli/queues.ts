@@ -7,12 +7,12 @@ import { flag, integer, optional, parse, required, str, type Command, type Value
 
 const SETTINGS_USAGE =
   "[--description D] [--lease-seconds S] [--max-failures F] [--expiry-threshold X] " +
-  "[--claimants anyone|people|agents] [--max-attempt-seconds S|none] [--retry-delay-seconds D] [--lock-delay-seconds L] [--question-timeout-seconds Q] [--review none|agents|everyone]";
+  "[--claimants anyone|people|agents] [--max-attempt-seconds S|none] [--retry-delay-seconds D] [--lock-delay-seconds L] [--question-timeout-seconds Q] [--review none|agents|everyone] [--max-renewals-without-progress N]";
 
 const settingsOptions = {
   description: str, "lease-seconds": str, "max-failures": str, "expiry-threshold": str,
   claimants: str, "max-attempt-seconds": str, "retry-delay-seconds": str, "lock-delay-seconds": str, "question-timeout-seconds": str,
-  review: str,
+  review: str, "max-renewals-without-progress": str,
 };
 
 /** --paused / --resume as a boolean, or undefined when neither is given. */
@@ -30,6 +30,8 @@ function settings(values: Values) {
     retryDelaySeconds: integer(values, "retry-delay-seconds"),
     lockDelaySeconds: integer(values, "lock-delay-seconds"),
     questionTimeoutSeconds: integer(values, "question-timeout-seconds"),
+    // 0 turns the demand for progress off (docs/leases.md).
+    maxRenewalsWithoutProgress: integer(values, "max-renewals-without-progress"),
     claimants: optional(values, "claimants"),
     review: optional(values, "review"),
     // "none" lifts the ceiling.
@@ -37,14 +39,14 @@ function settings(values: Values) {
   };
 }
 
-const FLAGS = { maxAttemptSeconds: "--max-attempt-seconds", retryDelaySeconds: "--retry-delay-seconds", lockDelaySeconds: "--lock-delay-seconds", questionTimeoutSeconds: "--question-timeout-seconds" };
+const FLAGS = { maxAttemptSeconds: "--max-attempt-seconds", retryDelaySeconds: "--retry-delay-seconds", lockDelaySeconds: "--lock-delay-seconds", questionTimeoutSeconds: "--question-timeout-seconds", maxRenewalsWithoutProgress: "--max-renewals-without-progress" };
 
 function summary(q: Queue): string {
   return (
     `queue ${q.name}: lease ${q.leaseSeconds} s, max failures ${q.maxFailures}, ` +
     `breaker after ${q.expiryThreshold} lease expiries in ${q.expiryWindowSeconds} s, ` +
     `claimants ${q.claimants}, attempt ceiling ${q.maxAttemptSeconds === null ? "none" : `${q.maxAttemptSeconds} s`}, ` +
-    `retry delay ${q.retryDelaySeconds} s, lock delay ${q.lockDelaySeconds} s, question deadline ${q.questionTimeoutSeconds} s, review ${q.review}${q.paused ? ", paused" : ""}${q.archivedAt ? ", archived" : ""}`
+    `retry delay ${q.retryDelaySeconds} s, lock delay ${q.lockDelaySeconds} s, question deadline ${q.questionTimeoutSeconds} s, review ${q.review}, renewals without progress ${q.maxRenewalsWithoutProgress === 0 ? "unlimited" : `at most ${q.maxRenewalsWithoutProgress}`}${q.paused ? ", paused" : ""}${q.archivedAt ? ", archived" : ""}`
   );
 }
 

@@ -47,6 +47,8 @@ const AGENT_TOOLS = [
   "ask_human", "get_answer",
   // issue 27 (the open queues, lib/mcp/tools.ts)
   "list_queues",
+  // input read before done (lib/mcp/tools-input.ts)
+  "ack",
 ].sort();
 
 describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {

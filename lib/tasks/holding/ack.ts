@@ -1,10 +1,9 @@
 import { sql } from "drizzle-orm";
-import { z } from "zod";
 import { explainMiss } from "../core/conflicts";
 import { defineOperation } from "../core/engine";
 import { appendEvents } from "../core/events";
 import { instanceOf } from "../core/attempt";
-import { rowId, taskId, version } from "../core/schemas";
+import { ackInput } from "./ack-body";
 import { loadTask, toTasks } from "../core/task-row";
 import { MOVES } from "../core/machine";
 import { ownerTransition, transition } from "../core/transition";
@@ -15,13 +14,6 @@ import { withUnread } from "./unread";
 // Input read before done (docs/leases.md): the holder acknowledges the comments it read, up to
 // one comment's event. What is left unread is the first comment after it by anyone but the
 // holder (null: nothing), so a comment that arrived since stays unread.
-
-/** POST /tasks/{id}/ack {version, eventId}: the body; the task comes from the path. */
-export const ackBody = z.strictObject({
-  version,
-  eventId: rowId("a comment's event id").meta({ description: "The newest comment read (an `unread` item's eventId): every comment up to it is acknowledged" }),
-});
-export const ackInput = ackBody.extend({ taskId });
 
 const move = ownerTransition("ack");
 

@@ -31,7 +31,19 @@ export const withinProgressLimit = (progress: unknown) =>
 export const progressMade = sql`renewals_without_progress = 0`;
 
 /** Facts of an attempt that are progress whatever `progress` says (checkpointed by type name: its writer is elsewhere). */
-const PROGRESS_FACTS = ["claimed", "checkpointed", "side_effect", "effect_intended", "question_asked", "question_answered", "budget_raised"];
+const PROGRESS_FACTS = ["checkpointed", "side_effect", "effect_intended", "question_asked", "question_answered", "budget_raised"];
+const factIn = (types: string[], alias: string) => sql`${sql.raw(alias)}.type::text IN (${sql.join(types.map((f) => sql`${f}`), sql`, `)})`;
+
+/** The id of the task's (t) latest event of progress in this attempt, or of its claim; 0 without one. */
+const lastProgressFact = sql`coalesce((SELECT max(p.id) FROM task_events p WHERE p.task_id = t.id AND ${factIn(["claimed", ...PROGRESS_FACTS], "p")}), 0)`;
+
+/** The renewals (not a person's presence) of the task `t` since its last fact of progress or its claim. */
+export const renewalsSinceProgress = sql`(SELECT count(*)::int FROM task_events h
+  WHERE h.task_id = t.id AND h.type = 'heartbeat' AND NOT (h.payload ? 'presence') AND h.id > ${lastProgressFact})`;
+
+/** When the attempt of `t` last made a fact of progress (not counting `progress`, which progress_at says); null without one. */
+export const lastProgressFactAt = sql`(SELECT max(p.created_at) FROM task_events p WHERE p.task_id = t.id AND ${factIn(PROGRESS_FACTS, "p")}
+  AND p.id > coalesce((SELECT max(c.id) FROM task_events c WHERE c.task_id = t.id AND c.type = 'claimed'), 0))`;
 
 const renewing = ownerTransition("renew");
 
@@ -48,11 +60,7 @@ export async function refuseWithoutProgress(
 ): Promise<Result<Task> | "recounted" | null> {
   const now = ctx.clock.now();
   const [row] = await tx.execute<{ counted: number; max: number; queue: string; since: number }>(sql`
-    SELECT t.renewals_without_progress AS counted, q.max_renewals_without_progress AS max, t.queue,
-      (SELECT count(*)::int FROM task_events h
-       WHERE h.task_id = t.id AND h.type = 'heartbeat' AND NOT (h.payload ? 'presence')
-         AND h.id > coalesce((SELECT max(p.id) FROM task_events p WHERE p.task_id = t.id AND p.type::text IN (${sql.join(PROGRESS_FACTS.map((f) => sql`${f}`), sql`, `)})), 0)
-      ) AS since
+    SELECT t.renewals_without_progress AS counted, q.max_renewals_without_progress AS max, t.queue, ${renewalsSinceProgress} AS since
     FROM task_state t JOIN queues q ON q.name = t.queue
     WHERE t.id = ${input.taskId}::bigint AND ${renewing.guard(ctx.actor, input.version, now, sql`NOT ${withinProgressLimit(input.progress)}`)}
     FOR UPDATE OF t`);
