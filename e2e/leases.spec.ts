@@ -14,9 +14,10 @@ test.describe("the lease line and unread input", () => {
     task = must(await perform(renew, { taskId: task.id, version: task.version, progress: "row 4,000 of 9,000" }, { db, actor: agent }));
     must(await perform(addComment, { taskId: task.id, body: "Skip the archived rows" }, { db, actor: await actorOf(SARA) }));
 
+    await signIn(page, AMAL, `/tasks/${task.id}`);
     for (const [width, height] of [[1440, 900], [390, 844]] as const) {
       await page.setViewportSize({ width, height });
-      await signIn(page, AMAL, `/tasks/${task.id}`);
+      await page.goto(`/tasks/${task.id}`);
       const line = page.getByTestId("lease-line");
       await expect(line).toHaveAttribute("data-state", "held");
       await expect(line).toContainText(new RegExp(`^Held by ${agent.name} until \\d{1,2}:\\d{2}.*, renewed 1 time, last progress (just now|\\d+ minutes? ago)`));
