@@ -296,6 +296,18 @@ describe("ClaimboardClient against a real server", () => {
     expect(comment.createdAt).toMatch(ISO);
   });
 
+  test("lease and ack: a supervisor's comment is unread for the holder until acknowledged (docs/leases.md)", async () => {
+    await supervisor.createQueue({ name: "client-input" });
+    await client.createTask({ title: "refund", queue: "client-input" });
+    const held = (await client.claimNext({ queue: "client-input", start: true }))!;
+    const said = await supervisor.addComment(held.id, "credit instead");
+    expect(await client.lease(held.id)).toMatchObject({ state: "held", holder: { name: "client-test" }, reasons: ["held", "unread_input"] });
+    const refused = await client.complete(held).catch((e: unknown) => e as ClaimboardApiError);
+    expect(refused).toMatchObject({ status: 409, code: "unread_human_input", task: { unread: [{ eventId: said.id, text: "credit instead" }] } });
+    expect(await client.ack(held, said.id)).toMatchObject({ unread: [] });
+    expect(await client.complete(held)).toMatchObject({ status: "done" });
+  });
+
   test("a supervisor's calls: queues made, listed, changed and archived; requeue, resolve, cancel, force-release", async () => {
     const made = await supervisor.createQueue({ name: "client-boss", description: "The boss's queue", maxFailures: 1 });
     expect(made).toMatchObject({ name: "client-boss", description: "The boss's queue", maxFailures: 1, paused: false, archivedAt: null, counts: { queued: 0 } });

@@ -165,6 +165,16 @@ export class ClaimboardClient {
     return this.ownerCall("addDependencies", task, { dependsOn });
   }
 
+  /** Why the task is held, or not: state, holder, renewals, progress and reason codes (docs/leases.md). */
+  async lease(id: string): Promise<Answer<"taskLease">> {
+    return this.call("taskLease", { id });
+  }
+
+  /** The holder acknowledges others' comments up to `eventId` (an `unread` item's): complete and new effect intents wait for it. */
+  async ack(task: TaskRef, eventId: string): Promise<Task> {
+    return this.ownerCall("ack", task, { eventId });
+  }
+
   /** For this token: can it claim the task now, every reason not, and when time alone is in the way. */
   async readiness(id: string): Promise<Readiness> {
     return this.call("taskReadiness", { id });

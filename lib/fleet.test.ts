@@ -59,6 +59,19 @@ describe("readFleet", () => {
     expect(fleet.agents[0]!.actor.id).toBe(agent.id); // the most recent sign of life first
   });
 
+  test("a held task renewed without progress shows the count and the queue's limit (docs/leases.md); none where the queue sets none", async () => {
+    const agent = await createActor(database.db, "agent", "stuck-bot");
+    await makeQueue(database.db, "fleet-strict", { maxRenewalsWithoutProgress: 5 });
+    const strict = await must(perform(createTask, { title: "stuck", queue: "fleet-strict" }, as(creator)));
+    const held = await must(perform(claim, { taskId: strict.id, version: 1 }, as(agent)));
+    for (let i = 0; i < 2; i++) await must(perform(renew, { taskId: strict.id, version: held.version }, as(agent)));
+    const plain = await task("unbounded");
+    const other = await must(perform(claim, { taskId: plain.id, version: 1 }, as(agent)));
+    await must(perform(renew, { taskId: plain.id, version: other.version }, as(agent)));
+    const mine = (await readFleet(database.db)).agents.find((a) => a.actor.id === agent.id)!;
+    expect(Object.fromEntries(mine.held.map((h) => [h.title, h.withoutProgress]))).toEqual({ stuck: { renewals: 2, max: 5 }, unbounded: null });
+  });
+
   test("an agent whose newest event is a claim with start was last seen starting", async () => {
     const starter = await createActor(database.db, "agent", "starter");
     await task("started in one act");

@@ -35,6 +35,8 @@ export interface HeldTask {
   status: TaskStatus;
   version: number;
   leaseUntil: Date | null;
+  /** Renewals in a row without progress and the queue's limit, where it sets one (docs/leases.md); null otherwise. */
+  withoutProgress: { renewals: number; max: number } | null;
 }
 
 export interface FleetAgent {
@@ -131,8 +133,9 @@ async function instanceRows(db: Executor, ids: string[]): Promise<Row[]> {
 
 async function heldRows(db: Executor, ids: string[]): Promise<Row[]> {
   return db.execute<Row>(sql`
-    SELECT h.owner_id, t.id::text AS id, t.title, t.queue, t.status, t.version, t.lease_until
-    FROM task_held h JOIN tasks t ON t.id = h.id
+    SELECT h.owner_id, t.id::text AS id, t.title, t.queue, t.status, t.version, t.lease_until,
+           s.renewals_without_progress AS without_progress, q.max_renewals_without_progress AS max_without_progress
+    FROM task_held h JOIN tasks t ON t.id = h.id JOIN task_state s ON s.id = h.id JOIN queues q ON q.name = t.queue
     WHERE h.owner_id = ANY(${idList(ids)})
     ORDER BY t.lease_until, t.id
     LIMIT ${COUNT_CAP}`);
@@ -158,6 +161,7 @@ export async function readFleet(db: Executor): Promise<Fleet> {
       held: mine.slice(0, HELD_SHOWN).map((h) => ({
         id: String(h.id), title: String(h.title), queue: String(h.queue), status: h.status as TaskStatus,
         version: Number(h.version), leaseUntil: h.lease_until ? date(h.lease_until) : null,
+        withoutProgress: Number(h.max_without_progress) > 0 ? { renewals: Number(h.without_progress), max: Number(h.max_without_progress) } : null,
       })),
       heldCount: mine.length,
       lastSeen: row.last_at ? { at: date(row.last_at), type: String(row.last_type) } : null,

@@ -60,6 +60,8 @@ export const LIMITS = {
    * question may wait days; the files it reserved are released after this, for other work.
    */
   parkedReservationHoldSeconds: 3600,
+  /** Renewals in a row without progress an attempt may make before the next is refused (queue setting maxRenewalsWithoutProgress; 0: off). */
+  maxRenewalsWithoutProgress: { min: 0, max: 10_000 },
 } as const;
 
 /** "4,000": how a limit is written in a sentence. */

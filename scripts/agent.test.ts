@@ -4,7 +4,7 @@ import path from "node:path";
 import type { z } from "zod";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { createAgentToken, type CreatedToken } from "@/lib/auth/tokens";
-import { answerQuestion, claimNext, createActor, createTask, forceRelease, perform, raiseBudget, recordCheckpoint, recordEffect, recordSideEffect, release, setQueueSettings, type ActorRef, type Operation } from "@/lib/tasks";
+import { addComment, answerQuestion, claimNext, createActor, createTask, forceRelease, perform, raiseBudget, recordCheckpoint, recordEffect, recordSideEffect, release, setQueueSettings, type ActorRef, type Operation } from "@/lib/tasks";
 import { loadTask } from "@/lib/tasks/core/task-row";
 import { startAgent, type RunningAgent } from "@/test/cli";
 import { freshDatabase, type TestDatabase } from "@/test/db";
@@ -91,6 +91,19 @@ describe("the reference agent", () => {
       expect(worker.output()).toMatch(new RegExp(`^submitted for review ${id} v\\d+$`, "m"));
     }
     expect(worker.output()).not.toMatch(/^completed /m);
+  });
+
+  test("reads input before done: prints a person's comment on the task it works and acknowledges it before completing", async () => {
+    const token = await createAgentToken(database.db, { name: "reader" });
+    const id = await newTask("agent-input", "refund 1042");
+    const worker = agent(token, ["--queue", "agent-input", "--work-ms", "1500", "--max-tasks", "1"]);
+    await worker.waitFor(new RegExp(`^claimed ${id} `, "m"));
+    await as(addComment, { taskId: id, body: "Credit, not refund" });
+    expect(await worker.exited, worker.output()).toBe(0);
+    expect(worker.output()).toMatch(new RegExp(`^comment on ${id} from test \\(event \\d+\\): Credit, not refund$`, "m"));
+    expect(worker.output()).toMatch(new RegExp(`^acknowledged 1 comment on ${id}$`, "m"));
+    expect((await task(id)).status).toBe("done");
+    expect((await history(id)).slice(-2)).toEqual(["acknowledged reader", "completed reader"]);
   });
 
   test("completes each task and claims the next in the same request: one transaction per task after the first", async () => {

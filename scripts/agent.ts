@@ -13,6 +13,7 @@ import { LIMITS } from "../lib/limits";
 import { callDone, Downstream, intendCall } from "./agent-effects";
 import { askFirst } from "./agent-ask";
 import { workInSteps } from "./agent-steps";
+import { afterReading, tellUnread } from "./agent-input";
 
 const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [options]
 
@@ -44,8 +45,9 @@ const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [option
 /**
  * Codes that mean the task is no longer ours to work on: stop at once. Any other 4xx is fatal.
  * attempt_limit: the queue's attempt ceiling is reached; the lapse that follows is a strike.
+ * no_progress: renewals without progress reached the queue's limit; the attempt failed.
  */
-const LOST = new Set(["lease_expired", "not_owner", "version_conflict", "invalid_transition", "not_found", "attempt_limit", "claim_ended"]);
+const LOST = new Set(["lease_expired", "not_owner", "version_conflict", "invalid_transition", "not_found", "attempt_limit", "claim_ended", "no_progress"]);
 const MIN_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 10_000;
 /** How long each claim waits in the server for work (--wait): an idle agent costs one held request. */
@@ -352,7 +354,7 @@ class Agent {
     const result = { workMs: this.opts.workMs };
     // A claim token may not claim the next task (wrong_task): --scoped completes, then claims with the agent token.
     if (this.opts.once || !this.wantsMore() || this.opts.scoped) {
-      const done = await this.ownerCall(latest, "complete", () => this.client.complete(latest, { result, ...this.spendOf }));
+      const done = await this.ownerCall(latest, "complete", () => afterReading(this.client, latest, (t) => this.client.complete(t, { result, ...this.spendOf }), log));
       if (done) log(finishedLine(done));
       return null;
     }
@@ -360,7 +362,7 @@ class Agent {
     const done = await this.ownerCall(latest, "complete", async () => {
       // The next claim rides along without waiting: an empty one is followed by a waiting claim that a shutdown can drop.
       const { wait: _wait, ...noWait } = this.claimOptions;
-      const answer = await this.client.completeAndClaimNext(latest, noWait, { result, ...this.spendOf });
+      const answer = await afterReading(this.client, latest, (t) => this.client.completeAndClaimNext(t, noWait, { result, ...this.spendOf }), log);
       next = answer.next;
       return answer.task;
     });
@@ -432,6 +434,7 @@ class Agent {
           latest = resumed;
         }
         waitMs = renewAfterMs(leaseLeftMs(latest));
+        tellUnread(latest, log);
         log(`heartbeat ${latest.id} lease until ${latest.leaseUntil}${this.opts.spend === undefined ? "" : ` (spent ${latest.spent})`}`);
       } catch (error) {
         if (lost.signal.aborted) return latest; // the work ended meanwhile; its outcome decides

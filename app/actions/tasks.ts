@@ -2,6 +2,7 @@
 
 import { operationAction } from "@/lib/auth/action";
 import {
+  acknowledge,
   addComment,
   addDependencies,
   claim,
@@ -35,6 +36,8 @@ export const removeDependencyAction = operationAction("staff", removeDependency)
 /** Staff edit the tasks they created or held last; a supervisor, any (the engine's rule, docs/api.md). */
 export const editTaskAction = operationAction("staff", editTask);
 export const addCommentAction = operationAction("staff", addComment);
+/** The holder marks others' comments read (docs/leases.md): completing waits for it. */
+export const ackAction = operationAction("staff", acknowledge);
 
 /** The effect ledger: the holder (or a supervisor) says what became of an unknown effect (docs/effects.md). */
 export const resolveEffectAction = operationAction("staff", resolveEffect);

@@ -43,7 +43,7 @@ export function ClaimantBars({ claimants }: { claimants: Claimant[] }) {
               </svg>
               {/* Wraps on a phone rather than push the row past the screen; one line from sm up. */}
               <span className="text-xs text-slate-600 sm:w-40 sm:shrink-0">
-                {c.completed} done · {c.failed} failed · {c.expiries} lapsed
+                {c.completed} done · {c.failed} failed{c.noProgress ? ` (${c.noProgress} without progress)` : ""} · {c.expiries} lapsed
               </span>
             </span>
           </li>

@@ -88,6 +88,11 @@ function AgentCard({ agent, now, onRevoke }: { agent: AgentView; now: number | n
                 <span className="text-xs text-slate-700">
                   {task.queue} · {task.status}
                   {task.leaseUntil ? <> · <HeldLease leaseUntil={task.leaseUntil} now={now} /></> : null}
+                  {task.withoutProgress && task.withoutProgress.renewals > 0 ? (
+                    <span data-testid="renewing-without-progress" className="font-medium text-amber-800">
+                      {" "}· renewing without progress ({task.withoutProgress.renewals} of {task.withoutProgress.max})
+                    </span>
+                  ) : null}
                 </span>
               </li>
             ))}

@@ -12,7 +12,7 @@ import { supervisorErrorSentence, useSupervisorCall } from "./use-supervisor";
 import { LIMITS, limitText } from "@/lib/limits";
 
 type SettingField = "leaseSeconds" | "maxFailures" | "expiryThreshold" | "expiryWindowSeconds" | "retryDelaySeconds" | "lockDelaySeconds" | "questionTimeoutSeconds"
-  | "personIdleSeconds" | "personGraceSeconds";
+  | "personIdleSeconds" | "personGraceSeconds" | "maxRenewalsWithoutProgress";
 
 /** The documented bounds (lib/tasks/core/schemas.ts, the database's checks). */
 const FIELDS: { name: SettingField; label: string; min: number; max: number; unit: string }[] = [
@@ -25,6 +25,8 @@ const FIELDS: { name: SettingField; label: string; min: number; max: number; uni
   { name: "personIdleSeconds", label: "Keep a person's lease while they were active within (seconds; 0: the lease alone)", min: LIMITS.personIdleSeconds.min, max: LIMITS.personIdleSeconds.max, unit: "seconds" },
   { name: "personGraceSeconds", label: "Agents wait after a person's lapse (seconds)", min: LIMITS.personGraceSeconds.min, max: LIMITS.personGraceSeconds.max, unit: "seconds" },
   { name: "questionTimeoutSeconds", label: "Question deadline (seconds)", min: LIMITS.questionTimeoutSeconds.min, max: LIMITS.questionTimeoutSeconds.max, unit: "seconds" },
+  // Leases that may demand progress (docs/leases.md): the renewal after this many without progress fails the attempt.
+  { name: "maxRenewalsWithoutProgress", label: "Renewals without progress before the attempt fails (0: no limit)", min: LIMITS.maxRenewalsWithoutProgress.min, max: LIMITS.maxRenewalsWithoutProgress.max, unit: "renewals" },
 ];
 
 const fmt = (n: number) => n.toLocaleString("en-GB");

@@ -1,5 +1,5 @@
 import { countsQuery, listQuery, type ListFilter } from "./filters";
-import type { EventView, PageView, TaskStatus, TaskView } from "./wire";
+import type { EventView, LeaseView, PageView, TaskStatus, TaskView } from "./wire";
 
 export const taskKeys = {
   all: ["tasks"] as const,
@@ -10,6 +10,8 @@ export const taskKeys = {
   detail: (id: string) => ["tasks", "detail", id] as const,
   /** Under the task's detail, so whatever refreshes the task refreshes it too. */
   readiness: (id: string) => ["tasks", "detail", id, "readiness"] as const,
+  /** Under the task's detail too: why it is held (GET /tasks/{id}/lease). */
+  lease: (id: string) => ["tasks", "detail", id, "lease"] as const,
   events: (id: string) => ["tasks", "events", id] as const,
 };
 export const queueKeys = ["queues"] as const;
@@ -66,6 +68,11 @@ export interface ReadinessView {
   claimable: boolean;
   reasons: { code: string; message: string }[];
   claimableAt: string | null;
+}
+
+/** Why the task is held, or not (GET /tasks/{id}/lease, docs/leases.md). */
+export async function fetchLease(id: string): Promise<LeaseView> {
+  return getJson<LeaseView>(`/tasks/${id}/lease`);
 }
 
 /** Why the viewer could not claim the task now (the engine's one answer, lib/tasks/claiming/readiness.ts). */

@@ -13,6 +13,7 @@ import { mayChangeTerms, mayEdit } from "./editing";
 import { WorkGraph } from "./graph";
 import { ActorName, NeedsCheckBadge, PriorityBadge, StatusBadge } from "./badges";
 import { LapsedBadge, LeaseCountdown } from "./lease";
+import { LeaseLine } from "./lease-line";
 import { Markdown } from "./markdown-view";
 import { TaskActions } from "./task-actions";
 import { TaskKeys } from "./task-keys";
@@ -87,6 +88,7 @@ export function TaskView({ initial, events }: { initial: Task; events: EventView
         <OpenEffects task={task} />
         <ReviewPanel task={task} history={history.data} />
         <TaskQuestions task={task} />
+        {/^\d+$/.test(task.id) ? <LeaseLine task={task} lastEventId={history.data.at(-1)?.id} /> : null}
         {HELD.includes(task.status) ? <ProgressLine task={task} /> : null}
         <CheckpointLine task={task} />
         <section aria-label="Actions" className="rounded-lg border border-slate-200 bg-white p-3">

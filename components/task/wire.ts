@@ -1,4 +1,6 @@
+import type { z } from "zod";
 import type { TaskStatus } from "@/db/schema";
+import type { leaseObject } from "@/lib/http/lease-wire";
 import type { ActorRef, Task } from "@/lib/http/wire";
 import type { TaskEvent } from "@/lib/tasks";
 import { BOARD_ORDER, HELD } from "@/lib/tasks/model";
@@ -17,6 +19,8 @@ export type TaskView = Task & { pending?: string };
 /** An event as the browser holds it: the history's event, its payload typed by its type (lib/tasks/core/event-payloads.ts). */
 export type EventView = Wire<TaskEvent>;
 export type { ActorRef, TaskStatus };
+/** GET /tasks/{id}/lease's answer (lib/http/lease-wire.ts). */
+export type LeaseView = z.infer<typeof leaseObject>;
 
 export interface PageView<T> {
   items: T[];

@@ -81,6 +81,8 @@ export const eventType = pgEnum("event_type", [
   "lapsed",
   // Contract v1.3 (docs/checkpoints.md): the holder of a started task recorded a step; no version.
   "checkpointed",
+  // Contract v1.3 (docs/leases.md): the holder acknowledged others' comments up to an event id.
+  "acknowledged",
 ]);
 
 /** Who may claim a queue's tasks: people (signed-in users), agents (tokens), or anyone. */

@@ -87,6 +87,8 @@ export const queues = pgTable(
     personIdleSeconds: integer("person_idle_seconds").notNull().default(1800),
     /** After a person's lease lapses, agents may claim the task only this much later (readiness person_grace). */
     personGraceSeconds: integer("person_grace_seconds").notNull().default(300),
+    /** Renewals in a row without progress an attempt may make; the next is refused as no_progress (0: off; migration 0039). */
+    maxRenewalsWithoutProgress: integer("max_renewals_without_progress").notNull().default(0),
     /** Which completions become in_review instead of done (contract v1.2, docs/engine.md). */
     review: reviewPolicy("review").notNull().default("none"),
     /** How long a question to a person waits for its answer before the task goes to the inbox (docs/questions.md). */
@@ -109,6 +111,7 @@ export const queues = pgTable(
     check("queues_person_idle_seconds_range", sql`${t.personIdleSeconds} BETWEEN 0 AND 86400`),
     check("queues_person_grace_seconds_range", sql`${t.personGraceSeconds} BETWEEN 0 AND 3600`),
     check("queues_question_timeout_seconds_range", sql`${t.questionTimeoutSeconds} BETWEEN 60 AND 604800`),
+    check("queues_max_renewals_without_progress_range", sql`${t.maxRenewalsWithoutProgress} BETWEEN 0 AND 10000`),
     check("queues_max_attempt_seconds_range", sql`${t.maxAttemptSeconds} IS NULL OR ${t.maxAttemptSeconds} BETWEEN 60 AND 604800`),
   ],
 );
@@ -212,6 +215,10 @@ export const taskState = pgTable(
      * the view `tasks`.
      */
     settledOwner: uuid("settled_owner").generatedAlwaysAs(sql`CASE WHEN status NOT IN ('claimed', 'started') THEN owner_id END`),
+    /** Renewals in a row of the current attempt that brought no new progress (migration 0039; docs/leases.md). Not in the view `tasks`. */
+    renewalsWithoutProgress: integer("renewals_without_progress").notNull().default(0),
+    /** The earliest comment event the holder has not acknowledged; null when nothing is unread (docs/leases.md). Not in the view `tasks`. */
+    unreadFrom: bigint("unread_from", { mode: "bigint" }),
   },
   (t) => [
     // The completing transaction finds the dependents it unblocks here: only blocked tasks are in it.

@@ -82,7 +82,7 @@ WHERE s.actor_id = cap.actor_id AND s.month = date_trunc('month', now() AT TIME 
     unknown_effects = t.unknown_effects + t.intended_effects,
     intended_effects = 0,
     not_before = NULL, -- it was due: once claimed, a task waits for nothing until it fails again
-attempt = t.attempt + 1, claimed_at = now(), attempt_limited = false, progress = NULL, progress_at = NULL,
+attempt = t.attempt + 1, claimed_at = now(), attempt_limited = false, progress = NULL, progress_at = NULL, renewals_without_progress = 0,
 handoff = CASE WHEN d.progress_at IS NULL THEN t.handoff ELSE jsonb_build_object(
   'summary', left(CASE jsonb_typeof(d.progress) WHEN 'string' THEN d.progress #>> '{}' ELSE d.progress::text END, $11),
   'next', NULL, 'artifacts', '[]'::jsonb, 'by', $12::jsonb) END,
@@ -142,7 +142,7 @@ needs_check = t.needs_check OR t.side_effect_recorded,
 side_effect_recorded = false,
 unknown_effects = t.unknown_effects + t.intended_effects,
 intended_effects = 0,
-claimed_at = NULL, attempt_limited = false, progress = NULL, progress_at = NULL,
+claimed_at = NULL, attempt_limited = false, progress = NULL, progress_at = NULL, renewals_without_progress = 0,
 version = t.version + 1,
 updated_at = now(),
 handoff = CASE WHEN c.progress_at IS NULL THEN t.handoff ELSE jsonb_build_object(
@@ -233,7 +233,7 @@ WHERE holder.id = task_state.owner_id AND holder.kind = 'user' AND grace.person_
     unknown_effects = t.unknown_effects + t.intended_effects,
     intended_effects = 0,
     not_before = NULL, -- it was due: once claimed, a task waits for nothing until it fails again
-attempt = t.attempt + 1, claimed_at = now(), attempt_limited = false, progress = NULL, progress_at = NULL,
+attempt = t.attempt + 1, claimed_at = now(), attempt_limited = false, progress = NULL, progress_at = NULL, renewals_without_progress = 0,
 handoff = CASE WHEN d.progress_at IS NULL THEN t.handoff ELSE jsonb_build_object(
   'summary', left(CASE jsonb_typeof(d.progress) WHEN 'string' THEN d.progress #>> '{}' ELSE d.progress::text END, $7),
   'next', NULL, 'artifacts', '[]'::jsonb, 'by', $8::jsonb) END,

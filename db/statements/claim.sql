@@ -60,7 +60,7 @@ WHERE s.actor_id = cap.actor_id AND s.month = date_trunc('month', now() AT TIME 
     unknown_effects = t.unknown_effects + t.intended_effects,
     intended_effects = 0,
     not_before = NULL, -- it was due: once claimed, a task waits for nothing until it fails again
-attempt = t.attempt + 1, claimed_at = now(), attempt_limited = false, progress = NULL, progress_at = NULL,
+attempt = t.attempt + 1, claimed_at = now(), attempt_limited = false, progress = NULL, progress_at = NULL, renewals_without_progress = 0,
 handoff = CASE WHEN d.progress_at IS NULL THEN t.handoff ELSE jsonb_build_object(
   'summary', left(CASE jsonb_typeof(d.progress) WHEN 'string' THEN d.progress #>> '{}' ELSE d.progress::text END, $9),
   'next', NULL, 'artifacts', '[]'::jsonb, 'by', $10::jsonb) END,

@@ -22,7 +22,8 @@ WITH item AS (SELECT $1::bigint AS id, $2::int AS version,
                      intended_effects = 0, version = t.version + 1, updated_at = now(), sets_mark = t.sets_mark + 1
   FROM locked l, item, queues q
   WHERE t.id = l.id AND item.id = t.id AND q.name = t.queue
-    AND coalesce(t.status = 'started' AND t.owner_id = $8::uuid AND t.version = item.version AND t.unknown_effects = 0 AND NOT ((q.review = 'everyone' OR (q.review = 'agents' AND $9::boolean)) AND (item.result IS NULL OR item.result IN ('null'::jsonb, '{}'::jsonb, '[]'::jsonb)
+    AND coalesce(t.status = 'started' AND t.owner_id = $8::uuid AND t.version = item.version AND t.unknown_effects = 0 AND (t.unread_from IS NULL OR NOT EXISTS (
+  SELECT 1 FROM task_events u WHERE u.task_id = t.id AND u.type = 'commented' AND u.id >= t.unread_from AND u.actor_id <> t.owner_id)) AND NOT ((q.review = 'everyone' OR (q.review = 'agents' AND $9::boolean)) AND (item.result IS NULL OR item.result IN ('null'::jsonb, '{}'::jsonb, '[]'::jsonb)
 OR (jsonb_typeof(item.result) = 'string' AND (item.result #>> '{}') ~ '^[[:space:]]*$'))), false)
   RETURNING t.*, l.side_effect_recorded AS had_effects
   ), left_held AS (DELETE FROM task_held h USING written WHERE h.id = written.id),

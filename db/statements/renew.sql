@@ -13,11 +13,11 @@ WITH written AS (
     WHERE id = $1::bigint
     FOR UPDATE
   )
-  UPDATE task_state t SET lease_until = now() + make_interval(secs => t.lease_seconds), updated_at = now()
+  UPDATE task_state t SET lease_until = now() + make_interval(secs => t.lease_seconds), updated_at = now() , renewals_without_progress = CASE WHEN q.max_renewals_without_progress = 0 THEN 0 ELSE t.renewals_without_progress + 1 END
   FROM before b, queues q
   WHERE t.id = b.id AND q.name = t.queue AND coalesce(t.status IN ('claimed', 'started') AND t.owner_id = $2::uuid AND t.version = $3 AND t.lease_until > now() AND
 (q.max_attempt_seconds IS NULL OR t.claimed_at IS NULL
- OR now() + make_interval(secs => t.lease_seconds) <= t.claimed_at + make_interval(secs => q.max_attempt_seconds)), false)
+ OR now() + make_interval(secs => t.lease_seconds) <= t.claimed_at + make_interval(secs => q.max_attempt_seconds)) AND (q.max_renewals_without_progress = 0 OR t.renewals_without_progress < q.max_renewals_without_progress), false)
   RETURNING t.*, b.status AS previous_status, b.owner_id AS previous_owner_id,
             b.needs_check AS previous_needs_check, b.side_effect_recorded AS previous_side_effect_recorded)
 SELECT written.*, c.title, c.description, c.payload FROM written LEFT JOIN task_content c ON c.id = written.id;

@@ -25,6 +25,8 @@ const ROUTE_ENDPOINTS = {
   addDependencies: "addDependencies",
   removeDependency: "removeDependency",
   taskReadiness: "taskReadiness",
+  taskLease: "taskLease",
+  ack: "ackTask",
   editTask: "editTask",
   addComment: "addComment",
   health: "health",

@@ -15,7 +15,10 @@ export const CLAIM_OP_OF: Partial<Record<EndpointId, ClaimOp | "narrow">> = {
   listTaskEvents: "read",
   listEffects: "read",
   taskReadiness: "read",
+  taskLease: "read",
   heartbeat: "progress",
+  // Reading others' comments is part of the work, as a heartbeat is (docs/leases.md).
+  ackTask: "progress",
   // Starting a claimed task moves the same attempt on, as a heartbeat keeps it.
   startTask: "progress",
   // A checkpoint is the attempt's progress, as a heartbeat's is (docs/contract.md "Checkpoints and progress").

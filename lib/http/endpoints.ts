@@ -10,6 +10,8 @@ import {
   attentionObject, checkpointObject, checkpointResponse, heldReservationObject, taskCountsObject, taskObject, taskResponse, scheduleObject, scheduleResponse, webhookDeliveryObject, webhookObject,
 } from "./wire";
 import { fleetResponse } from "./fleet-wire";
+import { leaseObject } from "./lease-wire";
+import { ackBody } from "@/lib/tasks/holding/ack-body";
 
 export { errorObject, eventObject, queueObject, readinessObject, taskCountsObject, taskObject };
 
@@ -101,6 +103,12 @@ export const endpoints = {
     session: true,
     success: { status: 200, description: "The task's readiness for the caller", schema: readinessObject }, errors: [400, 404],
   },
+  taskLease: {
+    operationId: "taskLease", method: "GET", path: "/tasks/{id}/lease",
+    summary: "Why the task is held, or not: its lease's state, holder, renewals, progress and reason codes",
+    roles: READ, session: true,
+    success: { status: 200, description: "The task's lease", schema: leaseObject }, errors: [400, 404],
+  },
   listTasks: {
     operationId: "listTasks", method: "GET", path: "/tasks",
     summary: "List tasks, keyset-paginated: filter, search (q) and sort; oldest first by default",
@@ -163,6 +171,7 @@ export const endpoints = {
   claimTask: ownerCall("claimTask", "claim", "Claim a given task at the expected version", input.claimBody),
   startTask: ownerCall("startTask", "start", "Start a claimed task (confirmCheck for a needs_check task)", input.startBody),
   heartbeat: ownerCall("heartbeat", "heartbeat", "Renew the lease (same version)", input.heartbeatBody),
+  ackTask: ownerCall("ackTask", "ack", "Acknowledge others' comments up to eventId (the holder): complete and new effect intents wait for it", ackBody),
   recordSideEffect: ownerCall("recordSideEffect", "side-effects", "Record that an external side effect begins", input.sideEffectBody),
   releaseTask: ownerCall("releaseTask", "release", "Give the task back to the queue", input.releaseBody),
   completeTask: {

@@ -30,6 +30,8 @@ export const STATUS_OF: Record<ApiErrorCode, number> = {
   effects_unresolved: 409,
   submission_changed: 409,
   attempt_limit: 409,
+  no_progress: 409,
+  unread_human_input: 409,
   payload_too_large: 413,
   rate_limited: 429,
   unavailable: 503,

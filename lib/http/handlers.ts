@@ -66,6 +66,9 @@ export const handlers: Record<EndpointId, RouteHandler> = {
   removeDependency: handle(endpoints.removeDependency, async ({ run, body, params }) =>
     respond(await run(engine.removeDependency, { ...body, taskId: params.id, dependency: params.dep }), (task) => ({ task })),
   ),
+  taskLease: handle(endpoints.taskLease, async ({ run, params }) =>
+    respond(await run(engine.taskLease, { taskId: params.id }), (lease) => lease),
+  ),
   taskReadiness: handle(endpoints.taskReadiness, async ({ run, params }) =>
     respond(await run(engine.taskReadiness, { taskId: params.id }), (readiness) => readiness),
   ),
@@ -121,6 +124,7 @@ export const handlers: Record<EndpointId, RouteHandler> = {
   claimTask: ownerCall(endpoints.claimTask, engine.claim),
   startTask: ownerCall(endpoints.startTask, engine.start),
   heartbeat: ownerCall(endpoints.heartbeat, engine.renew),
+  ackTask: ownerCall(endpoints.ackTask, engine.acknowledge),
   recordSideEffect: ownerCall(endpoints.recordSideEffect, engine.recordSideEffect),
   releaseTask: ownerCall(endpoints.releaseTask, engine.release),
   // The header is the completed attempt's fence; the task claimed next carries its own in the body.

@@ -78,6 +78,8 @@ const WHEN: Record<ApiErrorCode | "internal", string> = {
   invalid_transition: "The state does not allow it (e.g. complete a queued task)",
   check_required: 'start on a needs_check task without "confirmCheck": true',
   attempt_limit: "A heartbeat would carry the lease past claimed at + the queue's maxAttemptSeconds: the lease is not extended, and the attempt's lapse counts as a failure",
+  no_progress: "A renewal at the queue's maxRenewalsWithoutProgress (the same or no progress, no checkpoint, effect or question since): the lease is not extended and the attempt fails as a strike (reason no_progress); `task` set",
+  unread_human_input: "complete, or a new effect intent, while others' comments on the task are unacknowledged (the message names them; `task.unread` lists them): read them, then POST /tasks/{id}/ack",
   busy: "A targeted claim met a row held by another in-flight transaction; Retry-After set",
   not_ready: "A targeted claim of a blocked task or one whose notBefore is in the future; the message says why",
   dependency_cycle: "The dependencies would close a cycle in the work graph",

@@ -63,6 +63,15 @@ export const reservationObject = z
 export const heldReservationObject = reservationObject
   .extend({ taskId: z.string(), title: z.string(), queue: z.string(), owner: actorRef, leaseUntil: z.iso.datetime().nullable().meta({ description: "null while the task is parked on a question (awaiting_input)" }) })
   .meta({ id: "HeldReservation", description: "A reservation held now: by the task that holds it and its owner, until the lease ends" });
+export const unreadObject = z
+  .object({
+    eventId: z.string().meta({ description: "The `commented` event: acknowledge up to it with POST /tasks/{id}/ack" }),
+    by: actorRef,
+    text: z.string(),
+    at: z.iso.datetime(),
+  })
+  .meta({ id: "Unread", description: "A comment by someone other than the holder that the holder has not acknowledged" });
+
 const submissionObject = z
   .object({
     result: z.unknown().meta({ description: "The result the completion sent: any JSON (null without one)" }),
@@ -102,6 +111,7 @@ export const taskObject = z
     budget: z.object({ limit: z.number(), unit: z.string() }).nullable().meta({ description: "A limit on what holders may spend on it, in the team's unit; null without one. At the limit a heartbeat parks the task (awaiting_input) until a supervisor raises it" }),
     spent: z.number().meta({ description: "What holders reported spending on it (heartbeat and complete `spend`), over every attempt" }),
     checkpoint: checkpointObject.nullable().meta({ description: "The latest checkpoint, of whichever attempt: where a successor resumes (after its step); null without one" }),
+    unread: z.array(unreadObject).optional().meta({ description: "For the holder, on its heartbeat, claim and on 409 unread_human_input: others' comments not yet acknowledged, oldest first ([] when none); absent elsewhere" }),
   })
   .meta({ id: "Task" });
 
@@ -167,6 +177,7 @@ export const queueObject = z
     lockDelaySeconds: z.number().int().meta({ description: "After a lease lapses, nobody may claim the task until the lapse + this many seconds (readiness lock_delay)" }),
     personIdleSeconds: z.number().int().meta({ description: "A person's leases are renewed while they were active in the app within this many seconds (default 1800; 0: the lease alone)" }),
     personGraceSeconds: z.number().int().meta({ description: "After a person's lease lapses, agents may claim the task only this many seconds later (default 300; readiness person_grace)" }),
+    maxRenewalsWithoutProgress: z.number().int().meta({ description: "Renewals in a row without progress (the same or no `progress`, no checkpoint, effect or question since) an attempt may make; the next is refused 409 no_progress and the attempt fails as a strike (default 0: off)" }),
     questionTimeoutSeconds: z.number().int().meta({ description: "How long a question to a person waits for its answer before the task goes to the supervisors' inbox (default 86400)" }),
     claimants: z.enum(["anyone", "people", "agents"]),
     commenters: z.enum(["anyone", "people", "supervisors"]).meta({ description: "Who may comment on the queue's tasks (anyone, people and supervisor tokens, or supervisors)" }),

@@ -105,6 +105,8 @@ export interface Claimant {
   failed: number;
   /** Leases this claimant let lapse (the lease_expired event names the previous owner). */
   expiries: number;
+  /** Of its failures, those a renewal without progress caused (reason no_progress, docs/leases.md). */
+  noProgress: number;
 }
 
 /** Per person or agent in the span: claims, tasks done, failures, lapsed leases (rolled-up hours, plus the raw edges). */
@@ -136,11 +138,28 @@ export async function readClaimants(db: Executor, queue: string, plan: Plan): Pr
     FROM per_actor p JOIN actors a ON a.id = p.actor_id
     ORDER BY 5 DESC, 4 DESC, a.name
     LIMIT 50`);
+  const stalled = await noProgressFailures(db, queue, plan, rows.filter((r) => r.failed > 0).map((r) => r.id));
   return rows.map((r) => ({
     actor: { id: r.id, name: r.name, kind: r.kind },
     claims: r.claims,
     completed: r.completed,
     failed: r.failed,
     expiries: r.expiries,
+    noProgress: stalled.get(r.id) ?? 0,
   }));
+}
+
+/**
+ * no_progress failures per actor in the span: the rollups count failures by type, not reason,
+ * so these are read from the log, through the actors' outcomes (task_events_actor_outcomes),
+ * only for claimants that failed at all.
+ */
+async function noProgressFailures(db: Executor, queue: string, plan: Plan, actorIds: string[]): Promise<Map<string, number>> {
+  if (actorIds.length === 0) return new Map();
+  const rows = await db.execute<{ id: string; n: number }>(sql`
+    SELECT actor_id::text AS id, count(*)::int AS n FROM task_events
+    WHERE actor_id = ANY(${`{${actorIds.join(",")}}`}::uuid[]) AND type = 'failed' AND created_at >= ${at(plan.from)} AND created_at < ${at(plan.to)}
+      AND queue = ${queue} AND payload ->> 'reason' = 'no_progress'
+    GROUP BY actor_id`);
+  return new Map(rows.map((r) => [r.id, Number(r.n)]));
 }

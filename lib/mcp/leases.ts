@@ -22,6 +22,8 @@ export class LeaseKeeper {
    */
   private readonly lapsed = new Map<string, string | null>();
   private stopped = false;
+  /** Unread comments already logged (tellUnread). */
+  private readonly told = new Set<string>();
 
   constructor(
     private readonly client: ClaimboardClient,
@@ -76,11 +78,22 @@ export class LeaseKeeper {
     this.tasks.delete(id);
   }
 
+  /** Others' comments on a held task, logged once each: the model learns of them from task.unread on its own calls (docs/leases.md). */
+  private tellUnread(task: Task) {
+    for (const u of task.unread ?? []) {
+      if (this.told.has(u.eventId)) continue;
+      this.told.add(u.eventId);
+      this.log(`[mcp] task ${task.id}: unread comment ${u.eventId} by ${u.by.name}: ${JSON.stringify(u.text.slice(0, 200))} (ack it before complete)`);
+    }
+  }
+
   private async renew(id: string) {
     const entry = this.tasks.get(id);
     if (!entry || this.stopped) return;
     try {
-      this.observe(await this.client.heartbeat(entry.task));
+      const task = await this.client.heartbeat(entry.task);
+      this.tellUnread(task);
+      this.observe(task);
     } catch (error) {
       if (this.stopped || this.tasks.get(id) !== entry) return; // changed meanwhile: that answer decides
       if (error instanceof ClaimboardApiError && TRANSIENT.has(error.code)) {

@@ -7,6 +7,10 @@ export const REFUSALS = {
   forbidden: "this token's role may not do this (observer tokens only read): do not retry.",
   attempt_limit:
     "the queue caps how long one attempt may hold a task and this renewal would pass it; the lease was not extended. Finish now (complete_task) or hand the task on (release_task or fail_task with a handoff note) before the lease lapses — a lapse at the cap counts as a failure.",
+  no_progress:
+    "you renewed the lease too many times in a row without reporting anything new, so the attempt was failed and the task went back to the queue: stop working on it. Next time report a changed progress (report_progress), a checkpoint, an effect or a question as the work moves.",
+  unread_human_input:
+    "someone (a person first of all) commented on the task and you have not acknowledged it (`error.task.unread` lists the comments): read them, take them into account, call ack with the newest eventId, then complete or record the effect again.",
   not_found: "there is no task with that id: check the id (list_tasks).",
   already_claimed: "someone else holds the task (the message names them): leave it and take another (claim_next_task).",
   version_conflict:

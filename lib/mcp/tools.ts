@@ -9,6 +9,7 @@ import { RENEW } from "@/lib/acts";
 import { effectTools } from "./tools-effects";
 import { checkpointTools } from "./tools-checkpoints";
 import { reviewTools } from "./tools-review";
+import { inputTools } from "./tools-input";
 import { questionTools } from "./tools-questions";
 
 // The MCP tools: docs/contract.md's names, each one typed-client call (lib/client.ts) with the API's
@@ -241,6 +242,7 @@ export const tools: Tool[] = [
   }),
   ...effectTools, // issue 22 (lib/mcp/tools-effects.ts)
   ...reviewTools, // issue 23 (lib/mcp/tools-review.ts)
+  ...inputTools, // input read before done (lib/mcp/tools-input.ts)
   ...questionTools, // issue 23 (lib/mcp/tools-questions.ts)
   ...checkpointTools, // lib/mcp/tools-checkpoints.ts
 ];

@@ -17,6 +17,8 @@ export { release, forceRelease } from "./holding/release";
 export { complete, completeAndClaimNext } from "./holding/complete";
 export { completeMany, type CompletionResult } from "./holding/completions";
 export { failTask } from "./holding/fail";
+export { acknowledge } from "./holding/ack";
+export { taskLease, readLease, type Lease } from "./holding/lease";
 export { review } from "./review/review";
 export { reviewMany, REVIEW_MANY_LIMIT, type ReviewManyResult, reviewManyInput } from "./review/review-many";
 export { requeue, resolve, cancel } from "./supervise/supervise";

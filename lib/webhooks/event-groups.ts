@@ -6,7 +6,7 @@ import { EVENT_TYPES, EVENTS, isEventType } from "@/lib/tasks/model";
 // out of the picker. Pure: the page imports it.
 
 export const EVENT_GROUPS = [
-  { id: "work", label: "Work", types: ["created", "claimed", "started", "completed", "released", "failed", "escalated", "cancelled", "requeued", "resolved", "lease_expired", "lapsed", "claim_rejected", "heartbeat", "attempt_limit_reached", "check_confirmed", "checkpointed", "edited", "commented", "events_archived"] },
+  { id: "work", label: "Work", types: ["created", "claimed", "started", "completed", "released", "failed", "escalated", "cancelled", "requeued", "resolved", "lease_expired", "lapsed", "claim_rejected", "heartbeat", "attempt_limit_reached", "check_confirmed", "checkpointed", "edited", "commented", "acknowledged", "events_archived"] },
   { id: "people", label: "People in the loop", types: ["submitted", "approved", "rejected", "question_asked", "question_answered", "question_expired"] },
   { id: "effects", label: "Effects", types: ["side_effect", "effect_intended", "effect_resolved", "effect_unknown"] },
   { id: "budgets", label: "Budgets", types: ["budget_warning", "budget_reached", "budget_raised"] },

@@ -8,12 +8,12 @@ import { flag, integer, optional, parse, required, str, type Command, type Value
 const SETTINGS_USAGE =
   "[--description D] [--lease-seconds S] [--max-failures F] [--expiry-threshold X] " +
   "[--claimants anyone|people|agents] [--max-attempt-seconds S|none] [--retry-delay-seconds D] [--lock-delay-seconds L] [--question-timeout-seconds Q] [--review none|agents|everyone] " +
-  "[--person-idle-seconds I] [--person-grace-seconds G]";
+  "[--person-idle-seconds I] [--person-grace-seconds G] [--max-renewals-without-progress N]";
 
 const settingsOptions = {
   description: str, "lease-seconds": str, "max-failures": str, "expiry-threshold": str,
   claimants: str, "max-attempt-seconds": str, "retry-delay-seconds": str, "lock-delay-seconds": str, "question-timeout-seconds": str,
-  review: str, "person-idle-seconds": str, "person-grace-seconds": str,
+  review: str, "person-idle-seconds": str, "person-grace-seconds": str, "max-renewals-without-progress": str,
 };
 
 /** --paused / --resume as a boolean, or undefined when neither is given. */
@@ -33,6 +33,8 @@ function settings(values: Values) {
     questionTimeoutSeconds: integer(values, "question-timeout-seconds"),
     personIdleSeconds: integer(values, "person-idle-seconds"),
     personGraceSeconds: integer(values, "person-grace-seconds"),
+    // 0 turns the demand for progress off (docs/leases.md).
+    maxRenewalsWithoutProgress: integer(values, "max-renewals-without-progress"),
     claimants: optional(values, "claimants"),
     review: optional(values, "review"),
     // "none" lifts the ceiling.
@@ -41,7 +43,7 @@ function settings(values: Values) {
 }
 
 const FLAGS = { maxAttemptSeconds: "--max-attempt-seconds", retryDelaySeconds: "--retry-delay-seconds", lockDelaySeconds: "--lock-delay-seconds", questionTimeoutSeconds: "--question-timeout-seconds",
-  personIdleSeconds: "--person-idle-seconds", personGraceSeconds: "--person-grace-seconds",
+  personIdleSeconds: "--person-idle-seconds", personGraceSeconds: "--person-grace-seconds", maxRenewalsWithoutProgress: "--max-renewals-without-progress",
 };
 
 function summary(q: Queue): string {
@@ -50,7 +52,8 @@ function summary(q: Queue): string {
     `breaker after ${q.expiryThreshold} lease expiries in ${q.expiryWindowSeconds} s, ` +
     `claimants ${q.claimants}, attempt ceiling ${q.maxAttemptSeconds === null ? "none" : `${q.maxAttemptSeconds} s`}, ` +
     `retry delay ${q.retryDelaySeconds} s, lock delay ${q.lockDelaySeconds} s, question deadline ${q.questionTimeoutSeconds} s, ` +
-    `person idle ${q.personIdleSeconds} s, person grace ${q.personGraceSeconds} s, review ${q.review}${q.paused ? ", paused" : ""}${q.archivedAt ? ", archived" : ""}`
+    `person idle ${q.personIdleSeconds} s, person grace ${q.personGraceSeconds} s, review ${q.review}, ` +
+    `renewals without progress ${q.maxRenewalsWithoutProgress === 0 ? "unlimited" : `at most ${q.maxRenewalsWithoutProgress}`}${q.paused ? ", paused" : ""}${q.archivedAt ? ", archived" : ""}`
   );
 }
 

@@ -57,6 +57,15 @@ const SCENES: Record<string, Scene> = {
     return { path: `/tasks/${task.id}/dependencies/${dependency.id}`, body: { version: task.version } };
   },
   taskReadiness: async (s, _c, q) => ({ path: `/tasks/${(await s.queued(q)).id}/readiness` }),
+  taskLease: async (s, c, q) => ({ path: `/tasks/${(await s.started(q, c.actor)).id}/lease` }),
+  // The holder acknowledges a comment of the task (its own here: an ack with nothing unread answers the task).
+  ackTask: async (s, c, q) => {
+    const task = await s.started(q, c.actor);
+    const [comment] = await f.database.client<{ id: string }[]>`
+      INSERT INTO task_events (task_id, queue, type, actor_id, payload, created_at)
+      VALUES (${task.id}::bigint, ${q}, 'commented', ${c.actor.id}::uuid, '{"body":"matrix"}'::jsonb, now()) RETURNING id::text`;
+    return { path: `/tasks/${task.id}/ack`, body: { version: task.version, eventId: comment!.id } };
+  },
   editTask: async (s, c, q) => {
     const task = await s.queued(q, c.actor);
     return { path: `/tasks/${task.id}`, body: { version: task.version, title: "matrix, edited" } };

@@ -554,6 +554,35 @@ describe("success shapes", () => {
     expect((await events(task.id)).map((e) => e.type)).toEqual(["created", "claimed", "started", "checkpointed"]);
   });
 
+  test("unread input and the lease: GET /tasks/{id}/lease, 409 unread_human_input until POST /tasks/{id}/ack, 409 no_progress", async () => {
+    const queue = await newQueue("input");
+    const task = await startedBy(amal, queue);
+    const said = await f.api.post(`/tasks/${task.id}/comments`, bilal, { body: "Use the credit note" });
+    expect(said.status, said.text).toBe(201);
+    const eventId = (said.body as { event: { id: string } }).event.id;
+    const beat = expectTaskResponse(await f.api.post(`/tasks/${task.id}/heartbeat`, amal, { version: 3 }));
+    expect(beat.unread).toMatchObject([{ eventId, by: { name: "bilal" }, text: "Use the credit note" }]);
+    const lease = await f.api.get(`/tasks/${task.id}/lease`, bilal);
+    expect(lease.status, lease.text).toBe(200);
+    expect(Object.keys(lease.body as object).sort()).toEqual([
+      "attempt", "holder", "lastProgressAt", "leaseUntil", "maxRenewalsWithoutProgress", "question", "reasons", "renewals", "renewalsWithoutProgress", "state", "unread",
+    ]);
+    expect(lease.body).toMatchObject({ state: "held", holder: { name: "amal" }, attempt: 1, renewals: 1, reasons: ["held", "unread_input"] });
+    const refused = expectError(await f.api.post(`/tasks/${task.id}/complete`, amal, { version: 3 }), 409, "unread_human_input");
+    expect(refused.message).toContain(eventId);
+    expect(expectError(await f.api.post(`/tasks/${task.id}/ack`, amal, { version: 3, eventId: "abc" }), 400, "invalid_request").field).toBe("eventId");
+    const acked = expectTaskResponse(await f.api.post(`/tasks/${task.id}/ack`, amal, { version: 3, eventId }));
+    expect(acked.unread).toEqual([]);
+    expectTaskResponse(await f.api.post(`/tasks/${task.id}/complete`, amal, { version: 3 }));
+
+    const strict = await newQueue("strict");
+    await f.database.client`UPDATE queues SET max_renewals_without_progress = 1 WHERE name = ${strict}`;
+    const stalled = await startedBy(amal, strict);
+    expectTaskResponse(await f.api.post(`/tasks/${stalled.id}/heartbeat`, amal, { version: 3 }));
+    const stopped = expectError(await f.api.post(`/tasks/${stalled.id}/heartbeat`, amal, { version: 3 }), 409, "no_progress");
+    expect(stopped.task).toMatchObject({ status: "queued", failureCount: 1 });
+  });
+
   test("fail: back to queued twice, escalated on the third strike", async () => {
     let task = await create(await newQueue("fail"));
     const seen: [string, number][] = [];

@@ -147,6 +147,8 @@ export const ERROR_CODES = [
   "invalid_transition",
   "check_required",
   "attempt_limit",
+  "no_progress",
+  "unread_human_input",
   "effects_unresolved",
   "self_review",
   "submission_changed",
@@ -169,6 +171,8 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   wrong_task: 403,
   op_not_allowed: 403,
   already_claimed: 409,
+  no_progress: 409,
+  unread_human_input: 409,
   effects_unresolved: 409,
   submission_changed: 409,
   version_conflict: 409,
@@ -213,6 +217,8 @@ export interface WireTask {
   submission: { result: unknown; digest: string; by: WireActor; attempt: number; at: string } | null;
   /** The latest checkpoint, of whichever attempt. */
   checkpoint: { step: number; state: unknown; attempt: number; by: WireActor; at: string } | null;
+  /** The holder's unacknowledged comments, on its claim, heartbeat and ack answers (docs/leases.md). */
+  unread?: { eventId: string; by: WireActor; text: string; at: string }[];
 }
 
 export interface WireEvent {
@@ -264,7 +270,9 @@ export function expectActor(value: unknown): asserts value is WireActor {
 export function expectTask(value: unknown): WireTask {
   expect(value).toBeTypeOf("object");
   const task = value as Record<string, unknown>;
-  expect(Object.keys(task).sort()).toEqual(TASK_KEYS);
+  // `unread` is the holder's alone, on its claim, heartbeat and ack answers (docs/leases.md).
+  expect(Object.keys(task).filter((k) => k !== "unread").sort()).toEqual(TASK_KEYS);
+  if (task.unread !== undefined) expect(Array.isArray(task.unread)).toBe(true);
   expect(task.id).toMatch(/^[1-9][0-9]*$/);
   expect(task.queue).toBeTypeOf("string");
   expect(task.title).toBeTypeOf("string");

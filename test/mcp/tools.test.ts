@@ -49,6 +49,8 @@ const AGENT_TOOLS = [
   "list_queues",
   // checkpoints (lib/mcp/tools-checkpoints.ts)
   "checkpoint",
+  // input read before done (lib/mcp/tools-input.ts)
+  "ack",
 ].sort();
 
 describe.each(["stdio", "http"] as TransportName[])("over %s", (transport) => {

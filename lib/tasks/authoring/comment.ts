@@ -8,6 +8,8 @@ import type { TaskEvent } from "../reads/queries";
 import { commentInput } from "../core/schemas";
 import { fail, ok, type Result } from "../core/types";
 import type { Standing } from "../core/standing";
+import { WORKERS, type Standing } from "../core/standing";
+import { markUnread } from "../holding/unread";
 
 /** Who the queue setting `commenters` admits (in-process code that is no surface is not gated). */
 const COMMENTERS: Record<"anyone" | "people" | "supervisors", readonly Standing[] | null> = {
@@ -25,9 +27,11 @@ function commenterRefusal(queue: string, commenters: keyof typeof COMMENTERS, st
 
 /**
  * A comment on a task: one `commented` event, in any status — discussing a done task is
- * still useful. It changes no status, no version and no updated_at, and takes no row lock:
- * it writes nothing to the task, so it never waits for (or delays) a claim. Its payload
- * carries no version, so replay (lib/tasks/reads/fold.ts) passes over it as it does a lost claim.
+ * still useful. It changes no status, no version and no updated_at. On a task someone else
+ * holds it is input the holder must read before done (docs/leases.md): it marks itself unread
+ * there, the one case that locks the row; any other comment writes nothing to the task, so it
+ * never waits for (or delays) a claim. Its payload carries no version, so replay
+ * (lib/tasks/reads/fold.ts) passes over it as it does a lost claim.
  */
 export const addComment = defineOperation({
   name: "addComment",
@@ -45,6 +49,7 @@ export const addComment = defineOperation({
     const [id] = await appendEvents(tx, clock, [{
       taskId: task.id, queue: task.queue, type: "commented", actorId: actor.id, payload: { body: input.body },
     }]);
+    await markUnread(tx, task.id, id!, actor.id);
     const [row] = await tx.select().from(taskEvents).where(and(eq(taskEvents.taskId, task.id), eq(taskEvents.id, id!)));
     const event: TaskEvent = typedEvent({
       id: row!.id.toString(), taskId: input.taskId, queue: row!.queue, type: row!.type,

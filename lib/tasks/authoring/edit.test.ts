@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
+  acknowledge,
   addComment, claim, complete, createTask, editTask, failTask, foldEvents, release, review, setQueueSettings, start,
   taskHistory, type ActorRef,
 } from "@/lib/tasks";
@@ -202,9 +203,12 @@ describe("addComment", () => {
     await f.must(start, { taskId: task.id, version: 2 }, amal);
     await f.must(addComment, { taskId: task.id, body: "starting" }, amal);
     expect(await f.must(start, { taskId: task.id, version: 2 }, amal)).toMatchObject({ status: "started", version: 3 });
+    // The agent's comment is input for Amal, who holds the task: read before done (docs/leases.md).
+    failure(await f.run(complete, { taskId: task.id, version: 3 }, amal), "unread_human_input");
+    await f.must(acknowledge, { taskId: task.id, version: 3, eventId: event.id }, amal);
     await f.must(complete, { taskId: task.id, version: 3 }, amal);
     await f.must(addComment, { taskId: task.id, body: "done, thanks" }, bilal);
-    expect(await eventTypes(f.db, task.id)).toEqual(["created", "claimed", "commented", "started", "commented", "completed", "commented"]);
+    expect(await eventTypes(f.db, task.id)).toEqual(["created", "claimed", "commented", "started", "commented", "acknowledged", "completed", "commented"]);
   });
 
   test("a comment over 4,000 characters, or of blanks only, names body; an unknown task is not_found", async () => {

@@ -8,7 +8,7 @@ import type { Clock } from "../core/clock";
 import { defineOperation } from "../core/engine";
 import { DEFAULT_QUEUE, refuseNewWork, unknownQueueIn } from "../queues/queues";
 import { claimBatchInput, claimNextInput } from "../core/schemas";
-import { toTasks } from "../core/task-row";
+import { holderTasks } from "../holding/unread";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
 import { admittingClaimants, claimantRefusal } from "./claimants";
 import { strikeCappedLapses } from "./ceiling";
@@ -131,7 +131,7 @@ export async function claimBest(
     if (gated.claimed.length > 0) throw new Error("claimed behind a completion that did not take effect");
     return ok([]);
   }
-  if (gated.open) return ok(await toTasks(tx, gated.claimed.map((c) => c.row), actor));
+  if (gated.open) return ok(await holderTasks(tx, gated.claimed, actor));
 
   const state = await readQueueState(tx, name, clock, actor.id);
   if (!state) return fail(await unknownQueueIn(tx, name));
@@ -156,7 +156,7 @@ export async function claimBest(
     lapsedAlso: lapsedFor(actor, clock),
   });
   const claimed = await claimRows(tx, clock, candidates, options);
-  return ok(await toTasks(tx, claimed.map((c) => c.row), actor));
+  return ok(await holderTasks(tx, claimed, actor));
 }
 
 /** Claim the next task of a queue (and start it, when asked and no check is needed); null when none. */

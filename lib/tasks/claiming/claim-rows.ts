@@ -17,6 +17,8 @@ export interface ClaimedRow {
   previousOwnerId: string | null;
   /** The lapsed attempt had reported progress: the system wrote its hand-off note. */
   wroteHandoff: boolean;
+  /** Comments may be unread for the new holder (task_state.unread_from; lib/tasks/holding/unread.ts). */
+  unreadFrom: string | null;
 }
 
 const CANDIDATE_NAMES = ["id", "status", "owner_id", "needs_check", "side_effect_recorded", "priority", "created_at", "progress", "progress_at"];
@@ -163,6 +165,7 @@ async function claimedFrom(tx: Tx, clock: Clock, rows: Record<string, unknown>[]
     reclaimed: raw.previous_status !== "queued",
     previousOwnerId: (raw.previous_owner_id as string | null) ?? null,
     wroteHandoff: Boolean(raw.wrote_handoff),
+    unreadFrom: raw.unread_from === null || raw.unread_from === undefined ? null : String(raw.unread_from),
   }));
   // Keep the claim order stable (and the event ids with it): best candidate first.
   claimed.sort(

@@ -13,7 +13,8 @@ import { HELD, leaseLapsed, notFound } from "../core/conflicts";
 import { defineOperation } from "../core/engine";
 import { appendEvents } from "../core/events";
 import { claimInput, type ClaimInput } from "../core/schemas";
-import { loadTask, toTasks } from "../core/task-row";
+import { loadTask } from "../core/task-row";
+import { holderTasks } from "../holding/unread";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
 import { lockReservationsOf, reservationFilter } from "../reservations/held";
 import { overMonthlyCap } from "../budgets/cap";
@@ -53,7 +54,7 @@ export const claim = defineOperation({
       return (await claimRows(tx, clock, candidates, { actor, instance }))[0];
     };
     const claimed = (await attempt(input.version)) ?? (await afterStrike(tx, clock, input, actor, attempt));
-    if (claimed) return ok((await toTasks(tx, [claimed.row], actor))[0]!);
+    if (claimed) return ok((await holderTasks(tx, [claimed], actor))[0]!);
     return explainLostClaim(tx, clock, input, actor);
   },
 });

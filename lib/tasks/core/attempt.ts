@@ -16,10 +16,10 @@ export const SYSTEM_BY: ActorRef = { id: SYSTEM_ACTOR_ID, name: "system", kind: 
  * progress. The hand-off stays: the new owner reads it.
  */
 export const startAttempt = (now: SQL) => sql`
-  attempt = t.attempt + 1, claimed_at = ${now}, attempt_limited = false, progress = NULL, progress_at = NULL`;
+  attempt = t.attempt + 1, claimed_at = ${now}, attempt_limited = false, progress = NULL, progress_at = NULL, renewals_without_progress = 0`;
 
 /** The SET items that clear an attempt when it ends (release, fail, lapse). */
-export const clearAttempt = sql`claimed_at = NULL, attempt_limited = false, progress = NULL, progress_at = NULL`;
+export const clearAttempt = sql`claimed_at = NULL, attempt_limited = false, progress = NULL, progress_at = NULL, renewals_without_progress = 0`;
 
 /** The stored note (the row's `handoff` and the event's payload.handoff): who wrote it, without `at`. */
 export function handoffNote(input: HandoffInput, by: ActorRef) {

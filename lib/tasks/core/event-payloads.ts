@@ -100,6 +100,8 @@ export interface LapsedPayload extends Moved {
   /** Who held it. */
   owner: EventActor;
 }
+/** The holder read others' comments up to `eventId` (docs/leases.md); no version of its own. */
+export interface AcknowledgedPayload extends Moved { eventId: string }
 export interface FailedPayload extends Moved {
   reason: string;
   failureCount: number;
@@ -107,6 +109,8 @@ export interface FailedPayload extends Moved {
   notBefore?: string | null;
   handoff?: HandoffPayload;
   attemptLimit?: true;
+  /** A renewal refused at the queue's maxRenewalsWithoutProgress ended the attempt (reason no_progress). */
+  renewalsWithoutProgress?: number;
 }
 export interface EscalatedPayload extends Moved {
   reason?: string;
@@ -277,6 +281,7 @@ export interface EventPayloads {
   budget_raised: BudgetMovePayload;
   lapsed: LapsedPayload;
   checkpointed: CheckpointedPayload;
+  acknowledged: AcknowledgedPayload;
 }
 
 export type EventType = keyof EventPayloads;

@@ -80,6 +80,8 @@ export const EVENTS: Record<EventType, EventFacts> = {
   lapsed: { of: "task", version: "none", aside: true, label: "lease lapsed" },
   // Checkpoints (docs/checkpoints.md): a fact of no version, under the row lock (the task names its latest).
   checkpointed: { of: "task", version: "none", countsStay: true, label: "recorded a checkpoint" },
+  // Input read before done (docs/leases.md): the holder acknowledged others' comments.
+  acknowledged: { of: "task", version: "none", countsStay: true, label: "acknowledged the comments" },
 };
 
 /** Whether `type` completes the transition of a `previous` event (machine-events' companionOf). */

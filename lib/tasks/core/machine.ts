@@ -109,7 +109,9 @@ export const MOVES = {
   renew: {
     verb: "renew the lease of", who: "owner", from: HELD, to: "same", or: { to: "awaiting_input", when: "its spend reaches the budget" },
     lease: "renews", requiresLease: true, version: false,
-    events: ["heartbeat", "budget_warning", "budget_reached"], refusedWith: ["attempt_limit_reached"],
+    // At the queue's maxRenewalsWithoutProgress the renewal is refused and the attempt fails as a
+    // strike (docs/leases.md): a failed (and escalated on the last strike) written with the refusal.
+    events: ["heartbeat", "budget_warning", "budget_reached"], refusedWith: ["attempt_limit_reached", "failed", "escalated"],
   },
   sideEffect: {
     verb: "record a side effect on", who: "owner", from: HELD, to: "same", lease: "keeps", requiresLease: true, version: false,
@@ -178,6 +180,8 @@ export const MOVES = {
   releaseReservations: {
     verb: "release the reservations of", who: "supervisor", from: PARKED, to: "same", lease: "none", version: true, events: ["edited"],
   },
+  // Input read before done (docs/leases.md): the holder marks others' comments read, up to one event.
+  ack: { verb: "acknowledge input on", who: "owner", from: [...HELD, "awaiting_input"], to: "same", lease: "keeps", version: false, events: ["acknowledged"] },
   comment: { verb: "comment on", who: "anyone", from: STATUSES, to: "same", lease: "none", version: false, events: ["commented"] },
 } as const satisfies Record<string, MoveRow>;
 

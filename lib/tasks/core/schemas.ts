@@ -253,6 +253,8 @@ const queueSettingsFields = {
   personIdleSeconds: z.number().int("must be a whole number").min(LIMITS.personIdleSeconds.min).max(LIMITS.personIdleSeconds.max).optional(),
   /** After a person's lease lapses, agents may claim the task only this much later (readiness person_grace). */
   personGraceSeconds: z.number().int("must be a whole number").min(LIMITS.personGraceSeconds.min).max(LIMITS.personGraceSeconds.max).optional(),
+  /** Renewals in a row without progress an attempt may make; the next is refused as no_progress (0: off; docs/leases.md). */
+  maxRenewalsWithoutProgress: z.number().int("must be a whole number").min(LIMITS.maxRenewalsWithoutProgress.min).max(LIMITS.maxRenewalsWithoutProgress.max).optional(),
   /** How long a question to a person waits for its answer before the task goes to the inbox (docs/questions.md). */
   questionTimeoutSeconds: z.number().int("must be a whole number").min(LIMITS.questionTimeoutSeconds.min).max(LIMITS.questionTimeoutSeconds.max).optional(),
   claimants: z.enum(["anyone", "people", "agents"], "must be anyone, people or agents").optional(),

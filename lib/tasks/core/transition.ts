@@ -11,6 +11,8 @@ import type { ActorRef } from "./types";
 export interface Changed {
   row: TaskRow;
   previous: { status: TaskStatus; ownerId: string | null; needsCheck: boolean; sideEffectRecorded: boolean };
+  /** The earliest comment that may be unread for the holder (task_state.unread_from; lib/tasks/holding/unread.ts). */
+  unreadFrom: string | null;
 }
 
 /**
@@ -53,6 +55,7 @@ export async function transition(tx: Tx, taskId: string, set: SQL, guard: SQL): 
       needsCheck: Boolean(raw.previous_needs_check),
       sideEffectRecorded: Boolean(raw.previous_side_effect_recorded),
     },
+    unreadFrom: raw.unread_from === null || raw.unread_from === undefined ? null : String(raw.unread_from),
   };
 }
 

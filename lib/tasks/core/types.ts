@@ -82,6 +82,16 @@ export interface Task {
   budget: { limit: number; unit: string } | null;
   /** What holders reported spending on it over every attempt. */
   spent: number;
+  /** For the holder, on its heartbeat, claim and refusals: others' comments not yet acknowledged (docs/leases.md). */
+  unread?: Unread[];
+}
+
+/** A comment the holder has not acknowledged: its event, who wrote it, its text, when. */
+export interface Unread {
+  eventId: string;
+  by: ActorRef;
+  text: string;
+  at: Date;
 }
 
 export const conflictCodes = [
@@ -104,7 +114,7 @@ export const conflictCodes = [
 ] as const;
 export type ConflictCode = (typeof conflictCodes)[number];
 
-export type EngineErrorCode = ConflictCode | "attempt_limit" | "invalid_request" | "forbidden" | "self_review" | "not_found" | "unavailable" | "rate_limited";
+export type EngineErrorCode = ConflictCode | "attempt_limit" | "no_progress" | "unread_human_input" | "invalid_request" | "forbidden" | "self_review" | "not_found" | "unavailable" | "rate_limited";
 
 export interface EngineError {
   code: EngineErrorCode;

@@ -11,6 +11,8 @@ import { ownerTransition, statusIn, statusNotIn, transition } from "../core/tran
 import { FINISHED, HELD } from "../core/machine";
 import { fail, ok, type ActorRef, type Result, type Task } from "../core/types";
 import { EFFECT_COLUMNS, EFFECT_JOINS, listEffects, toEffect, type Effect } from "../core/effect";
+import { progressMade } from "../holding/no-progress";
+import { noUnread, refuseUnread } from "../holding/unread";
 import { effectEvent, idempotencyKeyOf } from "./ledger";
 import { listEffectsInput, recordEffectInput, resolveEffectInput, type RecordEffectInput, type ResolveEffectInput } from "./schemas";
 
@@ -45,11 +47,14 @@ export async function recordInLedger(
     tx,
     input.taskId,
     v1
-      ? sql`side_effect_recorded = true, updated_at = ${now}`
-      : sql`side_effect_recorded = true, intended_effects = t.intended_effects + CASE WHEN ${known} THEN 0 ELSE 1 END, updated_at = ${now}`,
-    recording.guard(actor, input.version, now, v1 ? undefined : sql`t.status = 'started'`),
+      ? sql`side_effect_recorded = true, updated_at = ${now}, ${progressMade}`
+      : sql`side_effect_recorded = true, intended_effects = t.intended_effects + CASE WHEN ${known} THEN 0 ELSE 1 END, updated_at = ${now}, ${progressMade}`,
+    // A new intent waits for the holder to read others' comments; a retry of a known one does not.
+    recording.guard(actor, input.version, now, v1 ? noUnread : sql`t.status = 'started' AND (${known} OR ${noUnread})`),
   );
   if (!changed) {
+    const unread = await refuseUnread(tx, input, actor, "record an effect", v1 ? HELD : ["started"]);
+    if (unread) return unread;
     const task = await loadTask(tx, input.taskId);
     if (!v1 && task?.status === "claimed" && task.owner?.id === actor.id) {
       return fail({ code: "invalid_transition", message: `Task ${task.id} is claimed, not started: start it before recording an effect`, task });

@@ -17,6 +17,8 @@ import { effectsUnresolved } from "../effects/unresolved";
 import type { SubmissionPayload } from "../core/event-payloads";
 import { actorOf, needsReview, submissionDigest } from "../review/submission";
 import { emptyResultSql, resultRequired } from "../review/result-required";
+import { noUnread, refuseUnread, withUnread } from "./unread";
+import { MOVES } from "../core/machine";
 import { recordSpend, warningOf } from "../budgets/spend";
 import type { TaskRow } from "@/db/schema";
 
@@ -79,7 +81,7 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
                        intended_effects = 0, version = t.version + 1, updated_at = ${now}, sets_mark = t.sets_mark + 1
     FROM locked l, item, queues q
     WHERE t.id = l.id AND item.id = t.id AND q.name = t.queue
-      AND ${recheck(move.guard(actor, sql`item.version`, now, sql`t.unknown_effects = 0 AND NOT (${review} AND ${emptyResultSql(sql`item.result`)})`))}
+      AND ${recheck(move.guard(actor, sql`item.version`, now, sql`t.unknown_effects = 0 AND ${noUnread} AND NOT (${review} AND ${emptyResultSql(sql`item.result`)})`))}
     RETURNING t.*, l.side_effect_recorded AS had_effects
     ), left_held AS (DELETE FROM task_held h USING written WHERE h.id = written.id),
     left_leased AS (DELETE FROM task_lease l USING written WHERE l.id = written.id)
@@ -120,7 +122,7 @@ export async function completeTasks(tx: Tx, clock: Clock, actor: ActorRef, items
       results.push(ok(task));
       continue;
     }
-    const unresolved = (await effectsUnresolved(tx, item, actor)) ?? (await resultRequired(tx, item, actor));
+    const unresolved = (await refuseUnread(tx, item, actor, "complete it", MOVES.complete.from)) ?? (await effectsUnresolved(tx, item, actor)) ?? (await resultRequired(tx, item, actor));
     if (unresolved) {
       results.push(unresolved);
       continue;
@@ -187,5 +189,5 @@ async function claimedWith(tx: Tx, taskId: string, actor: ActorRef): Promise<Tas
     ORDER BY done.id DESC, claim.id
     LIMIT 1`);
   const task = found ? await loadTask(tx, found.task_id) : null;
-  return task && task.owner?.id === actor.id && HELD.includes(task.status) ? task : null;
+  return task && task.owner?.id === actor.id && HELD.includes(task.status) ? withUnread(tx, task, actor) : null;
 }

@@ -7,6 +7,7 @@ import { EVERYONE } from "../core/standing";
 import { loadTask, toTasks } from "../core/task-row";
 import { ownerTransition, transition } from "../core/transition";
 import { fail, ok, type Result, type Task } from "../core/types";
+import { progressMade } from "../holding/no-progress";
 import { answerRefusal } from "./answerable";
 import { expireQuestions, expiryReason } from "./expire";
 import { publicQuestion, readQuestionRow, taskQuestionRows, type Question } from "./rows";
@@ -35,7 +36,7 @@ export const askQuestion = defineOperation({
     const now = clock.now();
     const changed = await transition(
       tx, input.taskId,
-      sql`status = 'awaiting_input', lease_until = NULL, version = t.version + 1, updated_at = ${now}`,
+      sql`status = 'awaiting_input', lease_until = NULL, version = t.version + 1, updated_at = ${now}, ${progressMade}`,
       asking.guard(actor, input.version, now),
     );
     if (!changed) {

@@ -20,6 +20,7 @@ export interface QueueSummary {
   lockDelaySeconds: number;
   personIdleSeconds: number;
   personGraceSeconds: number;
+  maxRenewalsWithoutProgress: number;
   questionTimeoutSeconds: number;
   claimants: Claimants;
   commenters: "anyone" | "people" | "supervisors";
@@ -62,7 +63,7 @@ export async function listQueues(db: Executor, now?: Date, name?: string): Promi
   const rows = await withReadSettings(db, (tx) => tx.execute<Row>(sql`
     SELECT q.name, q.description, q.lease_seconds AS "leaseSeconds", q.max_failures AS "maxFailures",
            q.expiry_threshold AS "expiryThreshold", q.expiry_window_seconds AS "expiryWindowSeconds",
-           q.retry_delay_seconds AS "retryDelaySeconds", q.lock_delay_seconds AS "lockDelaySeconds", q.person_idle_seconds AS "personIdleSeconds", q.person_grace_seconds AS "personGraceSeconds", q.question_timeout_seconds AS "questionTimeoutSeconds", q.claimants, q.commenters, q.review, q.max_attempt_seconds AS "maxAttemptSeconds",
+           q.retry_delay_seconds AS "retryDelaySeconds", q.lock_delay_seconds AS "lockDelaySeconds", q.person_idle_seconds AS "personIdleSeconds", q.person_grace_seconds AS "personGraceSeconds", q.max_renewals_without_progress AS "maxRenewalsWithoutProgress", q.question_timeout_seconds AS "questionTimeoutSeconds", q.claimants, q.commenters, q.review, q.max_attempt_seconds AS "maxAttemptSeconds",
            q.paused, q.paused_at AS "pausedAt", p.name AS "pausedBy",
            q.breaker_tripped_at AS "breakerTrippedAt", q.breaker_reason AS "breakerReason",
            q.archived_at AS "archivedAt", a.name AS "archivedBy", q.created_at AS "createdAt",

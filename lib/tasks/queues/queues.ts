@@ -71,7 +71,7 @@ export async function getQueue(tx: Executor, name: string): Promise<Queue | null
 const SETTINGS = [
   "leaseSeconds", "maxFailures", "expiryThreshold", "expiryWindowSeconds",
   "claimants", "commenters", "maxAttemptSeconds", "retryDelaySeconds", "lockDelaySeconds", "questionTimeoutSeconds", "review", "description",
-  "personIdleSeconds", "personGraceSeconds",
+  "personIdleSeconds", "personGraceSeconds", "maxRenewalsWithoutProgress",
 ] as const;
 type Setting = (typeof SETTINGS)[number];
 export type SettingsChange = { [K in Setting]?: { from: Queue[K]; to: Queue[K] } };

@@ -301,6 +301,7 @@ function replay(
       case "claim_rejected":
       case "commented":
       case "lapsed": // announced, not acted on: the claim or sweep that takes it over writes lease_expired
+      case "acknowledged": // what is unread lives beside the row (task_state.unread_from), not in it
       case "events_archived": // only the last one is in `rest`'s past: see foldEvents
         break;
       default:

@@ -1,0 +1,3 @@
+import { route } from "@/lib/http/routes";
+
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route("ackTask");
