@@ -1,7 +1,7 @@
 import "server-only";
 import type { z } from "zod";
 import type { TokenRole } from "@/db/schema";
-import { addComment, addDependencies, answerQuestion, askQuestion, cancel, claim, claimBatch, claimNext, completeAndClaimNext, completeMany, createClaimToken, createQueue, createTaskOnce, editTask, failTask, forceRelease, getQuestion, listReservations, raiseBudget, recordCheckpoint, releaseReservations, taskCheckpointsList, recordEffect, recordSideEffect, release, removeDependency, renew, requeue, resolve, resolveEffect, review, start, taskEffectsList, taskReadiness, updateQueue, verifyFence, type Operation } from "@/lib/tasks";
+import { addComment, addDependencies, answerQuestion, askQuestion, cancel, claim, claimBatch, claimNext, completeAndClaimNext, completeMany, createClaimToken, createQueue, createTaskOnce, editTask, failTask, forceRelease, getQuestion, listReservations, raiseBudget, recordCheckpoint, releaseReservations, taskCheckpointsList, taskLease, acknowledge, recordEffect, recordSideEffect, release, removeDependency, renew, requeue, resolve, resolveEffect, review, start, taskEffectsList, taskReadiness, updateQueue, verifyFence, type Operation } from "@/lib/tasks";
 import { tokenRoles, type Standing } from "@/lib/tasks/model";
 import { attention } from "@/lib/attention/attention";
 import { setMonthlyBudget } from "@/lib/auth/token-admin";
@@ -22,7 +22,7 @@ const OPERATION_OF: Partial<Record<EndpointId, Operation<z.ZodType, unknown>>> =
   createTask: createTaskOnce, addDependencies, removeDependency, taskReadiness, editTask, addComment,
   claimNext, claimBatch, claimTask: claim, startTask: start, heartbeat: renew, recordSideEffect, releaseTask: release,
   completeTask: completeAndClaimNext, completions: completeMany, failTask, reviewTask: review, raiseBudget,
-  setTokenBudget: setMonthlyBudget, requeueTask: requeue, resolveTask: resolve, cancelTask: cancel, forceReleaseTask: forceRelease, releaseReservations,
+  setTokenBudget: setMonthlyBudget, requeueTask: requeue, resolveTask: resolve, cancelTask: cancel, forceReleaseTask: forceRelease, releaseReservations, taskLease, ackTask: acknowledge,
   recordEffect, listEffects: taskEffectsList, recordCheckpoint, listCheckpoints: taskCheckpointsList, resolveEffect, askQuestion, getQuestion, answerQuestion, verifyFence, createClaimToken,
   listReservations, createQueue, updateQueue, attention,
   createSchedule, updateSchedule, deleteSchedule, adoptSchedule, createWebhook, deleteWebhook, adoptWebhook,

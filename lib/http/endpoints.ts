@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { TokenRole } from "@/db/schema";
-import { countTasksQuery, listEventsQuery, listTasksQuery, verifyFenceInput, effectBody, resolveEffectBody, answerQuestionBody, askQuestionBody, readQuestionQuery, claimTokenBody, budget, EVERYONE, SUPERVISORS, tokenRoles, checkpointBody } from "@/lib/tasks/model";
+import { countTasksQuery, listEventsQuery, listTasksQuery, verifyFenceInput, effectBody, resolveEffectBody, answerQuestionBody, askQuestionBody, readQuestionQuery, claimTokenBody, budget, EVERYONE, SUPERVISORS, tokenRoles, checkpointBody, ackBody } from "@/lib/tasks/model";
 import { eventStreamQuery } from "@/lib/realtime/query";
 import * as input from "@/lib/tasks/model";
 import { createWebhookInput, listDeliveriesQuery } from "@/lib/webhooks/schemas";
@@ -11,7 +11,6 @@ import {
 } from "./wire";
 import { fleetResponse } from "./fleet-wire";
 import { leaseObject } from "./lease-wire";
-import { ackBody } from "@/lib/tasks/holding/ack-body";
 
 export { errorObject, eventObject, queueObject, readinessObject, taskCountsObject, taskObject };
 
@@ -106,7 +105,7 @@ export const endpoints = {
   taskLease: {
     operationId: "taskLease", method: "GET", path: "/tasks/{id}/lease",
     summary: "Why the task is held, or not: its lease's state, holder, renewals, progress and reason codes",
-    roles: READ, session: true,
+    session: true,
     success: { status: 200, description: "The task's lease", schema: leaseObject }, errors: [400, 404],
   },
   listTasks: {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LEASE_REASONS, LEASE_STATES } from "@/lib/tasks/holding/lease-codes";
+import { LEASE_REASONS, LEASE_STATES } from "@/lib/tasks/model";
 import { actorRef, unreadObject } from "./wire";
 
 // GET /tasks/{id}/lease's answer (docs/leases.md): why the task is held, or not. Pure, as wire.ts.

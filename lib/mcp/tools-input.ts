@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { taskObject } from "@/lib/http/wire";
-import { taskId } from "@/lib/tasks/core/schemas";
-import { ackBody } from "@/lib/tasks/holding/ack-body";
+import { taskId, ackBody } from "@/lib/tasks/model";
 import { describeTool } from "./refusals";
 import type { Tool } from "./tools";
 

@@ -21,3 +21,5 @@ export { queueName, taskId, completeInput, lineText, text, superviseBody, create
 export { ok, type Task, type EngineError, type Result, type ActorRef, fail, type EngineErrorCode, conflictCodes } from "./core/types";
 export { safeParse, validationError } from "./core/parse";
 export { checkpointBody } from "./checkpoints/schemas";
+export { LEASE_REASONS, LEASE_STATES } from "./holding/lease-codes";
+export { ackBody } from "./holding/ack-body";

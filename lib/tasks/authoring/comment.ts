@@ -8,7 +8,6 @@ import type { TaskEvent } from "../reads/queries";
 import { commentInput } from "../core/schemas";
 import { fail, ok, type Result } from "../core/types";
 import type { Standing } from "../core/standing";
-import { WORKERS, type Standing } from "../core/standing";
 import { markUnread } from "../holding/unread";
 
 /** Who the queue setting `commenters` admits (in-process code that is no surface is not gated). */

@@ -8,6 +8,7 @@ import { ownerTransition, transition } from "../core/transition";
 import { fail, ok, type Checkpoint, type Result, type Task } from "../core/types";
 import { instanceOf } from "../core/attempt";
 import { listCheckpoints } from "../core/checkpoint";
+import { progressMade } from "../holding/no-progress";
 import { checkpointInput, listCheckpointsInput } from "./schemas";
 
 const move = ownerTransition("checkpoint");
@@ -29,7 +30,7 @@ export const recordCheckpoint = defineOperation({
     const changed = await transition(
       tx,
       input.taskId,
-      sql`checkpoint_id = nextval(pg_get_serial_sequence('task_checkpoints', 'id')), updated_at = ${now}`,
+      sql`checkpoint_id = nextval(pg_get_serial_sequence('task_checkpoints', 'id')), updated_at = ${now}, ${progressMade}`,
       move.guard(actor, input.version, now),
     );
     if (!changed) {

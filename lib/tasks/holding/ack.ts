@@ -8,7 +8,6 @@ import { loadTask, toTasks } from "../core/task-row";
 import { MOVES } from "../core/machine";
 import { ownerTransition, transition } from "../core/transition";
 import { fail, ok } from "../core/types";
-import { WORKERS } from "../core/standing";
 import { withUnread } from "./unread";
 
 // Input read before done (docs/leases.md): the holder acknowledges the comments it read, up to
@@ -24,7 +23,7 @@ const move = ownerTransition("ack");
  */
 export const acknowledge = defineOperation({
   name: "acknowledge",
-  who: WORKERS,
+  makes: ["ack"],
   input: ackInput,
   async run(tx, input, { actor, clock, instance }) {
     const [comment] = await tx.execute<{ id: string }>(sql`

@@ -8,7 +8,6 @@ import { appendEvents, type NewEvent } from "../core/events";
 import { heartbeatInput, type HeartbeatInput } from "../core/schemas";
 import { ownerTransition, transition } from "../core/transition";
 import { ok, type Result, type Task } from "../core/types";
-import { WORKERS } from "../core/standing";
 import { parkOnBudget, recordSpend, renewWithSpend, warningOf } from "../budgets/spend";
 import { countRenewal, refuseWithoutProgress, withinProgressLimit } from "./no-progress";
 import { holderTasks } from "./unread";
