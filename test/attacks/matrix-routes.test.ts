@@ -296,7 +296,7 @@ test("POST /api/mcp: every token role connects and is shown its tools; cookies, 
     }
     expect(res.status, `${caller.name}: ${res.text}`).toBe(200);
     const names = (res.body as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
-    expect(names.length, caller.name).toBe(caller.tokenRole === "observer" ? 7 : 23);
+    expect(names.length, caller.name).toBe(caller.tokenRole === "observer" ? 7 : 24);
     tally.allowed++;
   }
   const observer = callers.find((c) => c.tokenRole === "observer")!;

@@ -141,7 +141,7 @@ describe("tokens", () => {
     f.secret(res.body.refresh_token as string);
     const listed = await mcp(access);
     expect(listed.status).toBe(200);
-    expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(22);
+    expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(24);
     // The MCP SDK's own client, with the access token.
     const client = new Client({ name: "oauth-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${f.server.url}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${access}` } } }));
