@@ -35,7 +35,7 @@ export async function seedHistory(db: Db, people: { amal: ActorRef; sara: ActorR
   const bots = [await createActor(db, "agent", `${botPrefix}-1`), await createActor(db, "agent", `${botPrefix}-2`)];
   // The queue is made here, on purpose, unless the caller (a test) already made it.
   if (!(await getQueue(db, queue))) await as(people.sara, createQueue, { name: queue, description: "Invoice batches synced by two bots and a person" });
-  await as(people.sara, setQueueSettings, { queue, leaseSeconds: 30, maxFailures: 2 });
+  await as(people.sara, setQueueSettings, { queue, leaseSeconds: 30, maxFailures: 2, personGraceSeconds: 60 });
 
   for (let k = 0; clock.time.getTime() < end - 600_000; k++) {
     clock.advance(rand(5, 30));
@@ -49,7 +49,8 @@ export async function seedHistory(db: Db, people: { amal: ActorRef; sara: ActorR
       task = await as<Task>(worker, renew, { taskId: task.id, version: task.version });
     }
     if (k % 7 === 3) {
-      clock.advance(45); // silent past the lease: the other agent reclaims
+      // Silent past the lease (and a person's grace, in which no agent may take their task): the other agent reclaims.
+      clock.advance(worker.kind === "person" ? 95 : 45);
       const other = bots[(k + 1) % 2]!;
       const again = await as<Task>(other, claimNext, { queue, start: true });
       clock.advance(rand(3, 15));

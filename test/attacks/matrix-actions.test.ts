@@ -32,6 +32,14 @@ const SCENES: Record<string, Scene> = {
     return { taskId: task.id, effectId, version: task.version, state: "applied", externalRef: "matrix" };
   },
   completeAction: async (s, c, q) => ref(await s.started(q, c.actor)),
+  // The holder acknowledges a comment of the task (its own here: an ack with nothing unread answers the task).
+  ackAction: async (s, c, q) => {
+    const task = await s.started(q, c.actor);
+    const [comment] = await fixture.database.client<{ id: string }[]>`
+      INSERT INTO task_events (task_id, queue, type, actor_id, payload, created_at)
+      VALUES (${task.id}::bigint, ${q}, 'commented', ${c.actor.id}::uuid, '{"body":"matrix"}'::jsonb, now()) RETURNING id::text`;
+    return { ...ref(task), eventId: comment!.id };
+  },
   reviewAction: async (_s, _c, q) => {
     const task = await aSubmission(fixture.database.db, q);
     return { taskId: task.id, ...approval(task) };

@@ -43,8 +43,8 @@ test("the worked example: a lost claim names the owner; a lapsed side effect com
   const lost = expectError(await f.api.post(`/tasks/${t1.id}/claim`, bilal, { version: 1 }), 409, "already_claimed");
   expect(lost.message).toContain("Amal");
   expect(lost.task).toMatchObject({ id: t1.id, version: 2, owner: { name: "Amal" } });
-  // The same task, but for the fence: only its holder is given one (contract v1.2).
-  expect(expectTaskResponse(await f.api.get(`/tasks/${t1.id}`, bilal))).toEqual({ ...claimed, fence: null });
+  // The same task, but for the fence and the unread comments: only its holder is given them.
+  expect(expectTaskResponse(await f.api.get(`/tasks/${t1.id}`, bilal))).toEqual({ ...claimed, fence: null, unread: undefined });
   expect(expectTaskResponse(await f.api.post(`/tasks/${t1.id}/start`, amal, { version: 2 }))).toMatchObject({
     status: "started", version: 3,
   });
