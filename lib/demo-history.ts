@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { ensurePartitions } from "@/lib/events/partitions";
 import { forgetRollups } from "@/lib/insights/rollup";
-import { claimNext, complete, createActor, createQueue, createTask, failTask, ManualClock, perform, renew, setQueueSettings, getQueue } from "@/lib/tasks";
+import { claimNext, complete, createActor, createQueue, createTask, failTask, ManualClock, perform, renew, resetBreaker, setQueueSettings, getQueue } from "@/lib/tasks";
 import type { ActorRef, Result, Task } from "@/lib/tasks/model";
 
 function must<T>(result: Result<T>): T {
@@ -37,6 +37,15 @@ export async function seedHistory(db: Db, people: { amal: ActorRef; sara: ActorR
   if (!(await getQueue(db, queue))) await as(people.sara, createQueue, { name: queue, description: "Invoice batches synced by two bots and a person" });
   await as(people.sara, setQueueSettings, { queue, leaseSeconds: 30, maxFailures: 2, personGraceSeconds: 60 });
 
+  // A live server beside this (the e2e's) announces these backdated leases as lapsed now, on
+  // the real clock; to the reclaim's breaker that reads as the clock moving backwards, and it
+  // trips. The history's supervisor closes it again, as on the inbox, and the reclaim goes on.
+  const reclaimAfterReset = async (agent: ActorRef) => {
+    await as(people.sara, resetBreaker, { queue });
+    const again = await as<Task | null>(agent, claimNext, { queue, start: true });
+    if (!again) throw new Error("demo history: the lapsed lease was not reclaimed");
+    return again;
+  };
   for (let k = 0; clock.time.getTime() < end - 600_000; k++) {
     clock.advance(rand(5, 30));
     await as(people.sara, createTask, { title: `Sync invoice batch ${k + 1}`, queue });
@@ -50,9 +59,9 @@ export async function seedHistory(db: Db, people: { amal: ActorRef; sara: ActorR
     }
     if (k % 7 === 3) {
       // Silent past the lease (and a person's grace, in which no agent may take their task): the other agent reclaims.
-      clock.advance(worker.kind === "person" ? 95 : 45);
+      clock.advance(worker.kind === "user" ? 95 : 45);
       const other = bots[(k + 1) % 2]!;
-      const again = await as<Task>(other, claimNext, { queue, start: true });
+      const again = (await as<Task | null>(other, claimNext, { queue, start: true })) ?? (await reclaimAfterReset(other));
       clock.advance(rand(3, 15));
       await as(other, complete, { taskId: again.id, version: again.version });
     } else if (k % 11 === 5 || k % 11 === 6) {
