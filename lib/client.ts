@@ -13,7 +13,9 @@ import type {
 } from "./client/types";
 
 export type * from "./client/types";
-export { ClaimboardApiError, clientRoutes, INSTANCE_HEADER };
+export { ClaimboardApiError, clientRoutes };
+/** @public The header a client names its process in (sent by lib/client/transport.ts). */
+export { INSTANCE_HEADER };
 
 export interface ClientOptions {
   /** The server, e.g. http://localhost:3000 (with or without /api/v1). */

@@ -4,7 +4,9 @@ import { tasksEndpoints } from "./endpoints/tasks";
 import { workEndpoints } from "./endpoints/work";
 import { operateEndpoints } from "./endpoints/operate";
 
-export { errorObject, eventObject, queueObject, readinessObject, taskCountsObject, taskObject };
+export { errorObject, eventObject, readinessObject, taskObject };
+/** @public The wire objects stay importable from the registry's module, as before its split. */
+export { queueObject, taskCountsObject };
 export type { Endpoint };
 
 // Every endpoint of the agent API, once: the only list of them. The route files, the MCP
