@@ -14,19 +14,18 @@ import { createRequire } from "node:module";
 import { ensureBaselines, runBaseline, type BaselineMode, type Baselines } from "./baselines";
 import { boardMedian, sessionCookie } from "./board";
 import { cpuRows } from "./cpu-rows";
-import { claimP50 } from "./claim-scale";
-import { completeAndClaimP50, seedFanout, seedGraph } from "./graph";
+import { httpRows } from "./http-rows";
+import { claimScale, graphClaimScale, reservedClaimScale, unblockFanout } from "./claim-rows";
 import { engineDrain } from "./engine-drain";
 import { churnBenchRow, churnSizes } from "./churn-rows";
 import { serverPoolOptions } from "@/db/client";
-import { agentTokens, bareRouteCpu, httpDrain, type HttpCycleResult } from "./http-cycle";
+import { agentTokens } from "./http-cycle";
 import { insightsRow } from "./insights";
 import { captureCycle, type CapturedCycle } from "./lib/capture";
 import { startBenchServer, type BenchServer } from "./lib/pg";
 import { paired, ratioRow, table, writeResults, type Row } from "./lib/report";
-import { eventLogBytes, seedMixed, seedQueued, seedReserved } from "./lib/seed";
+import { eventLogBytes, seedMixed, seedQueued } from "./lib/seed";
 import { startNext, type BenchServerProcess } from "./lib/server";
-import { summarize } from "./lib/stats";
 import { ensurePgbench, runPgbench, type Variant } from "./pgbench";
 import { poolerRows } from "./pooler";
 import { PGBOUNCER } from "@/test/pgbouncer";
@@ -92,10 +91,11 @@ async function main() {
       rows.push(...(await poolerRows(server, SIZES.repsSide, SIZES.jobs, () => db(server, "pooler"))));
       if (!PGBOUNCER) throw new Skip("pgbouncer is not installed (apt-get install pgbouncer)");
     });
-    await section("claim-p50-1m-vs-1k", () => claimScale(server));
-    await section("claim-p50-graph-1m-vs-1k", () => graphClaimScale(server));
-    await section("claim-p50-reserved-1m-vs-1k", () => reservedClaimScale(server));
-    await section("unblock-1000", () => unblockFanout(server));
+    const claims = { server, db, sizes: SIZES, quick, log, rows };
+    await section("claim-p50-1m-vs-1k", () => claimScale(claims));
+    await section("claim-p50-graph-1m-vs-1k", () => graphClaimScale(claims));
+    await section("claim-p50-reserved-1m-vs-1k", () => reservedClaimScale(claims));
+    await section("unblock-1000", () => unblockFanout(claims));
     await section("limits-cost", async () => {
       rows.push(await limitsRow(await db(server, "limits"), 16, SIZES.limitLookups, SIZES.reps));
     });
@@ -240,65 +240,6 @@ async function queueRows(server: BenchServer, pgbench: string, cycle: CapturedCy
   });
 }
 
-async function claimScale(server: BenchServer) {
-  const small = await db(server, "claim_1k");
-  const big = await db(server, "claim_big");
-  await seedMixed(small, 1000);
-  const t0 = performance.now();
-  await seedMixed(big, SIZES.bigClaim);
-  log(`  seeded ${SIZES.bigClaim} tasks in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const p = await paired(SIZES.claimReps, () => claimP50(big, SIZES.claims), () => claimP50(small, SIZES.claims));
-  const label = SIZES.bigClaim === 1_000_000 ? "1M" : `${SIZES.bigClaim / 1000}k (quick)`;
-  rows.push(ratioRow("claim-p50-1m-vs-1k", `claim-next p50 ms, ${label} tasks ÷ 1k`, p, { op: "<=", target: 1.5 },
-    quick ? "quick run: 100,000 tasks instead of 1,000,000" : undefined));
-}
-
-/** claim-next p50 where 30 % of the table is blocked and 10 % not yet due (bench/graph.ts). */
-async function graphClaimScale(server: BenchServer) {
-  const small = await db(server, "graph_1k");
-  const big = await db(server, "graph_big");
-  await seedGraph(small, 1000);
-  const t0 = performance.now();
-  await seedGraph(big, SIZES.bigClaim);
-  log(`  seeded ${SIZES.bigClaim} tasks (30 % blocked, 10 % not yet due) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const p = await paired(SIZES.claimReps, () => claimP50(big, SIZES.claims), () => claimP50(small, SIZES.claims));
-  const label = SIZES.bigClaim === 1_000_000 ? "1M" : `${SIZES.bigClaim / 1000}k (quick)`;
-  rows.push(ratioRow("claim-p50-graph-1m-vs-1k", `claim-next p50 ms, ${label} tasks (30 % blocked, 10 % not yet due) ÷ 1k`, p,
-    { op: "<=", target: 1.5 }, quick ? "quick run: 100,000 tasks instead of 1,000,000" : undefined));
-  await server.drop(big.split("/").at(-1)!);
-}
-
-/** claim-next p50 where 20 % of the tasks reserve a resource, some of them held (issue 24). */
-async function reservedClaimScale(server: BenchServer) {
-  const small = await db(server, "reserved_1k");
-  const big = await db(server, "reserved_big");
-  await seedReserved(small, 1000);
-  const t0 = performance.now();
-  await seedReserved(big, SIZES.bigClaim);
-  log(`  seeded ${SIZES.bigClaim} tasks (20 % reserving) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const p = await paired(SIZES.claimReps, () => claimP50(big, SIZES.claims), () => claimP50(small, SIZES.claims));
-  const label = SIZES.bigClaim === 1_000_000 ? "1M" : `${SIZES.bigClaim / 1000}k (quick)`;
-  rows.push(ratioRow("claim-p50-reserved-1m-vs-1k", `claim-next p50 ms, ${label} tasks (20 % reserving) ÷ 1k`, p,
-    { op: "<=", target: 1.5 }, quick ? "quick run: 100,000 tasks instead of 1,000,000" : undefined));
-  await server.drop(big.split("/").at(-1)!);
-}
-
-/** Completing a task 1,000 queued tasks wait for, and claiming one of them, against a plain completion. */
-async function unblockFanout(server: BenchServer) {
-  const url = await db(server, "fanout");
-  const { parent, plain } = await seedFanout(url, 1000);
-  const reps = quick ? 15 : 41;
-  const p = await paired(SIZES.claimReps, () => completeAndClaimP50(url, parent, reps), () => completeAndClaimP50(url, plain, reps));
-  const fan = p.a.median;
-  const base = p.b.median;
-  rows.push({
-    name: "unblock-1000", metric: "complete + claim-next p50 ms, 1,000 dependents unblocked (baseline: none)",
-    value: fan, baseline: base, ratio: (fan - base) / 1000 / base, spread: [p.a.min, p.a.max],
-    note: `ratio = cost per dependent ÷ a plain completion ((${fan.toFixed(2)} − ${base.toFixed(2)}) ms / 1,000 ÷ ${base.toFixed(2)} ms); spread = fan-out p50 min–max`,
-  });
-  log(`  fan-out ${fan.toFixed(2)} ms, plain ${base.toFixed(2)} ms`);
-}
-
 /** The sections serverRows runs (it needs a production build and a Next.js server). */
 const SERVER_ROWS = ["http-vs-engine", "sse-p99-1000-vs-1", "board-100k-vs-1k", "search-100k-vs-1k"];
 
@@ -346,62 +287,7 @@ async function serverRows(server: BenchServer) {
   const url = await db(server, "http");
   const next = await startNext(url);
   try {
-    await section("http-vs-engine", async () => {
-      const tokens = await agentTokens(url, 64, "bench-http");
-      const https: HttpCycleResult[] = [];
-      const engineCpu: number[] = [];
-      // Both sides as they run in service, and of one size. next start loads a route's modules
-      // on its first request and its JIT warms over the first hundreds, so one drain runs off the
-      // clock first (cold, 250 tasks drained at 256/s; the same server warm, 474/s). The engine's
-      // drains warm their new pools the same way. A drain of 64 clients has a start and a tail
-      // whose share shrinks with its length, so both sides drain the same number of tasks.
-      await httpDrain(next, url, tokens, SIZES.httpCycles);
-      const warmup = 4 * 64;
-      const p = await paired(
-        SIZES.httpReps,
-        async () => {
-          const r = await httpDrain(next, url, tokens, SIZES.jobs);
-          https.push(r);
-          return r.cyclesPerSecond;
-        },
-        async () => {
-          const e = await db(server, "engine64");
-          await seedQueued(e, SIZES.jobs + warmup);
-          const rate = await engineDrain(e, { workers: 64, total: SIZES.jobs, warmup }, (ms) => engineCpu.push(ms));
-          await server.drop(e.split("/").at(-1)!);
-          return rate;
-        },
-      );
-      const cpu = summarize(https.map((h) => h.serverCpuMsPerCycle)).median;
-      const client = summarize(https.map((h) => h.clientCpuMsPerCycle)).median;
-      const busy = summarize(https.map((h) => h.machineBusy)).median;
-      const engineMs = summarize(engineCpu).median;
-      // next start runs its JavaScript on one thread: one core at most, however idle the rest.
-      const bound = 1000 / cpu / p.b.median;
-      rows.push(ratioRow("http-vs-engine", "HTTP tasks/s (64 keep-alive clients, complete+next) ÷ engine-direct, 64 workers; both warm, the same tasks", p, { op: ">=", target: 0.6 },
-        `server CPU ${cpu.toFixed(1)} ms/task (1 request; engine-direct process ${engineMs.toFixed(1)} ms), HTTP client ${client.toFixed(1)} ms; ` +
-        `server used ${((p.a.median * cpu) / 10).toFixed(0)}% of a core, machine ${(busy * 100).toFixed(0)}% busy; ` +
-        `bound with a whole core for the server: ${bound.toFixed(2)}`));
-      rows.push({ name: "http-server-cpu", metric: "next start CPU ms per task (its complete+next request, and each client's first claim)", value: cpu, baseline: null, ratio: null });
-      // The same build's floor, measured alternately with the loop's requests.
-      const floors: number[] = [];
-      const loops: number[] = [];
-      const withClaims: number[] = [];
-      for (let rep = 0; rep < SIZES.httpReps; rep++) {
-        floors.push(await bareRouteCpu(next, 64, SIZES.httpCycles));
-        const drained = await httpDrain(next, url, tokens, SIZES.httpCycles);
-        loops.push(drained.serverCpuMsPerRequest);
-        withClaims.push(drained.serverCpuMsPerCycle);
-      }
-      const floor = summarize(floors).median;
-      const perRequest = summarize(loops).median;
-      rows.push({
-        name: "http-vs-bare-next", metric: "server CPU ms per API request (complete+next) ÷ per request to a bare JSON route of the same build",
-        value: perRequest, baseline: floor, ratio: perRequest / floor, goal: "<= 2", met: perRequest / floor <= 2,
-        note: `per request ${loops.map((v) => v.toFixed(2)).join(", ")} ms; bare ${floors.map((v) => v.toFixed(2)).join(", ")} ms; ` +
-          `per task with the 64 first claims counted ${withClaims.map((v) => v.toFixed(2)).join(", ")} ms`,
-      });
-    });
+    await section("http-vs-engine", () => httpRows(next, url, server, db, SIZES, rows));
     await section("sse-p99-1000-vs-1", async () => {
       // A token per burst: the server gives the first burst's stream back to the per-token cap
       // (STREAMS_PER_TOKEN, 1,000) only when it sees that client go, which under load can be

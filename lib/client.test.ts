@@ -1,16 +1,16 @@
-import type { z } from "zod";
-import { afterAll, beforeAll, describe, expect, expectTypeOf, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { freePort } from "@/db/embedded";
 import { createAgentToken } from "@/lib/auth/tokens";
-import { endpoints, type eventObject, type taskObject } from "@/lib/http/endpoints";
+import { endpoints } from "@/lib/http/endpoints";
 import { holdRowLock } from "@/test/clients";
 import { freshDatabase, type TestDatabase } from "@/test/db";
 import { makeQueue } from "@/test/queues";
 import { startServer, type TestServer } from "@/test/server";
-import { ClaimboardApiError, ClaimboardClient, clientRoutes, type Task, type TaskEvent } from "./client";
+import { ClaimboardApiError, ClaimboardClient, type Task } from "./client";
 
 // The client against the real server (`next start`, real PostgreSQL): every method once,
-// the error shapes, and every request it sends is one of the server's endpoints.
+// the error shapes, and every request it sends is one of the server's endpoints (its routes
+// and wire types against the registry: lib/client/routes.test.ts).
 
 /** Endpoints the client leaves to other tools: the OpenAPI document, the SSE stream, the Prometheus text. */
 const NOT_JSON = ["openapi", "streamEvents", "metrics"];
@@ -23,24 +23,6 @@ function endpointFor(method: string, pathname: string) {
     return e.method === method && template.test(pathname);
   });
 }
-
-describe("client routes", () => {
-  test("every client route is an endpoint of the server, and every JSON endpoint has a client route", () => {
-    const server = Object.values(endpoints).map((e) => `${e.method} ${e.path}`);
-    const client = Object.values(clientRoutes).map((r) => `${r.method} ${r.path}`);
-    for (const route of client) expect(server).toContain(route);
-    const json = Object.values(endpoints).filter((e) => !NOT_JSON.includes(e.operationId));
-    for (const e of json) expect(client).toContain(`${e.method} ${e.path}`);
-  });
-
-  test("the wire types are the server's", () => {
-    // payload and progress.value are any JSON: unknown in the client, zod's JSON type on the server.
-    expectTypeOf<Omit<Task, "payload" | "progress">>().toEqualTypeOf<Omit<z.infer<typeof taskObject>, "payload" | "progress">>();
-    type Progress = NonNullable<z.infer<typeof taskObject>["progress"]>;
-    expectTypeOf<keyof NonNullable<Task["progress"]>>().toEqualTypeOf<keyof Progress>();
-    expectTypeOf<Omit<TaskEvent, "payload">>().toEqualTypeOf<Omit<z.infer<typeof eventObject>, "payload">>();
-  });
-});
 
 /** A new task of its own queue, claimed and started. */
 async function startedOne(client: ClaimboardClient): Promise<Task> {

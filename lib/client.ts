@@ -4,7 +4,8 @@
 // are the registry's (lib/client/routes.ts, types.ts).
 
 import { INSTANCE_HEADER } from "@/lib/http/endpoints";
-import { ClaimboardApiError, toApiError } from "./client/errors";
+import { ClaimboardApiError } from "./client/errors";
+import { defaultInstance, request, type RequestOptions } from "./client/transport";
 import { clientRoutes, type EndpointOf, type RouteName } from "./client/routes";
 import type {
   Answer, Body, CallOptions, Checkpoint, ClaimOp, ClaimToken, ClaimOptions, CompletionResult, Effect, FenceVerdict, Health, Question, ListTasksQuery, NewTask, Query,
@@ -12,7 +13,9 @@ import type {
 } from "./client/types";
 
 export type * from "./client/types";
-export { ClaimboardApiError, clientRoutes, INSTANCE_HEADER };
+export { ClaimboardApiError, clientRoutes };
+/** @public The header a client names its process in (sent by lib/client/transport.ts). */
+export { INSTANCE_HEADER };
 
 export interface ClientOptions {
   /** The server, e.g. http://localhost:3000 (with or without /api/v1). */
@@ -29,15 +32,6 @@ export interface ClientOptions {
    */
   instance?: string;
 }
-
-function defaultInstance(): string | undefined {
-  const proc = (globalThis as { process?: { pid?: number; env?: Record<string, string | undefined> } }).process;
-  if (!proc?.pid) return undefined;
-  const host = proc.env?.HOSTNAME ?? proc.env?.COMPUTERNAME ?? "host";
-  return `${host}:${proc.pid}`.replace(/[^\x21-\x7e]/g, "_").slice(0, 200);
-}
-
-type QueryString = Record<string, string | number | undefined>;
 
 /** A held request's own time on top of the usual timeout: the server answers by the wait's end. */
 const waitTimeout = (wait: number | undefined) => (wait ? (wait + 30) * 1000 : undefined);
@@ -374,53 +368,7 @@ export class ClaimboardClient {
     return ((await this.call(route, { id: task.id, body: { ...body, version: task.version } })) as { task: Task }).task;
   }
 
-  private async call<R extends RouteName>(
-    route: R,
-    options: { id?: string; dep?: string; effectId?: string; questionId?: string; query?: QueryString; body?: unknown; accept?: number[]; timeoutMs?: number },
-  ): Promise<Answer<EndpointOf<R>>> {
-    const { method, path } = clientRoutes[route];
-    const filled = path
-      .replace("{effectId}", encodeURIComponent(options.effectId ?? ""))
-      .replace("{questionId}", encodeURIComponent(options.questionId ?? ""))
-      .replace("{dep}", encodeURIComponent(options.dep ?? ""))
-      .replace(/\{\w+\}/, encodeURIComponent(options.id ?? ""));
-    const url = new URL(this.base + filled);
-    for (const [key, value] of Object.entries(options.query ?? {})) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
-    }
-    const headers: Record<string, string> = { Accept: "application/json" };
-    if (this.token) headers.Authorization = `Bearer ${this.token}`;
-    if (this.instance) headers[INSTANCE_HEADER] = this.instance;
-    if (options.body !== undefined) headers["Content-Type"] = "application/json";
-
-    let response: Response;
-    try {
-      response = await this.fetchImpl(url, {
-        method,
-        headers,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
-        signal: AbortSignal.timeout(Math.max(this.timeoutMs, options.timeoutMs ?? 0)),
-      });
-    } catch (cause) {
-      // undici says "fetch failed" and keeps the reason (ECONNREFUSED, …) one level down.
-      const inner = cause instanceof Error && cause.cause instanceof Error ? cause.cause : cause;
-      const reason = inner instanceof Error ? inner.message : String(inner);
-      throw new ClaimboardApiError({ status: 0, code: "network_error", message: `${method} ${url.pathname}: ${reason}`, cause });
-    }
-    if (response.status === 204) return null as Answer<EndpointOf<R>>;
-    const text = await response.text().catch(() => "");
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    if (response.ok || options.accept?.includes(response.status)) {
-      if (json === undefined) {
-        throw new ClaimboardApiError({ status: response.status, code: "unexpected_response", message: `${method} ${url.pathname}: the answer is not JSON` });
-      }
-      return json as Answer<EndpointOf<R>>;
-    }
-    throw toApiError(response, json, `${method} ${url.pathname}`);
+  private async call<R extends RouteName>(route: R, options: RequestOptions): Promise<Answer<EndpointOf<R>>> {
+    return request({ base: this.base, token: this.token, fetchImpl: this.fetchImpl, timeoutMs: this.timeoutMs, instance: this.instance }, route, options);
   }
 }

@@ -5,142 +5,23 @@
 // for work"); it backs off only when the server fails, is busy or asks it to (429, 503).
 // One log line per action on stdout.
 import { hostname } from "node:os";
-import { setTimeout as delay } from "node:timers/promises";
-import { parseArgs } from "node:util";
 import { ClaimboardApiError, ClaimboardClient, type ClaimOptions, type Task } from "../lib/client";
 import { renewAfterMs } from "../lib/cadence";
-import { LIMITS } from "../lib/limits";
-import { callDone, Downstream, intendCall } from "./agent-effects";
+import { callDone, intendCall } from "./agent-effects";
+import { describe, Fatal, isApiError, LOST, leaseLeftMs, log, ownerCall, sleep, transient } from "./agent-calls";
+import { options, USAGE, type Options } from "./agent-options";
+import { whileParked } from "./agent-parked";
 import { askFirst } from "./agent-ask";
 import { workInSteps } from "./agent-steps";
 import { afterReading, tellUnread } from "./agent-input";
 
-const USAGE = `usage: CLAIMBOARD_TOKEN=cb_… npm run agent -- --queue Q [options]
-
-  --queue Q            queue to work (default: default)
-  --token T            bearer token (default: CLAIMBOARD_TOKEN; prefer it: npm echoes arguments)
-  --url URL            server (default: CLAIMBOARD_URL, else http://localhost:$PORT, else :3000)
-  --batch N            claim N tasks at a time (1..100), work them together, complete them in one call
-  --confirm-checks     take needs_check tasks (confirm the check); otherwise release them
-  --lease-seconds S    lease to ask for, 5..3600 (default: the queue's)
-  --work-ms N          simulated work per task (default 2000)
-  --fail-rate R        fraction of tasks to fail instead of complete, 0..1 (default 0)
-  --effects            record the simulated call in the effect ledger (intent before, applied after)
-  --ask "QUESTION"     ask a person before working each task, wait for the answer and print it
-  --spend N            report N spent (in the task's budget unit) with every heartbeat and the
-                       completion; at the task's budget it waits, parked, until a supervisor raises it
-  --downstream FILE    with --effects: the simulated call applies its idempotency key to FILE (one a
-                       line, once per key), and an unknown effect is resolved by looking its key up there
-  --scoped             after each claim, mint a claim token (cbc_) for the task and do the work with a
-                       client of its own on that token only: it can touch nothing but that task, and
-                       nothing once the attempt ended (claim_ended)
-  --steps N            do each task's work in N steps (1..200), checkpointing each; a task handed with a
-                       checkpoint (an earlier attempt's) resumes after its step
-  --wait S             wait up to S seconds (0..60) in the server for a task when none is claimable,
-                       and again after each such wait; 0 polls with a 1–10 s backoff instead
-                       (default 30; with --once, 0)
-  --once               handle at most one task, then exit (also when there is none)
-  --max-tasks N        exit after completing or failing N tasks`;
-
-/**
- * Codes that mean the task is no longer ours to work on: stop at once. Any other 4xx is fatal.
- * attempt_limit: the queue's attempt ceiling is reached; the lapse that follows is a strike.
- * no_progress: renewals without progress reached the queue's limit; the attempt failed.
- */
-const LOST = new Set(["lease_expired", "not_owner", "version_conflict", "invalid_transition", "not_found", "attempt_limit", "claim_ended", "no_progress"]);
 const MIN_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 10_000;
-/** How long each claim waits in the server for work (--wait): an idle agent costs one held request. */
-const DEFAULT_WAIT_SECONDS = 30;
 /** A wait answered sooner than this with nothing (a server stopping) is not waited again at once: backoff. */
 const EARLY_EMPTY_MS = 1000;
 
-class UsageError extends Error {}
-
-function options(argv: string[]) {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      queue: { type: "string", default: "default" },
-      token: { type: "string" },
-      url: { type: "string" },
-      "confirm-checks": { type: "boolean", default: false },
-      "lease-seconds": { type: "string" },
-      "work-ms": { type: "string", default: "2000" },
-      "fail-rate": { type: "string", default: "0" },
-      effects: { type: "boolean", default: false },
-      ask: { type: "string" },
-      spend: { type: "string" },
-      scoped: { type: "boolean", default: false },
-      downstream: { type: "string" },
-      once: { type: "boolean", default: false },
-      "max-tasks": { type: "string" },
-      batch: { type: "string" },
-      steps: { type: "string" },
-      wait: { type: "string" },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
-  const number = (name: string, value: string | undefined, min: number, max: number, integer = true) => {
-    if (value === undefined) return undefined;
-    const n = Number(value);
-    if (value.trim() === "" || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
-      throw new UsageError(`--${name} must be ${integer ? "a whole number" : "a number"} from ${min} to ${max}, not ${JSON.stringify(value)}`);
-    }
-    return n;
-  };
-  const token = values.token ?? process.env.CLAIMBOARD_TOKEN;
-  if (!values.help && !token) throw new UsageError("a token is required: --token cb_… or CLAIMBOARD_TOKEN");
-  const url = values.url ?? (process.env.CLAIMBOARD_URL || `http://localhost:${process.env.PORT || 3000}`);
-  if (!URL.canParse(url)) throw new UsageError(`--url is not a URL: ${JSON.stringify(url)}`);
-  if (values.scoped && values.batch !== undefined) throw new UsageError("--scoped works one task at a time: drop --batch");
-  if (values.steps !== undefined && (values.batch !== undefined || values.effects)) throw new UsageError("--steps works one task at a time without --effects: drop --batch and --effects");
-  if (values.downstream !== undefined && !values.effects) throw new UsageError("--downstream works with --effects: add --effects, or drop --downstream");
-  if (values.ask !== undefined && (values.ask.trim() === "" || values.ask.length > LIMITS.question)) {
-    throw new UsageError(`--ask must be a question of 1 to ${LIMITS.question} characters`);
-  }
-  return {
-    help: values.help,
-    queue: values.queue,
-    token: token ?? "",
-    url,
-    // --effects resolves what a lapsed attempt left unknown itself, so it takes needs_check tasks.
-    confirmChecks: values["confirm-checks"] || values.effects,
-    effects: values.effects,
-    ask: values.ask,
-    spend: number("spend", values.spend, 0, 1e12, false),
-    scoped: values.scoped,
-    downstream: new Downstream(values.downstream),
-    leaseSeconds: number("lease-seconds", values["lease-seconds"], 5, 3600),
-    workMs: number("work-ms", values["work-ms"], 0, 86_400_000)!,
-    failRate: number("fail-rate", values["fail-rate"], 0, 1, false)!,
-    maxTasks: values.once ? 1 : number("max-tasks", values["max-tasks"], 1, Number.MAX_SAFE_INTEGER),
-    batch: number("batch", values.batch, 1, 100),
-    steps: number("steps", values.steps, LIMITS.checkpointStep.min, LIMITS.checkpointStep.max),
-    once: values.once,
-    wait: number("wait", values.wait, 0, LIMITS.claimWaitSeconds) ?? (values.once ? 0 : DEFAULT_WAIT_SECONDS),
-  };
-}
-
-type Options = ReturnType<typeof options>;
-
-const log = (line: string) => console.log(line);
 /** What became of a completion: done, or waiting for a reviewer (the queue reviews agents' work). */
 const finishedLine = (task: Task) => `${task.status === "in_review" ? "submitted for review" : "completed"} ${task.id} v${task.version}`;
-
-/** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
-const sleep = (ms: number, signal?: AbortSignal) => delay(ms, undefined, { signal }).catch(() => {});
-
-const isApiError = (error: unknown): error is ClaimboardApiError => error instanceof ClaimboardApiError;
-const describe = (error: unknown) => (isApiError(error) ? `${error.code}: ${error.message}` : String(error));
-const transient = (error: unknown) =>
-  isApiError(error) && (error.status === 0 || error.status >= 500 || error.code === "busy" || error.code === "rate_limited");
-
-/** The lease left as of the server's answer, in ms (both timestamps come from the database clock). */
-const leaseLeftMs = (task: Task) => (task.leaseUntil ? Date.parse(task.leaseUntil) - Date.parse(task.updatedAt) : 0);
-
-class Fatal extends Error {}
 
 class Agent {
   /** The agent token's client: claims (and, without --scoped, everything). */
@@ -175,7 +56,7 @@ class Agent {
    * task was lost before the token could be minted.
    */
   private async scopedClient(task: Task): Promise<ClaimboardClient | null> {
-    const minted = await this.ownerCall(task, "mint claim token", () => this.agentClient.createClaimToken(task));
+    const minted = await ownerCall(task, "mint claim token", () => this.agentClient.createClaimToken(task));
     if (!minted) return null;
     log(`claim token for ${task.id} attempt ${minted.attempt} (${minted.ops.join(", ")})`);
     return new ClaimboardClient({ baseUrl: this.opts.url, token: minted.claimToken, instance: `${hostname()}:${process.pid}:worker` });
@@ -289,7 +170,7 @@ class Agent {
       await this.release(claimed, "needs_check (run with --confirm-checks to take such tasks)");
       return null;
     }
-    const task = await this.ownerCall(claimed, "start", () => this.client.start(claimed, { confirmCheck: claimed.needsCheck }));
+    const task = await ownerCall(claimed, "start", () => this.client.start(claimed, { confirmCheck: claimed.needsCheck }));
     if (task) log(`started ${task.id} v${task.version}${claimed.needsCheck ? " (check confirmed)" : ""}`);
     return task;
   }
@@ -332,34 +213,34 @@ class Agent {
    */
   private async handle(claimed: Task): Promise<Task | null> {
     const begun = await this.started(claimed);
-    const started = begun && this.opts.ask ? await this.ownerCall(begun, "ask", () => askFirst(this.client, begun, this.opts.ask!, log, this.shutdown.signal)) : begun;
+    const started = begun && this.opts.ask ? await ownerCall(begun, "ask", () => askFirst(this.client, begun, this.opts.ask!, log, this.shutdown.signal)) : begun;
     const intent = started && this.opts.effects
-      ? await this.ownerCall(started, "record effect", () => intendCall(this.client, started, this.opts.downstream, log))
+      ? await ownerCall(started, "record effect", () => intendCall(this.client, started, this.opts.downstream, log))
       : null;
     const task = this.opts.effects ? (intent?.task ?? null) : started;
     // With an effect, the call lands mid-work: a crash before it leaves the key unapplied, after it applied but unresolved.
     const before = task && intent ? await this.work(task, this.opts.workMs / 2) : task;
     if (before && intent && !intent.settled) this.opts.downstream.apply(intent.idempotencyKey);
     const worked = before && (this.opts.steps
-      ? await workInSteps(before, this.opts.steps, this.opts.workMs, { client: () => this.client, work: (t, ms) => this.work(t, ms), ownerCall: (t, verb, call) => this.ownerCall(t, verb, call), log })
+      ? await workInSteps(before, this.opts.steps, this.opts.workMs, { client: () => this.client, work: (t, ms) => this.work(t, ms), ownerCall: (t, verb, call) => ownerCall(t, verb, call), log })
       : await this.work(before, intent ? this.opts.workMs / 2 : this.opts.workMs));
-    const latest = worked && intent ? await this.ownerCall(worked, "resolve effect", () => callDone(this.client, intent, worked, log)) : worked;
+    const latest = worked && intent ? await ownerCall(worked, "resolve effect", () => callDone(this.client, intent, worked, log)) : worked;
     if (!latest) return null;
     this.finished++;
     if (this.failsThisOne) {
-      const failed = await this.ownerCall(latest, "fail", () => this.client.fail(latest, "simulated failure (--fail-rate)"));
+      const failed = await ownerCall(latest, "fail", () => this.client.fail(latest, "simulated failure (--fail-rate)"));
       if (failed) log(`failed ${failed.id} v${failed.version} -> ${failed.status} (failures: ${failed.failureCount})`);
       return null;
     }
     const result = { workMs: this.opts.workMs };
     // A claim token may not claim the next task (wrong_task): --scoped completes, then claims with the agent token.
     if (this.opts.once || !this.wantsMore() || this.opts.scoped) {
-      const done = await this.ownerCall(latest, "complete", () => afterReading(this.client, latest, (t) => this.client.complete(t, { result, ...this.spendOf }), log));
+      const done = await ownerCall(latest, "complete", () => afterReading(this.client, latest, (t) => this.client.complete(t, { result, ...this.spendOf }), log));
       if (done) log(finishedLine(done));
       return null;
     }
     let next: Task | null = null;
-    const done = await this.ownerCall(latest, "complete", async () => {
+    const done = await ownerCall(latest, "complete", async () => {
       // The next claim rides along without waiting: an empty one is followed by a waiting claim that a shutdown can drop.
       const { wait: _wait, ...noWait } = this.claimOptions;
       const answer = await afterReading(this.client, latest, (t) => this.client.completeAndClaimNext(t, noWait, { result, ...this.spendOf }), log);
@@ -393,7 +274,7 @@ class Agent {
         this.finished++;
         if (!this.failsThisOne) toComplete.push(task);
         else {
-          const failed = await this.ownerCall(task, "fail", () => this.client.fail(task, "simulated failure (--fail-rate)"));
+          const failed = await ownerCall(task, "fail", () => this.client.fail(task, "simulated failure (--fail-rate)"));
           if (failed) log(`failed ${failed.id} v${failed.version} -> ${failed.status} (failures: ${failed.failureCount})`);
         }
       }
@@ -404,7 +285,7 @@ class Agent {
 
   private async completeBatch(tasks: Task[]): Promise<void> {
     // Retried like any owner call while the first task's lease could still be ours.
-    const results = await this.ownerCall(tasks[0]!, "complete", () =>
+    const results = await ownerCall(tasks[0]!, "complete", () =>
       this.client.completeMany(tasks.map((task) => ({ ...task, result: { workMs: this.opts.workMs } }))));
     for (const result of results ?? []) {
       if (result.ok) log(finishedLine(result.task));
@@ -450,65 +331,18 @@ class Agent {
     }
   }
 
-  /**
-   * A heartbeat's spend reached the task's budget (docs/budgets.md): the lease is parked, so
-   * there is nothing to renew; read the task every 2 s until a supervisor's raise returns it to
-   * us (started), or it is no longer ours (its question's deadline escalated it): null then.
-   */
+  /** Parked at its budget: the work waits (this.parked) until agent-parked.ts's wait ends. */
   private async whileParked(task: Task, signal: AbortSignal): Promise<Task | null> {
-    log(`parked ${task.id} at its budget: spent ${task.spent} of ${task.budget?.limit} ${task.budget?.unit}; waiting for a supervisor to raise it`);
     this.parked.add(task.id);
     try {
-      for (;;) {
-        await sleep(2000, AbortSignal.any([signal, this.shutdown.signal]));
-        if (this.stopping) return null;
-        const now = await this.client.getTask(task.id).catch((error: unknown) => (transient(error) ? task : Promise.reject(error)));
-        if (now.status === "awaiting_input") continue;
-        if (now.status === "started" && now.owner?.id === task.owner?.id) {
-          log(`resumed ${now.id}: the budget is ${now.budget?.limit} ${now.budget?.unit}`);
-          return now;
-        }
-        log(`abandoned ${task.id}: it is ${now.status} now`);
-        return null;
-      }
+      return await whileParked(this.client, task, AbortSignal.any([signal, this.shutdown.signal]), () => this.stopping);
     } finally {
       this.parked.delete(task.id);
     }
   }
 
-  /**
-   * An owner call, retried while the server is busy, rate-limiting or unreachable (a retry
-   * of a call that already took effect answers 200) — for as long as the lease could still
-   * be ours: past that the task is someone else's to take, so the agent lets it go and
-   * carries on rather than exiting. Null when the task is no longer ours.
-   */
-  private async ownerCall<T>(task: Task, verb: string, call: () => Promise<T>): Promise<T | null> {
-    const until = Date.now() + leaseLeftMs(task);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await call();
-      } catch (error) {
-        if (transient(error) && (attempt < 5 || Date.now() < until)) {
-          const seconds = (error as ClaimboardApiError).retryAfter ?? Math.min(attempt, 5);
-          log(`${verb} ${task.id} failed (${describe(error)}); retrying in ${seconds}s`);
-          await sleep(seconds * 1000);
-          continue;
-        }
-        if (transient(error)) {
-          log(`gave up ${verb} ${task.id} after its lease: ${describe(error)} (the next claimer takes it over)`);
-          return null;
-        }
-        if (isApiError(error) && LOST.has(error.code)) {
-          log(`lost ${task.id} on ${verb}: ${describe(error)}`);
-          return null;
-        }
-        throw new Fatal(`${verb} ${task.id}: ${describe(error)}`);
-      }
-    }
-  }
-
   private async release(task: Task, why: string): Promise<void> {
-    const released = await this.ownerCall(task, "release", () => this.client.release(task));
+    const released = await ownerCall(task, "release", () => this.client.release(task));
     if (released) log(`released ${released.id} v${released.version}: ${why}`);
   }
 

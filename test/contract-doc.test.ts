@@ -11,7 +11,7 @@ import { EVENT_TYPES } from "@/lib/tasks/core/machine-events";
 // docs/contract.md is true of the code in one direction: everything the server serves is in
 // it — each endpoint of the registry, each error code with its status, each event type, each
 // MCP tool, each readiness code and each field of the task object. (The other direction, what
-// the contract promises and the server does, is test/http/contract.test.ts over real HTTP;
+// the contract promises and the server does, is test/http/contract*.test.ts over real HTTP;
 // v1.3's section is written ahead of the code, so it is not checked against it here.)
 
 const contract = readFileSync(path.resolve(import.meta.dirname, "../docs/contract.md"), "utf8");
