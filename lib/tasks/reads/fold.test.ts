@@ -47,6 +47,7 @@ const rowsOf = (queue: string) =>
 const EXPECTED_CONFLICTS = [
   "already_claimed", "version_conflict", "not_owner", "lease_expired", "invalid_transition", "check_required", "attempt_limit",
   "forbidden", // an edit by someone who neither created nor last held the task
+  "unread_human_input", // a completion while another actor's comment on the held task is unread (docs/leases.md)
 ];
 
 /** Checks the run's tasks after one step; returns their rows for the next step. */
