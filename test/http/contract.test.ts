@@ -1,54 +1,20 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { endpoints, type Endpoint } from "@/lib/http/endpoints";
-import { expectError, expectEvent, expectTask, expectTaskResponse, httpFixture, type HttpFixture, type WireEvent, type WireTask } from "./helpers";
+import { expectError, expectTask, expectTaskResponse, type HttpFixture, type WireEvent, type WireTask } from "./helpers";
+import { contractFixture } from "./contract-fixture";
 
 // docs/contract.md over real HTTP: every endpoint's success shape, against `next start` and
 // PostgreSQL (the error table's rows: contract-errors.test.ts). Each test works in a queue of its own.
 
+const contract = contractFixture();
+const { newQueue, create, claimedBy, startedBy, current, events } = contract;
 let f: HttpFixture;
 let amal: string;
 let bilal: string;
 let watcher: string;
-
-beforeAll(async () => {
-  f = await httpFixture();
-  amal = await f.token("amal");
-  bilal = await f.token("bilal");
-  watcher = await f.token("watcher", "observer");
+beforeAll(() => {
+  ({ f, amal, bilal, watcher } = contract.the);
 });
-afterAll(async () => {
-  await f?.close();
-});
-
-let queues = 0;
-/** A queue of the test's own, made (queues exist only on purpose). */
-const newQueue = (name: string) => f.queue(`${name}-${++queues}`);
-
-async function create(queue: string, title = "A task", extra: Record<string, unknown> = {}): Promise<WireTask> {
-  return expectTaskResponse(await f.api.post("/tasks", amal, { title, queue, ...extra }), 201);
-}
-
-/** A new task claimed by `token` at version 2. */
-async function claimedBy(token: string, queue: string): Promise<WireTask> {
-  const task = await create(queue);
-  return expectTaskResponse(await f.api.post(`/tasks/${task.id}/claim`, token, { version: 1 }));
-}
-
-/** A new task claimed and started by `token` at version 3. */
-async function startedBy(token: string, queue: string): Promise<WireTask> {
-  const task = await claimedBy(token, queue);
-  return expectTaskResponse(await f.api.post(`/tasks/${task.id}/start`, token, { version: 2 }));
-}
-
-async function current(id: string): Promise<WireTask> {
-  return expectTaskResponse(await f.api.get(`/tasks/${id}`, amal));
-}
-
-async function events(id: string): Promise<WireEvent[]> {
-  const res = await f.api.get(`/tasks/${id}/events?limit=100`, amal);
-  expect(res.status, res.text).toBe(200);
-  return (res.body as { events: unknown[] }).events.map(expectEvent);
-}
 
 describe("success shapes", () => {
   test("POST /tasks: 201 {task} with every field; GET /tasks/{id} returns the same", async () => {
