@@ -35,6 +35,7 @@ const folded = (t: FoldedTask | TaskRow) => ({
 const EXPECTED = [
   "already_claimed", "version_conflict", "not_owner", "lease_expired", "invalid_transition", "check_required",
   "not_ready", "dependency_cycle", "queue_paused", "forbidden",
+  "unread_human_input", // a completion or an effect intent while another actor's comment on the held task is unread (docs/leases.md)
 ];
 
 const rowsOf = (queue: string) =>
